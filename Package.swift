@@ -1,0 +1,30 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "prefs",
+    products: [
+        .library(name: "PrefsCore", targets: ["PrefsCore"]),
+        .executable(name: "prefs", targets: ["prefs"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+    ],
+    targets: [
+        .target(
+            name: "PrefsCore",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .executableTarget(
+            name: "prefs",
+            dependencies: [
+                "PrefsCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore"]),
+        .testTarget(name: "PrefsCLITests", dependencies: ["PrefsCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,132 @@
+import Foundation
+import GRDB
+
+/// SQL for one domain's table. Domain names reach SQL only after ``Domain`` validated them,
+/// and always as quoted identifiers; keys and values are always bound parameters.
+struct DomainTable {
+    let domain: Domain
+    let table: String
+
+    init(_ domain: Domain) {
+        self.domain = domain
+        self.table = ("kv_" + domain.name).quotedDatabaseIdentifier
+    }
+
+    static func create(_ db: Database, _ domain: Domain) throws {
+        let table = DomainTable(domain).table
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS \(table) (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    value TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    expires_at INTEGER
+                ) WITHOUT ROWID
+                """)
+        try db.execute(
+            sql: "INSERT OR IGNORE INTO domains (name, created_at) VALUES (?, ?)",
+            arguments: [domain.name, Clock.nowMilliseconds()])
+    }
+
+    static func exists(_ db: Database, _ domain: Domain) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM domains WHERE name = ?"), arguments: [domain.name]) ?? false
+    }
+
+    static func all(_ db: Database) throws -> [Domain] {
+        try String.fetchAll(db, sql: "SELECT name FROM domains ORDER BY name").compactMap { try? Domain($0) }
+    }
+
+    func row(_ db: Database, key: String, now: Int64) throws -> Entry? {
+        let statement = try db.cachedStatement(
+            sql: "SELECT value, version, updated_at, expires_at FROM \(table) WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)")
+        guard let row = try Row.fetchOne(statement, arguments: [key, now]) else { return nil }
+        return Entry(domain: domain, key: key, json: row[0], version: row[1], updatedAt: row[2], expiresAt: row[3])
+    }
+
+    /// Inserts or replaces a value; returns the new version.
+    @discardableResult
+    func upsert(_ db: Database, key: String, json: String, now: Int64) throws -> Int64 {
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO \(table) (key, value, version, updated_at, expires_at) VALUES (?, ?, 1, ?, NULL)
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = version + 1,
+                    updated_at = excluded.updated_at, expires_at = NULL
+                RETURNING version
+                """)
+        return try Int64.fetchOne(statement, arguments: [key, json, now]) ?? 1
+    }
+
+    /// Deletes a key; returns whether it existed.
+    func delete(_ db: Database, key: String) throws -> Bool {
+        try db.cachedStatement(sql: "DELETE FROM \(table) WHERE key = ?").execute(arguments: [key])
+        return db.changesCount > 0
+    }
+
+    /// Deletes every key starting with `prefix`; returns how many.
+    func delete(_ db: Database, prefix: String) throws -> Int {
+        let (lower, upper) = KeyRange.prefix(prefix)
+        if let upper {
+            try db.execute(sql: "DELETE FROM \(table) WHERE key >= ? AND key < ?", arguments: [lower, upper])
+        } else {
+            try db.execute(sql: "DELETE FROM \(table) WHERE key >= ?", arguments: [lower])
+        }
+        return db.changesCount
+    }
+
+    /// Deletes every key; returns how many.
+    func deleteAll(_ db: Database) throws -> Int {
+        try db.execute(sql: "DELETE FROM \(table)")
+        return db.changesCount
+    }
+
+    /// Visits live entries in key order (bytewise UTF-8), optionally only those with a prefix.
+    func forEach(_ db: Database, prefix: String?, now: Int64, _ body: (Entry) throws -> Void) throws {
+        let columns = "SELECT key, value, version, updated_at, expires_at FROM \(table)"
+        let live = "(expires_at IS NULL OR expires_at > ?)"
+        let cursor: RowCursor
+        if let prefix, !prefix.isEmpty {
+            let (lower, upper) = KeyRange.prefix(prefix)
+            if let upper {
+                cursor = try Row.fetchCursor(
+                    db, sql: "\(columns) WHERE key >= ? AND key < ? AND \(live) ORDER BY key", arguments: [lower, upper, now])
+            } else {
+                cursor = try Row.fetchCursor(db, sql: "\(columns) WHERE key >= ? AND \(live) ORDER BY key", arguments: [lower, now])
+            }
+        } else {
+            cursor = try Row.fetchCursor(db, sql: "\(columns) WHERE \(live) ORDER BY key", arguments: [now])
+        }
+        while let row = try cursor.next() {
+            try body(Entry(domain: domain, key: row[0], json: row[1], version: row[2], updatedAt: row[3], expiresAt: row[4]))
+        }
+    }
+}
+
+/// Index ranges for prefix scans.
+enum KeyRange {
+    /// `[prefix, upper)` covers exactly the keys that start with `prefix` in SQLite's BINARY
+    /// collation (UTF-8 byte order, which is also Unicode scalar order). `upper` is the prefix
+    /// with its last scalar incremented; nil when no upper bound exists.
+    static func prefix(_ prefix: String) -> (String, String?) {
+        var scalars = Array(prefix.unicodeScalars)
+        while let last = scalars.popLast() {
+            var next = last.value + 1
+            if next == 0xD800 { next = 0xE000 }
+            if let scalar = Unicode.Scalar(next) {
+                scalars.append(scalar)
+                var upper = ""
+                upper.unicodeScalars.append(contentsOf: scalars)
+                return (prefix, upper)
+            }
+        }
+        return (prefix, nil)
+    }
+}
+
+enum Clock {
+    static func nowMilliseconds() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+    }
+}

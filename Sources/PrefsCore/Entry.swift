@@ -1,0 +1,45 @@
+import Foundation
+
+/// One stored key with its value and metadata.
+///
+/// ```swift
+/// for entry in try stack.entries(in: .user) {
+///     print(entry.key, entry.json)
+/// }
+/// ```
+public struct Entry: Sendable, Equatable {
+    /// The entry's domain.
+    public var domain: Domain
+    /// The key.
+    public var key: String
+    /// The value as compact JSON text.
+    public var json: String
+    /// The per-key version: 1 on first write, increased by every write.
+    public var version: Int64
+    /// When the value was last written, in milliseconds since 1970.
+    public var updatedAt: Int64
+    /// When the value expires, in milliseconds since 1970; nil when it never does.
+    public var expiresAt: Int64?
+
+    /// Creates an entry.
+    public init(domain: Domain, key: String, json: String, version: Int64, updatedAt: Int64, expiresAt: Int64? = nil) {
+        self.domain = domain
+        self.key = key
+        self.json = json
+        self.version = version
+        self.updatedAt = updatedAt
+        self.expiresAt = expiresAt
+    }
+
+    /// The value, parsed.
+    ///
+    /// - Throws: ``PrefsError`` of kind ``PrefsError/Kind/storeUnreadable`` when the stored
+    ///   text is not valid JSON (the store was edited by hand).
+    public func value() throws -> JSONValue {
+        do {
+            return try JSONValue(parsing: json)
+        } catch {
+            throw PrefsError(.storeUnreadable, "stored value of \(domain.name)/\(key) is not valid JSON")
+        }
+    }
+}

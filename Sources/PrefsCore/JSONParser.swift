@@ -1,0 +1,229 @@
+/// A strict RFC 8259 JSON parser that keeps number text and member order.
+///
+/// Used through ``JSONValue/init(parsing:)``; it is exposed for its limits.
+public enum JSONParser {
+    /// The deepest nesting of arrays and objects accepted. Deeper input is an error, never
+    /// a stack overflow.
+    public static let maximumDepth = 512
+
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws -> JSONValue {
+        var parser = Cursor(bytes: bytes)
+        parser.skipWhitespace()
+        let value = try parser.parseValue(depth: 0)
+        parser.skipWhitespace()
+        if parser.position < bytes.count {
+            throw parser.failure("unexpected text after the JSON value")
+        }
+        return value
+    }
+
+    private struct Cursor {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var position = 0
+
+        init(bytes: UnsafeBufferPointer<UInt8>) {
+            self.bytes = bytes
+        }
+
+        func failure(_ what: String) -> PrefsError {
+            PrefsError(.invalidValue, "invalid JSON at byte \(position + 1): \(what)")
+        }
+
+        var current: UInt8? { position < bytes.count ? bytes[position] : nil }
+
+        mutating func skipWhitespace() {
+            while let b = current, b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { position += 1 }
+        }
+
+        mutating func parseValue(depth: Int) throws -> JSONValue {
+            guard let b = current else { throw failure("unexpected end of input") }
+            switch b {
+            case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
+            case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
+            case UInt8(ascii: "\""): return .string(try parseString())
+            case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+            case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+            case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+            default: throw failure("unexpected character")
+            }
+        }
+
+        mutating func expectLiteral(_ literal: StaticString) throws {
+            let count = literal.utf8CodeUnitCount
+            guard position + count <= bytes.count else { throw failure("unexpected end of input") }
+            for i in 0..<count where bytes[position + i] != literal.utf8Start[i] {
+                throw failure("unexpected character")
+            }
+            position += count
+        }
+
+        mutating func parseObject(depth: Int) throws -> JSONValue {
+            if depth > JSONParser.maximumDepth { throw failure("nested deeper than \(JSONParser.maximumDepth) levels") }
+            position += 1
+            var members: [JSONValue.Member] = []
+            var index: [String: Int] = [:]
+            skipWhitespace()
+            if current == UInt8(ascii: "}") {
+                position += 1
+                return .object(members)
+            }
+            while true {
+                skipWhitespace()
+                guard current == UInt8(ascii: "\"") else { throw failure("expected a member name in quotes") }
+                let key = try parseString()
+                skipWhitespace()
+                guard current == UInt8(ascii: ":") else { throw failure("expected ':' after a member name") }
+                position += 1
+                skipWhitespace()
+                let value = try parseValue(depth: depth)
+                if let existing = index[key], members[existing].key.utf8.elementsEqual(key.utf8) {
+                    members[existing].value = value
+                } else {
+                    index[key] = members.count
+                    members.append(JSONValue.Member(key, value))
+                }
+                skipWhitespace()
+                switch current {
+                case UInt8(ascii: ","): position += 1
+                case UInt8(ascii: "}"): position += 1; return .object(members)
+                case nil: throw failure("unexpected end of input in an object")
+                default: throw failure("expected ',' or '}' in an object")
+                }
+            }
+        }
+
+        mutating func parseArray(depth: Int) throws -> JSONValue {
+            if depth > JSONParser.maximumDepth { throw failure("nested deeper than \(JSONParser.maximumDepth) levels") }
+            position += 1
+            var items: [JSONValue] = []
+            skipWhitespace()
+            if current == UInt8(ascii: "]") {
+                position += 1
+                return .array(items)
+            }
+            while true {
+                skipWhitespace()
+                items.append(try parseValue(depth: depth))
+                skipWhitespace()
+                switch current {
+                case UInt8(ascii: ","): position += 1
+                case UInt8(ascii: "]"): position += 1; return .array(items)
+                case nil: throw failure("unexpected end of input in an array")
+                default: throw failure("expected ',' or ']' in an array")
+                }
+            }
+        }
+
+        mutating func parseDigits() -> Int {
+            let start = position
+            while let b = current, b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") { position += 1 }
+            return position - start
+        }
+
+        mutating func parseNumber() throws -> JSONValue {
+            let start = position
+            if current == UInt8(ascii: "-") { position += 1 }
+            if current == UInt8(ascii: "0") {
+                position += 1
+                if let b = current, b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") {
+                    throw failure("numbers may not have leading zeros")
+                }
+            } else if parseDigits() == 0 {
+                throw failure("expected a digit")
+            }
+            if current == UInt8(ascii: ".") {
+                position += 1
+                if parseDigits() == 0 { throw failure("expected a digit after '.'") }
+            }
+            if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+                position += 1
+                if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { position += 1 }
+                if parseDigits() == 0 { throw failure("expected a digit in the exponent") }
+            }
+            return .number(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self))
+        }
+
+        mutating func parseHex4() throws -> UInt32 {
+            guard position + 4 <= bytes.count else { throw failure("unexpected end of input in a \\u escape") }
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                let b = bytes[position]
+                let digit: UInt32
+                switch b {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(b - UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(b - UInt8(ascii: "a") + 10)
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(b - UInt8(ascii: "A") + 10)
+                default: throw failure("bad hex digit in a \\u escape")
+                }
+                value = value << 4 | digit
+                position += 1
+            }
+            return value
+        }
+
+        mutating func parseString() throws -> String {
+            position += 1
+            let start = position
+            // Fast path: no escapes.
+            while let b = current, b != UInt8(ascii: "\""), b != UInt8(ascii: "\\"), b >= 0x20 { position += 1 }
+            if current == UInt8(ascii: "\"") {
+                let s = try decodeUTF8(start..<position)
+                position += 1
+                return s
+            }
+            var buffer = Array(bytes[start..<position])
+            while true {
+                guard let b = current else { throw failure("unterminated string") }
+                position += 1
+                switch b {
+                case UInt8(ascii: "\""):
+                    return try decodeUTF8(buffer)
+                case UInt8(ascii: "\\"):
+                    guard let e = current else { throw failure("unterminated string") }
+                    position += 1
+                    switch e {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): buffer.append(e)
+                    case UInt8(ascii: "b"): buffer.append(0x08)
+                    case UInt8(ascii: "f"): buffer.append(0x0C)
+                    case UInt8(ascii: "n"): buffer.append(0x0A)
+                    case UInt8(ascii: "r"): buffer.append(0x0D)
+                    case UInt8(ascii: "t"): buffer.append(0x09)
+                    case UInt8(ascii: "u"):
+                        var scalar = try parseHex4()
+                        if scalar >= 0xD800 && scalar < 0xDC00 {
+                            guard current == UInt8(ascii: "\\"), position + 1 < bytes.count,
+                                bytes[position + 1] == UInt8(ascii: "u")
+                            else { throw failure("unpaired surrogate in a \\u escape") }
+                            position += 2
+                            let low = try parseHex4()
+                            guard low >= 0xDC00 && low < 0xE000 else { throw failure("unpaired surrogate in a \\u escape") }
+                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        } else if scalar >= 0xDC00 && scalar < 0xE000 {
+                            throw failure("unpaired surrogate in a \\u escape")
+                        }
+                        guard let u = Unicode.Scalar(scalar) else { throw failure("invalid \\u escape") }
+                        buffer.append(contentsOf: Array(String(Character(u)).utf8))
+                    default:
+                        throw failure("invalid escape sequence")
+                    }
+                default:
+                    if b < 0x20 { throw failure("control character in a string must be escaped") }
+                    buffer.append(b)
+                }
+            }
+        }
+
+        func decodeUTF8(_ range: Range<Int>) throws -> String {
+            guard let s = String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) else {
+                throw failure("string is not valid UTF-8")
+            }
+            return s
+        }
+
+        func decodeUTF8(_ buffer: [UInt8]) throws -> String {
+            guard let s = String(validating: buffer, as: UTF8.self) else { throw failure("string is not valid UTF-8") }
+            return s
+        }
+    }
+}

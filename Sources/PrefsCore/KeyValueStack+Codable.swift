@@ -1,0 +1,43 @@
+import Foundation
+
+extension KeyValueStack {
+    /// Decodes the value stored under `key` as `T`; nil when the key is missing.
+    ///
+    /// ```swift
+    /// struct Window: Codable { var width: Int; var height: Int }
+    /// let window = try stack.value(Window.self, in: .user, forKey: "window")
+    /// ```
+    /// - Throws: ``PrefsError``: `invalidValue` when the stored JSON does not decode as `T`;
+    ///   `usage` for a bad key; `storeUnreadable` when the store cannot be read.
+    public func value<T: Decodable>(_ type: T.Type, in domain: Domain, forKey key: String) throws -> T? {
+        guard let entry = try entry(in: domain, forKey: key) else { return nil }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(entry.json.utf8))
+        } catch {
+            throw PrefsError(.invalidValue, "\(domain.name)/\(key) does not hold a \(T.self): \(entry.json.prefix(60))")
+        }
+    }
+
+    /// Encodes `value` as JSON and stores it under `key`; returns the key's new version.
+    ///
+    /// A value that cannot be encoded (for example a `Double.nan`) is an error, never
+    /// silently dropped.
+    ///
+    /// ```swift
+    /// try stack.set(Window(width: 800, height: 600), in: .user, forKey: "window")
+    /// ```
+    /// - Throws: ``PrefsError``: `invalidValue` when `value` cannot be encoded as JSON;
+    ///   `usage` for a bad key; `cannotWrite` when the store cannot be written.
+    @discardableResult
+    public func set<T: Encodable>(_ value: T, in domain: Domain, forKey key: String) throws -> Int64 {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        let data: Data
+        do {
+            data = try encoder.encode(value)
+        } catch {
+            throw PrefsError(.invalidValue, "cannot encode a \(T.self) as JSON for \(domain.name)/\(key): \(error)")
+        }
+        return try set(JSONValue(parsingUTF8: Array(data)), in: domain, forKey: key)
+    }
+}

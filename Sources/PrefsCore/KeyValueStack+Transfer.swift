@@ -1,0 +1,190 @@
+import Foundation
+import GRDB
+
+/// What an import changes (or, for a dry run, would change).
+public struct ImportPlan: Sendable, Equatable {
+    /// One change of one key.
+    public struct Change: Sendable, Equatable {
+        /// What happens to the key.
+        public enum Action: String, Sendable {
+            /// The key is new.
+            case add
+            /// The key exists with another value.
+            case change
+            /// The key is removed (``KeyValueStack/importDocument(_:replace:dryRun:)`` with
+            /// `replace`).
+            case remove
+        }
+
+        /// What happens.
+        public var action: Action
+        /// The domain.
+        public var domain: Domain
+        /// The key.
+        public var key: String
+        /// The new value's compact JSON; nil for a removal.
+        public var json: String?
+    }
+
+    /// The changes in domain, then key order.
+    public var changes: [Change] = []
+    /// How many keys are left as they are.
+    public var unchanged = 0
+
+    /// The number of changes of one kind.
+    public func count(_ action: Change.Action) -> Int {
+        changes.reduce(0) { $0 + ($1.action == action ? 1 : 0) }
+    }
+}
+
+extension KeyValueStack {
+    /// Writes the contents of `domains` (default: every persistent domain that holds a key)
+    /// as one compact JSON object `{"domain":{"key":value}}`, domains and keys sorted.
+    ///
+    /// ```swift
+    /// let json = try stack.exportJSON()       // {"user":{"theme":"dark"}}
+    /// ```
+    /// - Throws: ``PrefsError`` when the store cannot be read.
+    public func exportJSON(_ domains: [Domain]? = nil) throws -> String {
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        let explicit = domains != nil
+        let selected = try domains ?? self.domains().filter(\.isPersistent)
+        var firstDomain = true
+        for domain in Array(Set(selected)).sorted() {
+            var opened = false
+            func openDomain() {
+                if !firstDomain { out.append(UInt8(ascii: ",")) }
+                firstDomain = false
+                JSONWriter.writeString(domain.name, into: &out)
+                out.append(contentsOf: Array(":{".utf8))
+                opened = true
+            }
+            if explicit { openDomain() }
+            var firstKey = true
+            try forEachEntry(in: domain) { entry in
+                if !opened { openDomain() }
+                if !firstKey { out.append(UInt8(ascii: ",")) }
+                firstKey = false
+                JSONWriter.writeString(entry.key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                out.append(contentsOf: Array(entry.json.utf8))
+            }
+            if opened { out.append(UInt8(ascii: "}")) }
+        }
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Imports a document `{"domain":{"key":value}}`.
+    ///
+    /// The whole document is checked before anything changes. Keys whose value is already
+    /// the same are left alone. With `replace`, each domain named in the document becomes
+    /// exactly its content there (other keys of that domain are removed). The persistent
+    /// domains change in one transaction; `memory`, if named, in another.
+    ///
+    /// ```swift
+    /// let plan = try stack.importDocument(try JSONValue(parsing: text), replace: false, dryRun: true)
+    /// print(plan.count(.add))
+    /// ```
+    /// - Returns: the changes made, or that would be made when `dryRun` is true.
+    /// - Throws: ``PrefsError``: `invalidValue` when the document is not an object of
+    ///   objects, names an invalid domain or key (the message gives its JSON path);
+    ///   `cannotWrite` when the store cannot be written.
+    @discardableResult
+    public func importDocument(_ document: JSONValue, replace: Bool = false, dryRun: Bool = false) throws -> ImportPlan {
+        let incoming = try Self.validateDocument(document)
+        var plan = ImportPlan()
+        for (domain, members) in incoming {
+            var current: [String: String] = [:]
+            var currentOrder: [String] = []
+            try forEachEntry(in: domain) { entry in
+                current[entry.key] = entry.json
+                currentOrder.append(entry.key)
+            }
+            var seen = Set<String>()
+            var domainChanges: [ImportPlan.Change] = []
+            for (key, json) in members {
+                seen.insert(key)
+                if let old = current[key] {
+                    if old == json {
+                        plan.unchanged += 1
+                    } else {
+                        domainChanges.append(.init(action: .change, domain: domain, key: key, json: json))
+                    }
+                } else {
+                    domainChanges.append(.init(action: .add, domain: domain, key: key, json: json))
+                }
+            }
+            if replace {
+                for key in currentOrder where !seen.contains(key) {
+                    domainChanges.append(.init(action: .remove, domain: domain, key: key, json: nil))
+                }
+            }
+            domainChanges.sort { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
+            plan.changes += domainChanges
+        }
+        if dryRun { return plan }
+        let persistent = plan.changes.filter { $0.domain.isPersistent }
+        let inMemory = plan.changes.filter { !$0.domain.isPersistent }
+        for (batch, anchor) in [(persistent, Domain.default), (inMemory, Domain.memory)] {
+            let domainsToCreate = incoming.map(\.0).filter { $0.isPersistent == anchor.isPersistent }
+            if batch.isEmpty && domainsToCreate.allSatisfy({ Domain.builtInPersistent.contains($0) || $0 == .memory }) {
+                continue
+            }
+            try write(anchor) { db in
+                for domain in domainsToCreate where try !DomainTable.exists(db, domain) {
+                    try DomainTable.create(db, domain)
+                }
+                let now = Clock.nowMilliseconds()
+                for change in batch {
+                    let table = DomainTable(change.domain)
+                    if let json = change.json {
+                        try table.upsert(db, key: change.key, json: json, now: now)
+                    } else {
+                        _ = try table.delete(db, key: change.key)
+                    }
+                }
+            }
+        }
+        return plan
+    }
+
+    /// Checks an import document; returns its domains (sorted) with keys and compact values.
+    static func validateDocument(_ document: JSONValue) throws -> [(Domain, [(String, String)])] {
+        guard let domains = document.objectMembers else {
+            throw PrefsError(.invalidValue, "import document must be a JSON object of domains, got \(document.typeName)")
+        }
+        var result: [(Domain, [(String, String)])] = []
+        for member in domains {
+            let path = "$" + JSONPath.member(member.key)
+            guard Domain.isValidName(member.key), let domain = try? Domain(member.key) else {
+                throw PrefsError(.invalidValue, "\(path): invalid domain name")
+            }
+            guard let keys = member.value.objectMembers else {
+                throw PrefsError(.invalidValue, "\(path): expected an object of keys, got \(member.value.typeName)")
+            }
+            var entries: [(String, String)] = []
+            entries.reserveCapacity(keys.count)
+            for entry in keys {
+                do {
+                    try Key.validate(entry.key)
+                } catch let error as PrefsError {
+                    throw PrefsError(.invalidValue, "\(path)\(JSONPath.member(entry.key)): \(error.message)")
+                }
+                entries.append((entry.key, entry.value.compactText))
+            }
+            result.append((domain, entries))
+        }
+        return result.sorted { $0.0 < $1.0 }
+    }
+}
+
+/// JSONPath-style names for error messages.
+enum JSONPath {
+    static func member(_ name: String) -> String {
+        let simple = !name.isEmpty && name.unicodeScalars.allSatisfy { ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-") && $0.isASCII }
+        if simple { return "." + name }
+        let shown = name.utf8.count > 60 ? String(name.prefix(60)) + "…" : name
+        return "[" + JSONValue.string(shown).compactText + "]"
+    }
+}

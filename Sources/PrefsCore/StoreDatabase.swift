@@ -1,0 +1,244 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// One SQLite database holding domain tables: the store file, or the `memory` tier (a file
+/// in a RAM-backed directory, or a private in-memory database).
+///
+/// Opening is lazy. Readers of a store that does not exist yet see an empty store and create
+/// nothing; the first write creates the directory (0700) and the file (0600).
+final class StoreDatabase: Sendable {
+    enum Kind: Sendable {
+        case main
+        case memoryTier
+    }
+
+    enum Location: Sendable, Equatable {
+        case file(String)
+        case inProcess
+    }
+
+    /// `PRAGMA application_id` of a prefs store ("prfs").
+    static let mainApplicationID: Int32 = 0x7072_6673
+    /// `PRAGMA application_id` of a memory-tier file ("prfm").
+    static let memoryApplicationID: Int32 = 0x7072_666D
+    /// The schema version this build writes; also kept in `PRAGMA user_version`.
+    static let schemaVersion = 1
+
+    let location: Location
+    let kind: Kind
+    let busyTimeout: TimeInterval
+    private let queue = Mutex<DatabaseQueue?>(nil)
+
+    init(location: Location, kind: Kind, busyTimeout: TimeInterval) {
+        self.location = location
+        self.kind = kind
+        self.busyTimeout = busyTimeout
+    }
+
+    var displayPath: String {
+        switch location {
+        case .file(let path): path
+        case .inProcess: ":memory:"
+        }
+    }
+
+    /// The domains whose tables live here when the database is new.
+    var initialDomains: [Domain] {
+        kind == .main ? Domain.builtInPersistent : [.memory]
+    }
+
+    private var applicationID: Int32 {
+        kind == .main ? Self.mainApplicationID : Self.memoryApplicationID
+    }
+
+    /// The open database for reading, or nil when nothing has been stored yet.
+    func reader() throws -> DatabaseQueue? {
+        try open(create: false)
+    }
+
+    /// The open database for writing; creates it when needed.
+    func writer() throws -> DatabaseQueue {
+        guard let queue = try open(create: true) else {
+            throw PrefsError(.cannotWrite, "cannot create store \(displayPath)")
+        }
+        return queue
+    }
+
+    /// Closes the connection; the next access opens it again.
+    func close() {
+        queue.withLock { $0 = nil }
+    }
+
+    // MARK: - Opening
+
+    private func configuration(readonly: Bool) -> Configuration {
+        var config = Configuration()
+        config.foreignKeysEnabled = false
+        config.readonly = readonly
+        config.busyMode = .timeout(busyTimeout)
+        config.label = kind == .main ? "prefs" : "prefs-memory"
+        return config
+    }
+
+    private func open(create: Bool) throws -> DatabaseQueue? {
+        try queue.withLock { current -> DatabaseQueue? in
+            if let current { return current }
+            let opened: DatabaseQueue
+            switch location {
+            case .inProcess:
+                opened = try DatabaseQueue(configuration: configuration(readonly: false))
+                _ = try prepare(opened, path: ":memory:", writable: true, create: true)
+            case .file(let path):
+                var info = stat()
+                if stat(path, &info) == 0 {
+                    if (info.st_mode & S_IFMT) == S_IFDIR {
+                        throw PrefsError(.storeUnreadable, "\(path) is a directory, not a prefs store")
+                    }
+                    if access(path, R_OK) != 0 {
+                        throw PrefsError(.storeUnreadable, "cannot read store \(path): \(String(cString: strerror(errno)))")
+                    }
+                } else {
+                    guard create else { return nil }
+                    try Self.createFile(at: path, kind: kind)
+                }
+                let writable = access(path, W_OK) == 0
+                do {
+                    opened = try DatabaseQueue(path: path, configuration: configuration(readonly: !writable))
+                } catch {
+                    throw PrefsError.database(error, path: path, writing: create)
+                }
+                guard try prepare(opened, path: path, writable: writable, create: create) else { return nil }
+            }
+            current = opened
+            return opened
+        }
+    }
+
+    /// Checks the database is a prefs store this build can read and migrates it.
+    /// Returns false when the database is empty and `create` is false.
+    private func prepare(_ db: DatabaseQueue, path: String, writable: Bool, create: Bool) throws -> Bool {
+        let header: (appID: Int32, version: Int, tables: Int)
+        do {
+            header = try db.read { db in
+                let appID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+                let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
+                return (appID, version, tables)
+            }
+        } catch {
+            throw PrefsError.database(error, path: path, writing: false)
+        }
+        let isFresh = header.appID == 0 && header.tables == 0
+        if !isFresh {
+            guard header.appID == applicationID else {
+                throw PrefsError(.storeUnreadable, "\(path) is not a prefs store")
+            }
+            if header.version > Self.schemaVersion {
+                throw PrefsError(
+                    .storeUnreadable,
+                    "\(path) has schema version \(header.version), newer than this prefs supports (\(Self.schemaVersion)); upgrade prefs")
+            }
+            if header.version == Self.schemaVersion { return true }
+        }
+        if isFresh && !create { return false }
+        guard writable else {
+            throw PrefsError(.cannotWrite, "store \(path) needs to be initialized or upgraded but is read-only")
+        }
+        do {
+            if isFresh, case .file = location {
+                try db.writeWithoutTransaction { db in
+                    _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+                }
+            }
+            try migrator.migrate(db)
+        } catch let error as PrefsError {
+            throw error
+        } catch {
+            throw PrefsError.database(error, path: path, writing: true)
+        }
+        return true
+    }
+
+    private var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        let kind = self.kind
+        let initialDomains = self.initialDomains
+        let applicationID = self.applicationID
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE domains (name TEXT PRIMARY KEY NOT NULL, created_at INTEGER NOT NULL) WITHOUT ROWID;
+                    """)
+            try db.execute(
+                sql: "INSERT INTO meta (key, value) VALUES ('schema_version', ?), ('store_id', ?), ('kind', ?)",
+                arguments: ["1", UUID().uuidString.lowercased(), kind == .main ? "store" : "memory"])
+            for domain in initialDomains {
+                try DomainTable.create(db, domain)
+            }
+            try db.execute(sql: "PRAGMA application_id = \(applicationID)")
+            try db.execute(sql: "PRAGMA user_version = 1")
+        }
+        return migrator
+    }
+
+    private static func createFile(at path: String, kind: Kind) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            try createDirectories(directory)
+        }
+        let fd = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        if fd < 0 {
+            if errno == EEXIST { return }
+            throw PrefsError(.cannotWrite, "cannot create store \(path): \(String(cString: strerror(errno)))")
+        }
+        fchmod(fd, 0o600)
+        Glibc.close(fd)
+    }
+
+    /// `mkdir -p` with mode 0700 for each directory it creates, whatever the umask.
+    static func createDirectories(_ directory: String) throws {
+        var info = stat()
+        if stat(directory, &info) == 0 {
+            if (info.st_mode & S_IFMT) != S_IFDIR {
+                throw PrefsError(.cannotWrite, "cannot create store directory \(directory): not a directory")
+            }
+            return
+        }
+        let parent = (directory as NSString).deletingLastPathComponent
+        if !parent.isEmpty && parent != directory {
+            try createDirectories(parent)
+        }
+        if mkdir(directory, 0o700) != 0 {
+            if errno == EEXIST { return }
+            throw PrefsError(.cannotWrite, "cannot create store directory \(directory): \(String(cString: strerror(errno)))")
+        }
+        chmod(directory, 0o700)
+    }
+}
+
+extension PrefsError {
+    /// Maps a SQLite error to the exit-code categories.
+    static func database(_ error: any Error, path: String, writing: Bool) -> PrefsError {
+        if let error = error as? PrefsError { return error }
+        guard let dbError = error as? DatabaseError else {
+            return PrefsError(writing ? .cannotWrite : .storeUnreadable, "store \(path): \(error)")
+        }
+        let detail = dbError.message ?? "SQLite error \(dbError.resultCode.rawValue)"
+        switch dbError.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return PrefsError(.cannotWrite, "store \(path) is locked by another process; gave up waiting")
+        case .SQLITE_FULL:
+            return PrefsError(.cannotWrite, "cannot write store \(path): disk full")
+        case .SQLITE_READONLY, .SQLITE_PERM:
+            return PrefsError(.cannotWrite, "cannot write store \(path): \(detail)")
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+            return PrefsError(.storeUnreadable, "\(path) is corrupt or not a prefs store (\(detail))")
+        case .SQLITE_CANTOPEN, .SQLITE_IOERR:
+            return PrefsError(writing ? .cannotWrite : .storeUnreadable, "cannot \(writing ? "write" : "read") store \(path): \(detail)")
+        default:
+            return PrefsError(writing ? .cannotWrite : .storeUnreadable, "store \(path): \(detail)")
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import ArgumentParser
+import Foundation
+import PrefsCore
+
+/// Options that every command accepts, before or after the command name.
+struct GlobalOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).",
+            valueName: "path"))
+    var store: String?
+
+    /// The resolved store path.
+    var storePath: String {
+        StoreLocation.resolve(explicit: store, environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// Opens the store; the CLI shares the memory tier between processes.
+    func openStack() throws -> KeyValueStack {
+        try KeyValueStack(path: storePath, options: .init(memoryTier: .shared))
+    }
+}
+
+/// Parses a domain argument (exit 2 when invalid).
+func parseDomain(_ name: String) throws -> Domain {
+    try Domain(name)
+}

@@ -1,0 +1,102 @@
+import ArgumentParser
+import PrefsCore
+
+extension Prefs {
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List keys and values.",
+            discussion: """
+                One line per entry: DOMAIN<TAB>KEY<TAB>JSON, or KEY<TAB>JSON when a domain is \
+                given. Sorted by domain, then key (bytewise). --json prints one object \
+                {domain:{key:value}} (or {key:value} with a domain).
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "Only this domain.")
+        var domain: String?
+
+        @Option(help: ArgumentHelp("Only keys that start with this text.", valueName: "prefix"))
+        var prefix: String?
+
+        @Flag(help: "Print keys without values.")
+        var keysOnly = false
+
+        @Flag(help: "Print one JSON object.")
+        var json = false
+
+        @Flag(name: .customShort("z"), help: "End records with NUL instead of newline.")
+        var nullTerminated = false
+
+        func validate() throws {
+            if json && nullTerminated { throw ValidationError("--json and -z cannot be used together") }
+        }
+
+        func run() throws {
+            let domain = try domain.map(parseDomain)
+            let stack = try global.openStack()
+            let out = Output.standard
+            if json {
+                try writeJSON(stack, domain: domain, out: out)
+                return
+            }
+            let end = nullTerminated ? UInt8(0) : UInt8(ascii: "\n")
+            try stack.forEachEntry(in: domain, prefix: prefix) { entry in
+                if domain == nil {
+                    out.write(entry.domain.name)
+                    out.write(byte: UInt8(ascii: "\t"))
+                }
+                out.write(entry.key)
+                if !keysOnly {
+                    out.write(byte: UInt8(ascii: "\t"))
+                    out.write(entry.json)
+                }
+                out.write(byte: end)
+            }
+        }
+
+        private func writeJSON(_ stack: KeyValueStack, domain: Domain?, out: Output) throws {
+            var current: Domain?
+            var first = true
+            let flatKeys = domain != nil && keysOnly
+            out.write(flatKeys ? "[" : "{")
+            try stack.forEachEntry(in: domain, prefix: prefix) { entry in
+                if domain == nil && current != entry.domain {
+                    if current != nil { out.write(keysOnly ? "]," : "},") }
+                    current = entry.domain
+                    first = true
+                    out.write(JSONValue.string(entry.domain.name).compactText)
+                    out.write(keysOnly ? ":[" : ":{")
+                }
+                if !first { out.write(byte: UInt8(ascii: ",")) }
+                first = false
+                out.write(JSONValue.string(entry.key).compactText)
+                if !keysOnly {
+                    out.write(byte: UInt8(ascii: ":"))
+                    out.write(entry.json)
+                }
+            }
+            if current != nil { out.write(keysOnly ? "]" : "}") }
+            out.write(flatKeys ? "]\n" : "}\n")
+        }
+    }
+
+    struct Domains: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the domains: the built-in ones and every custom domain written to.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(help: "Print a JSON array.")
+        var json = false
+
+        func run() throws {
+            let domains = try global.openStack().domains()
+            if json {
+                Output.standard.write(JSONValue.array(domains.map { .string($0.name) }).compactText + "\n")
+            } else {
+                for domain in domains { Output.standard.write(domain.name + "\n") }
+            }
+        }
+    }
+}

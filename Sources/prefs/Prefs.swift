@@ -1,0 +1,73 @@
+import ArgumentParser
+import PrefsCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The root command: configuration only; the work is in the subcommands.
+struct Prefs: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prefs",
+        abstract: "A typed, scriptable key-value preference store on SQLite.",
+        discussion: """
+            Values are JSON. Domains: default, dynamic, switch, user (persistent), memory \
+            (RAM only, shared by this user's processes until reboot) and custom ones. \
+            Global options go before the command: prefs --store PATH get user theme.
+
+            Exit codes: 0 success, 1 key not found, 2 usage, 3 store unreadable, \
+            4 cannot write, 5 precondition failed, 6 invalid value, 7 remote unreachable.
+            """,
+        version: "0.1.0",
+        subcommands: [
+            Get.self, Set.self, Remove.self, List.self, Domains.self, Export.self, Import.self,
+        ]
+    )
+
+    @OptionGroup var global: GlobalOptions
+}
+
+@main
+enum Main {
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        do {
+            var command = try Prefs.parseAsRoot(arguments)
+            try command.run()
+            Output.standard.flush()
+        } catch {
+            Output.standard.flush()
+            exit(report(error))
+        }
+    }
+
+    /// Prints one diagnostic line (or help text) and returns the exit code.
+    static func report(_ error: any Error) -> Int32 {
+        if let error = error as? PrefsError {
+            Output.error(error.message)
+            return error.exitCode
+        }
+        if let code = error as? ExitCode {
+            return code.rawValue
+        }
+        let code = Prefs.exitCode(for: error)
+        if code == .success {
+            // --help, --version and similar: the text is the output.
+            Output.standard.write(Prefs.fullMessage(for: error))
+            Output.standard.write("\n")
+            Output.standard.flush()
+            return 0
+        }
+        // Any other parser or validation error is a usage error: exit 2, one line.
+        let message = Prefs.message(for: error)
+        let firstLine = message.split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init) ?? "invalid usage"
+        Output.error("\(firstLine.trimmingSuffix(".")) (see 'prefs --help')")
+        return 2
+    }
+}
+
+extension String {
+    func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    }
+}

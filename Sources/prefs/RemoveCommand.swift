@@ -1,0 +1,47 @@
+import ArgumentParser
+import PrefsCore
+
+extension Prefs {
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rm",
+            abstract: "Remove keys.",
+            discussion: """
+                Removing a missing key succeeds (exit 0) unless --must-exist is given; then \
+                nothing is removed and the command exits 1. All keys go in one transaction.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "The domain.")
+        var domain: String
+
+        @Argument(help: "The keys to remove.")
+        var keys: [String] = []
+
+        @Option(help: ArgumentHelp("Remove every key that starts with this text.", valueName: "prefix"))
+        var prefix: String?
+
+        @Flag(help: "Exit 1 and remove nothing when a key does not exist.")
+        var mustExist = false
+
+        func validate() throws {
+            if keys.isEmpty && prefix == nil { throw ValidationError("Missing expected argument '<keys>' (or --prefix)") }
+        }
+
+        func run() throws {
+            let domain = try parseDomain(domain)
+            for key in keys { try Key.validate(key) }
+            let stack = try global.openStack()
+            if !keys.isEmpty {
+                try stack.remove(in: domain, keys: keys, mustExist: mustExist)
+            }
+            if let prefix {
+                let removed = try stack.remove(in: domain, prefix: prefix)
+                if removed == 0 && mustExist {
+                    throw PrefsError(.notFound, "no key in \(domain.name) starts with \(JSONValue.string(prefix).compactText)")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import ArgumentParser
+import PrefsCore
+
+extension Prefs {
+    struct Set: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Store a value under a key.",
+            discussion: """
+                VALUE is JSON when it is valid JSON (3, true, null, "x", [1], {"a":1}), \
+                otherwise the text as a string; text starting with { or [ must be valid JSON. \
+                Use - to read VALUE from standard input (one trailing newline is stripped). \
+                Negative numbers can be given directly: prefs set user offset -5. \
+                The value is committed before the command exits 0.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "The domain: default, dynamic, switch, user, memory or a custom one.")
+        var domain: String
+
+        @Argument(help: "The key.")
+        var key: String
+
+        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The value, or - for standard input.", valueName: "value"))
+        var value: [String] = []
+
+        @Flag(help: "Store VALUE verbatim as a string.")
+        var string = false
+
+        @Option(help: ArgumentHelp("Require this type: string, number, integer, boolean, object, array or json.", valueName: "type"))
+        var type: ValueTypeArgument?
+
+        func validate() throws {
+            if value.isEmpty { throw ValidationError("Missing expected argument '<value>'") }
+            if value.count > 1 {
+                throw ValidationError("Unexpected argument '\(value[1])'; quote a value that contains spaces")
+            }
+            if string && type != nil { throw ValidationError("--string and --type cannot be used together") }
+        }
+
+        func run() throws {
+            let domain = try parseDomain(domain)
+            try Key.validate(key)
+            let parsed = try readValue(value[0], type: string ? .string : (type?.type ?? .auto))
+            let stack = try global.openStack()
+            try stack.set(parsed, in: domain, forKey: key)
+        }
+    }
+}
+
+/// `--type` values.
+struct ValueTypeArgument: ExpressibleByArgument {
+    var type: ValueType
+
+    init?(argument: String) {
+        guard let type = ValueType(rawValue: argument), type != .auto else { return nil }
+        self.type = type
+    }
+
+    static var allValueStrings: [String] { ValueType.allCases.filter { $0 != .auto }.map(\.rawValue) }
+}
+
+/// Turns a VALUE argument into a value: `-` reads standard input.
+func readValue(_ argument: String, type: ValueType) throws -> JSONValue {
+    var text = argument
+    if argument == "-" {
+        var bytes = try readStandardInput()
+        if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+        text = try decodeUTF8(bytes, what: "standard input")
+    }
+    return try type.value(from: text)
+}

@@ -1,0 +1,119 @@
+import ArgumentParser
+import Foundation
+import PrefsCore
+
+extension Prefs {
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write domains as one JSON object {\"domain\":{\"key\":value}}.",
+            discussion: """
+                Without DOMAIN, every persistent domain that holds a key; memory only when named. \
+                Domains and keys are sorted, so the output is stable.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "The domains to export (default: all persistent domains).")
+        var domains: [String] = []
+
+        @Option(name: .short, help: ArgumentHelp("Write to this file (mode 0600) instead of standard output.", valueName: "file"))
+        var output: String?
+
+        @Flag(help: "Indent the JSON.")
+        var pretty = false
+
+        func run() throws {
+            let selected = try domains.map(parseDomain)
+            let stack = try global.openStack()
+            var text = try stack.exportJSON(selected.isEmpty ? nil : selected)
+            if pretty { text = try JSONValue(parsing: text).prettyText }
+            text += "\n"
+            if let output {
+                try writeFileAtomically(output, Array(text.utf8))
+            } else {
+                Output.standard.write(text)
+            }
+        }
+    }
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Load a JSON object {\"domain\":{\"key\":value}} into the store.",
+            discussion: """
+                The whole document is checked first; nothing changes when any part is invalid \
+                (exit 6). Keys are added or changed; with --replace, each domain in the file \
+                becomes exactly its content there. One transaction. --dry-run prints \
+                ACTION<TAB>DOMAIN<TAB>KEY[<TAB>JSON] lines (add, change, remove) and writes nothing.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: ArgumentHelp("The file to read, or - for standard input.", valueName: "file"))
+        var file: String = "-"
+
+        @Flag(help: "Make each domain named in the file exactly the file's content.")
+        var replace = false
+
+        @Flag(help: "Print what would change and write nothing.")
+        var dryRun = false
+
+        func run() throws {
+            let bytes = try readInput(file)
+            let source = file == "-" ? "standard input" : file
+            let document: JSONValue
+            do {
+                document = try JSONValue(parsingUTF8: bytes)
+            } catch let error as PrefsError {
+                throw PrefsError(.invalidValue, "\(source): \(error.message)")
+            }
+            let stack = try global.openStack()
+            let plan: ImportPlan
+            do {
+                plan = try stack.importDocument(document, replace: replace, dryRun: dryRun)
+            } catch let error as PrefsError where error.kind == .invalidValue {
+                throw PrefsError(.invalidValue, "\(source): \(error.message)")
+            }
+            guard dryRun else { return }
+            let out = Output.standard
+            for change in plan.changes {
+                out.write("\(change.action.rawValue)\t\(change.domain.name)\t\(change.key)")
+                if let json = change.json { out.write("\t" + json) }
+                out.write("\n")
+            }
+            Output.error(
+                "dry run: would add \(plan.count(.add)), change \(plan.count(.change)), remove \(plan.count(.remove)); \(plan.unchanged) unchanged")
+        }
+    }
+}
+
+/// Writes a file through a temporary file and rename, mode 0600.
+func writeFileAtomically(_ path: String, _ bytes: [UInt8]) throws {
+    let temporary = path + ".tmp-\(getpid())"
+    let fd = open(temporary, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
+    if fd < 0 { throw PrefsError(.cannotWrite, "cannot write \(path): \(String(cString: strerror(errno)))") }
+    var failed = false
+    bytes.withUnsafeBytes { raw in
+        var offset = 0
+        while offset < raw.count {
+            let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                failed = true
+                return
+            }
+            offset += n
+        }
+    }
+    let savedErrno = errno
+    if failed || fsync(fd) != 0 {
+        close(fd)
+        unlink(temporary)
+        throw PrefsError(.cannotWrite, "cannot write \(path): \(String(cString: strerror(failed ? savedErrno : errno)))")
+    }
+    close(fd)
+    if rename(temporary, path) != 0 {
+        let reason = String(cString: strerror(errno))
+        unlink(temporary)
+        throw PrefsError(.cannotWrite, "cannot write \(path): \(reason)")
+    }
+}
