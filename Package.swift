@@ -23,8 +23,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore"]),
-        .testTarget(name: "PrefsCLITests", dependencies: ["PrefsCore"]),
+        .testTarget(
+            name: "PrefsCoreTests",
+            dependencies: ["PrefsCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(
+            name: "PrefsCLITests",
+            dependencies: ["prefs", "PrefsCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

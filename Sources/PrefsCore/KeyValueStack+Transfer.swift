@@ -93,6 +93,7 @@ extension KeyValueStack {
     @discardableResult
     public func importDocument(_ document: JSONValue, replace: Bool = false, dryRun: Bool = false) throws -> ImportPlan {
         let incoming = try Self.validateDocument(document)
+        _ = try main.reader()  // refuse a damaged or foreign store even when there is nothing to do
         var plan = ImportPlan()
         for (domain, members) in incoming {
             var current: [String: String] = [:]

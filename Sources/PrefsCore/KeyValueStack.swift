@@ -177,20 +177,59 @@ public final class KeyValueStack: Sendable {
 
     // MARK: - Writing
 
+    /// A condition a write checks, in its transaction, before it changes anything.
+    public enum Precondition: Sendable, Equatable {
+        /// No condition.
+        case none
+        /// The key must not exist.
+        case absent
+        /// The key must exist with this version.
+        case version(Int64)
+        /// The key must exist with this value (compared as compact JSON text).
+        case value(JSONValue)
+    }
+
     /// Stores `value` under `key`, replacing what was there, and commits before returning.
     /// Returns the key's new version.
     ///
     /// ```swift
     /// try stack.set(.bool(true), in: .user, forKey: "onboarding.shown")
+    /// try stack.set(.number("2"), in: .user, forKey: "step", if: .version(1))  // compare-and-set
     /// ```
-    /// - Throws: ``PrefsError``: `usage` for a bad key, `cannotWrite` when the store cannot
-    ///   be written, `storeUnreadable` when it is damaged.
+    /// - Throws: ``PrefsError``: `usage` for a bad key, `preconditionFailed` when `condition`
+    ///   does not hold (nothing is written), `cannotWrite` when the store cannot be written,
+    ///   `storeUnreadable` when it is damaged.
     @discardableResult
-    public func set(_ value: JSONValue, in domain: Domain, forKey key: String) throws -> Int64 {
+    public func set(_ value: JSONValue, in domain: Domain, forKey key: String, if condition: Precondition = .none) throws -> Int64 {
         try Key.validate(key)
         let json = value.compactText
         return try write(domain) { db in
-            try DomainTable(domain).upsert(db, key: key, json: json, now: Clock.nowMilliseconds())
+            let table = DomainTable(domain)
+            let now = Clock.nowMilliseconds()
+            if condition != .none {
+                try Self.check(condition, table.row(db, key: key, now: now), domain: domain, key: key)
+            }
+            return try table.upsert(db, key: key, json: json, now: now)
+        }
+    }
+
+    static func check(_ condition: Precondition, _ current: Entry?, domain: Domain, key: String) throws {
+        let name = "\(domain.name)/\(key)"
+        switch condition {
+        case .none:
+            return
+        case .absent:
+            if current != nil { throw PrefsError(.preconditionFailed, "\(name) already exists") }
+        case .version(let expected):
+            guard let current else { throw PrefsError(.preconditionFailed, "\(name) does not exist (expected version \(expected))") }
+            if current.version != expected {
+                throw PrefsError(.preconditionFailed, "\(name) is at version \(current.version), not \(expected)")
+            }
+        case .value(let expected):
+            guard let current else { throw PrefsError(.preconditionFailed, "\(name) does not exist") }
+            if current.json != expected.compactText {
+                throw PrefsError(.preconditionFailed, "\(name) does not hold the expected value")
+            }
         }
     }
 

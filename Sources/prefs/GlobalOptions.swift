@@ -18,7 +18,12 @@ struct GlobalOptions: ParsableArguments {
 
     /// Opens the store; the CLI shares the memory tier between processes.
     func openStack() throws -> KeyValueStack {
-        try KeyValueStack(path: storePath, options: .init(memoryTier: .shared))
+        let environment = ProcessInfo.processInfo.environment
+        var options = KeyValueStack.Options(memoryTier: .shared, environment: environment)
+        if let text = environment["PREFS_BUSY_TIMEOUT"], let seconds = Double(text), seconds >= 0 {
+            options.busyTimeout = seconds
+        }
+        return try KeyValueStack(path: storePath, options: options)
     }
 }
 

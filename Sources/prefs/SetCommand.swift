@@ -30,7 +30,19 @@ extension Prefs {
         @Option(help: ArgumentHelp("Require this type: string, number, integer, boolean, object, array or json.", valueName: "type"))
         var type: ValueTypeArgument?
 
+        @Option(help: ArgumentHelp("Write only if the key is at this version (exit 5 otherwise).", valueName: "n"))
+        var ifVersion: Int64?
+
+        @Flag(help: "Write only if the key does not exist (exit 5 otherwise).")
+        var ifAbsent = false
+
+        @Option(help: ArgumentHelp("Write only if the key holds this JSON value (exit 5 otherwise).", valueName: "json"))
+        var ifValue: String?
+
         func validate() throws {
+            if [ifVersion != nil, ifAbsent, ifValue != nil].filter({ $0 }).count > 1 {
+                throw ValidationError("--if-version, --if-absent and --if-value cannot be used together")
+            }
             if value.isEmpty { throw ValidationError("Missing expected argument '<value>'") }
             if value.count > 1 {
                 throw ValidationError("Unexpected argument '\(value[1])'; quote a value that contains spaces")
@@ -42,8 +54,12 @@ extension Prefs {
             let domain = try parseDomain(domain)
             try Key.validate(key)
             let parsed = try readValue(value[0], type: string ? .string : (type?.type ?? .auto))
+            var condition = KeyValueStack.Precondition.none
+            if let ifVersion { condition = .version(ifVersion) }
+            if ifAbsent { condition = .absent }
+            if let ifValue { condition = .value(try ValueType.json.value(from: ifValue)) }
             let stack = try global.openStack()
-            try stack.set(parsed, in: domain, forKey: key)
+            try stack.set(parsed, in: domain, forKey: key, if: condition)
         }
     }
 }

@@ -1,0 +1,137 @@
+import Foundation
+import GRDB
+import Testing
+
+/// What one run of the `prefs` binary produced.
+struct RunResult: CustomStringConvertible {
+    var stdout: String
+    var stderr: String
+    var status: Int32
+    var description: String { "exit \(status), stdout \(stdout.debugDescription), stderr \(stderr.debugDescription)" }
+}
+
+/// A scratch directory with a store path and a private memory-tier directory; removed on deinit.
+final class Sandbox {
+    let root: String
+    let store: String
+    let runtime: String
+
+    init() throws {
+        let template = FileManager.default.temporaryDirectory.path + "/prefs-cli-XXXXXX"
+        var bytes = Array(template.utf8CString)
+        guard let made = mkdtemp(&bytes) else { throw CocoaError(.fileWriteUnknown) }
+        root = String(cString: made)
+        store = root + "/store/prefs.db"
+        runtime = root + "/runtime"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    /// The built binary, next to the test bundle.
+    static let binary: String = {
+        var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = url.appendingPathComponent("prefs").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            url = url.deletingLastPathComponent()
+        }
+        let fallback = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../.build/debug/prefs").standardized.path
+        return fallback
+    }()
+
+    /// Runs `prefs --store STORE ARGS...` (unless `store` is false) and waits.
+    @discardableResult
+    func run(
+        _ arguments: [String], stdin: String? = nil, stdinBytes: [UInt8]? = nil, store useStore: Bool = true,
+        environment extra: [String: String] = [:]
+    ) throws -> RunResult {
+        try Sandbox.exec(
+            Sandbox.binary, (useStore ? ["--store", store] : []) + arguments, stdin: stdinBytes ?? stdin.map { Array($0.utf8) },
+            environment: environment(extra))
+    }
+
+    func environment(_ extra: [String: String] = [:]) -> [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_RUNTIME_DIR"] = runtime
+        env["XDG_DATA_HOME"] = root + "/data"
+        env["HOME"] = root + "/home"
+        env.removeValue(forKey: "PREFS_STORE")
+        env.removeValue(forKey: "NO_COLOR")
+        for (k, v) in extra { env[k] = v }
+        return env
+    }
+
+    static func exec(_ path: String, _ arguments: [String], stdin: [UInt8]?, environment: [String: String]) throws -> RunResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.environment = environment
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        let writer = Thread {
+            if let stdin { input.fileHandleForWriting.write(Data(stdin)) }
+            try? input.fileHandleForWriting.close()
+        }
+        writer.start()
+        let errData = ErrorCollector(err.fileHandleForReading)
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return RunResult(
+            stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData.wait(), as: UTF8.self),
+            status: process.terminationStatus)
+    }
+
+    /// Dumps every table of the store file (for "unchanged" checks).
+    func storeSnapshot() throws -> String {
+        guard FileManager.default.fileExists(atPath: store) else { return "<no store>" }
+        let queue = try DatabaseQueue(path: store)
+        return try queue.read { db in
+            var text = ""
+            for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") {
+                text += "[\(table)]\n"
+                for row in try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier) ORDER BY 1") {
+                    text += row.description + "\n"
+                }
+            }
+            return text
+        }
+    }
+}
+
+/// Reads a pipe to its end on another thread.
+final class ErrorCollector: @unchecked Sendable {
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread {
+            self.data = handle.readDataToEndOfFile()
+            self.done.signal()
+        }.start()
+    }
+
+    func wait() -> Data {
+        done.wait()
+        return data
+    }
+}
+
+/// Asserts a run failed with `status` and exactly one `prefs: ` line on stderr.
+func expectFailure(_ result: RunResult, _ status: Int32, contains fragment: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(result.status == status, "\(result)", sourceLocation: sourceLocation)
+    #expect(result.stdout.isEmpty, "\(result)", sourceLocation: sourceLocation)
+    #expect(result.stderr.hasPrefix("prefs: "), "\(result)", sourceLocation: sourceLocation)
+    #expect(result.stderr.filter { $0 == "\n" }.count == 1 && result.stderr.hasSuffix("\n"), "\(result)", sourceLocation: sourceLocation)
+    if let fragment {
+        #expect(result.stderr.contains(fragment), "\(result)", sourceLocation: sourceLocation)
+    }
+}

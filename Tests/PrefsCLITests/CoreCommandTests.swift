@@ -1,0 +1,291 @@
+import Foundation
+import GRDB
+import Testing
+
+@Suite("get, set, rm")
+struct GetSetRemoveTests {
+    @Test func missingKeyExitsOneAndCreatesNothing() throws {
+        let box = try Sandbox()
+        expectFailure(try box.run(["get", "user", "theme"]), 1, contains: "user/theme not found")
+        #expect(!FileManager.default.fileExists(atPath: box.store))
+    }
+
+    @Test func setThenGetPrintsStringsRawAndJSONQuoted() throws {
+        let box = try Sandbox()
+        let set = try box.run(["set", "user", "theme", "dark"])
+        #expect(set.status == 0 && set.stdout.isEmpty && set.stderr.isEmpty, "\(set)")
+        #expect(try box.run(["get", "user", "theme"]).stdout == "dark\n")
+        #expect(try box.run(["get", "user", "theme", "--json"]).stdout == "\"dark\"\n")
+    }
+
+    @Test func globalOptionWorksBeforeAndAfterTheCommand() throws {
+        let box = try Sandbox()
+        try box.run(["set", "user", "a", "1"])
+        #expect(try box.run(["get", "user", "a", "--store", box.store], store: false).stdout == "1\n")
+        #expect(try box.run(["--store", box.store, "get", "user", "a"], store: false).stdout == "1\n")
+        let viaEnv = try box.run(["get", "user", "a"], store: false, environment: ["PREFS_STORE": box.store])
+        #expect(viaEnv.stdout == "1\n")
+    }
+
+    @Test func defaultLocationFollowsXDGThenHome() throws {
+        let box = try Sandbox()
+        #expect(try box.run(["set", "user", "k", "v"], store: false).status == 0)
+        #expect(FileManager.default.fileExists(atPath: box.root + "/data/prefs/prefs.db"))
+        var env = box.environment()
+        env.removeValue(forKey: "XDG_DATA_HOME")
+        let viaHome = try Sandbox.exec(Sandbox.binary, ["set", "user", "k", "v"], stdin: nil, environment: env)
+        #expect(viaHome.status == 0)
+        #expect(FileManager.default.fileExists(atPath: box.root + "/home/.local/share/prefs/prefs.db"))
+    }
+
+    @Test func getDefaultAnswersWithExitZero() throws {
+        let box = try Sandbox()
+        let result = try box.run(["get", "user", "missing", "--default", "light"])
+        #expect(result.status == 0 && result.stdout == "light\n", "\(result)")
+        #expect(try box.run(["get", "user", "missing", "--default", "3", "--json"]).stdout == "3\n")
+        try box.run(["set", "user", "present", "x"])
+        #expect(try box.run(["get", "user", "present", "--default", "y"]).stdout == "x\n")
+    }
+
+    @Test(arguments: [
+        // input, expected --json output
+        ("3", "3"), ("true", "true"), ("null", "null"), ("\"x\"", "\"x\""), ("[1]", "[1]"),
+        ("{\"a\":1}", "{\"a\":1}"), ("hello world", "\"hello world\""), ("0.1", "0.1"),
+        ("12345678901234567890123456789", "12345678901234567890123456789"), ("1e400", "1e400"),
+        ("-0", "-0"), ("", "\"\""), ("héllo ✓ 日本", "\"héllo ✓ 日本\""), ("{ \"b\" : [ 1 , 2 ] }", "{\"b\":[1,2]}"),
+        ("line1\nline2", "\"line1\\nline2\""), ("-5", "-5"), ("007", "\"007\""),
+    ])
+    func autoTyping(input: String, expected: String) throws {
+        let box = try Sandbox()
+        let set = try box.run(["set", "user", "k", input])
+        #expect(set.status == 0, "\(set)")
+        #expect(try box.run(["get", "--json", "user", "k"]).stdout == expected + "\n")
+    }
+
+    @Test(arguments: ["{x", "[1,", "{\"a\":}", "[1]]", " {"])
+    func braceOrBracketMustBeValidJSON(input: String) throws {
+        let box = try Sandbox()
+        try box.run(["set", "user", "k", "before"])
+        expectFailure(try box.run(["set", "user", "k", input]), 6, contains: "invalid JSON")
+        #expect(try box.run(["get", "user", "k"]).stdout == "before\n")
+    }
+
+    @Test func explicitTypes() throws {
+        let box = try Sandbox()
+        let cases: [([String], String)] = [
+            (["--string", "{x"], "\"{x\""), (["--string", "3"], "\"3\""), (["--type", "string", "true"], "\"true\""),
+            (["--type", "boolean", "yes"], "true"), (["--type", "boolean", "OFF"], "false"), (["--type", "number", "2.5"], "2.5"),
+            (["--type", "integer", "-42"], "-42"), (["--type", "object", "{}"], "{}"), (["--type", "array", "[]"], "[]"),
+            (["--type", "json", "\"q\""], "\"q\""),
+        ]
+        for (arguments, expected) in cases {
+            let set = try box.run(["set", "user", "k"] + arguments)
+            #expect(set.status == 0, "\(arguments): \(set)")
+            #expect(try box.run(["get", "--json", "user", "k"]).stdout == expected + "\n", "\(arguments)")
+        }
+        let mismatches: [[String]] = [
+            ["--type", "integer", "3.5"], ["--type", "number", "abc"], ["--type", "boolean", "maybe"],
+            ["--type", "object", "[1]"], ["--type", "array", "{}"], ["--type", "json", "bare"],
+        ]
+        for arguments in mismatches {
+            expectFailure(try box.run(["set", "user", "k"] + arguments), 6)
+        }
+        #expect(try box.run(["get", "--json", "user", "k"]).stdout == "\"q\"\n")
+        expectFailure(try box.run(["set", "user", "k", "--type", "float", "1"]), 2)
+        expectFailure(try box.run(["set", "user", "k", "--string", "--type", "json", "1"]), 2)
+    }
+
+    @Test func valueFromStandardInput() throws {
+        let box = try Sandbox()
+        #expect(try box.run(["set", "user", "motd", "-"], stdin: "hello\nworld\n").status == 0)
+        #expect(try box.run(["get", "user", "motd"]).stdout == "hello\nworld\n")
+        #expect(try box.run(["set", "user", "obj", "-"], stdin: "{\"a\": [1, 2]}\n").status == 0)
+        #expect(try box.run(["get", "user", "obj"]).stdout == "{\"a\":[1,2]}\n")
+        expectFailure(try box.run(["set", "user", "bad", "-"], stdinBytes: [0x61, 0xFF, 0x62]), 6, contains: "UTF-8")
+    }
+
+    @Test func jsonRoundTripIsIdentity() throws {
+        let box = try Sandbox()
+        let values = ["12345678901234567890", "0.1", "\"ünïcödé 🎉\"", "{\"n\":{\"d\":[null,true,{\"x\":\"\"}]}}", "\"\"", "null", "\"tab\\tquote\\\"\""]
+        for value in values {
+            try box.run(["set", "--type", "json", "user", "src", value])
+            let json = try box.run(["get", "--json", "user", "src"]).stdout.trimmingCharacters(in: .newlines)
+            #expect(json == value)
+            try box.run(["set", "--type", "json", "user", "copy", json])
+            #expect(try box.run(["get", "--json", "user", "copy"]).stdout == value + "\n")
+        }
+    }
+
+    @Test func versionsAndCompareAndSet() throws {
+        let box = try Sandbox()
+        expectFailure(try box.run(["set", "user", "k", "1", "--if-version", "1"]), 5, contains: "does not exist")
+        #expect(try box.run(["set", "user", "k", "1", "--if-absent"]).status == 0)
+        expectFailure(try box.run(["set", "user", "k", "2", "--if-absent"]), 5, contains: "already exists")
+        #expect(try box.run(["set", "user", "k", "2", "--if-version", "1"]).status == 0)
+        expectFailure(try box.run(["set", "user", "k", "3", "--if-version", "1"]), 5, contains: "version 2")
+        expectFailure(try box.run(["set", "user", "k", "3", "--if-value", "1"]), 5)
+        #expect(try box.run(["set", "user", "k", "3", "--if-value", "2"]).status == 0)
+        #expect(try box.run(["get", "user", "k"]).stdout == "3\n")
+    }
+
+    @Test func removeSeveralKeysPrefixAndMustExist() throws {
+        let box = try Sandbox()
+        for key in ["a", "b", "c", "on.x", "on.y", "onz"] { try box.run(["set", "user", key, "1"]) }
+        #expect(try box.run(["rm", "user", "a", "b", "never"]).status == 0)
+        #expect(try box.run(["list", "user", "--keys-only"]).stdout == "c\non.x\non.y\nonz\n")
+        expectFailure(try box.run(["rm", "user", "c", "never", "--must-exist"]), 1, contains: "user/never not found")
+        #expect(try box.run(["get", "user", "c"]).status == 0, "a failed --must-exist removes nothing")
+        #expect(try box.run(["rm", "user", "--prefix", "on."]).status == 0)
+        #expect(try box.run(["list", "user", "--keys-only"]).stdout == "c\nonz\n")
+        expectFailure(try box.run(["rm", "user", "--prefix", "zzz", "--must-exist"]), 1)
+        #expect(try box.run(["rm", "user", "missing"]).status == 0)
+        expectFailure(try box.run(["rm", "user"]), 2)
+    }
+
+    @Test func keysAreOrdinaryTextIncludingSQL() throws {
+        let box = try Sandbox()
+        let keys = ["ui/theme", "onboarding.shown", "'; DROP TABLE \"kv_user\"; --", "Théme", "théme", String(repeating: "k", count: 1024)]
+        for (i, key) in keys.enumerated() {
+            #expect(try box.run(["set", "user", key, "\(i)"]).status == 0)
+        }
+        for (i, key) in keys.enumerated() {
+            #expect(try box.run(["get", "user", key]).stdout == "\(i)\n")
+        }
+    }
+}
+
+@Suite("list and domains")
+struct ListTests {
+    func populated() throws -> Sandbox {
+        let box = try Sandbox()
+        try box.run(["set", "user", "theme", "dark"])
+        try box.run(["set", "user", "size", "12"])
+        try box.run(["set", "switch", "beta", "true"])
+        try box.run(["set", "ci-cache", "warm", "{\"at\":1}"])
+        return box
+    }
+
+    @Test func plainListing() throws {
+        let box = try populated()
+        #expect(
+            try box.run(["list"]).stdout
+                == "ci-cache\twarm\t{\"at\":1}\nswitch\tbeta\ttrue\nuser\tsize\t12\nuser\ttheme\t\"dark\"\n")
+        #expect(try box.run(["list", "user"]).stdout == "size\t12\ntheme\t\"dark\"\n")
+        #expect(try box.run(["list", "user", "--prefix", "th"]).stdout == "theme\t\"dark\"\n")
+        #expect(try box.run(["list", "--keys-only"]).stdout == "ci-cache\twarm\nswitch\tbeta\nuser\tsize\nuser\ttheme\n")
+        #expect(try box.run(["list", "user", "-z", "--keys-only"]).stdout == "size\0theme\0")
+        #expect(try box.run(["list", "nosuch"]).stdout == "")
+    }
+
+    @Test func jsonListing() throws {
+        let box = try populated()
+        #expect(
+            try box.run(["list", "--json"]).stdout
+                == "{\"ci-cache\":{\"warm\":{\"at\":1}},\"switch\":{\"beta\":true},\"user\":{\"size\":12,\"theme\":\"dark\"}}\n")
+        #expect(try box.run(["list", "user", "--json"]).stdout == "{\"size\":12,\"theme\":\"dark\"}\n")
+        #expect(try box.run(["list", "user", "--json", "--keys-only"]).stdout == "[\"size\",\"theme\"]\n")
+        #expect(try box.run(["list", "empty", "--json"]).stdout == "{}\n")
+        expectFailure(try box.run(["list", "--json", "-z"]), 2)
+    }
+
+    @Test func prefixListingHandlesUnicodeBoundaries() throws {
+        let box = try Sandbox()
+        for key in ["a", "a\u{10FFFF}", "a\u{10FFFF}x", "aé", "b", "é", "éa"] { try box.run(["set", "user", key, "1"]) }
+        #expect(try box.run(["list", "user", "--keys-only", "--prefix", "a"]).stdout == "a\naé\na\u{10FFFF}\na\u{10FFFF}x\n")
+        #expect(try box.run(["list", "user", "--keys-only", "--prefix", "é"]).stdout == "é\néa\n")
+    }
+
+    @Test func domainsListsBuiltInsAndCustom() throws {
+        let box = try Sandbox()
+        #expect(try box.run(["domains"]).stdout == "default\ndynamic\nmemory\nswitch\nuser\n")
+        try box.run(["set", "ci-cache", "k", "v"])
+        #expect(try box.run(["domains"]).stdout == "ci-cache\ndefault\ndynamic\nmemory\nswitch\nuser\n")
+        #expect(try box.run(["domains", "--json"]).stdout == "[\"ci-cache\",\"default\",\"dynamic\",\"memory\",\"switch\",\"user\"]\n")
+    }
+}
+
+@Suite("memory domain")
+struct MemoryTests {
+    @Test func sharedBetweenProcessesAndNeverInTheStoreFile() throws {
+        let box = try Sandbox()
+        #expect(try box.run(["set", "memory", "token", "abc"]).status == 0)
+        #expect(try box.run(["get", "memory", "token"]).stdout == "abc\n")
+        #expect(!FileManager.default.fileExists(atPath: box.store), "memory writes must not create the store file")
+        try box.run(["set", "user", "k", "v"])
+        #expect(!(try box.storeSnapshot()).contains("token"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: box.runtime + "/prefs")
+        #expect(files.contains { $0.hasPrefix("memory-") })
+        #expect(try box.run(["list"]).stdout == "memory\ttoken\t\"abc\"\nuser\tk\t\"v\"\n")
+        #expect(try box.run(["export"]).stdout == "{\"user\":{\"k\":\"v\"}}\n")
+        #expect(try box.run(["export", "memory"]).stdout == "{\"memory\":{\"token\":\"abc\"}}\n")
+    }
+
+    @Test func eachStoreHasItsOwnMemory() throws {
+        let box = try Sandbox()
+        try box.run(["set", "memory", "k", "one"])
+        let other = box.root + "/other.db"
+        #expect(try box.run(["--store", other, "get", "memory", "k"], store: false).status == 1)
+    }
+}
+
+@Suite("export and import")
+struct TransferTests {
+    @Test func roundTripIsByteIdentical() throws {
+        let box = try Sandbox()
+        try box.run(["set", "user", "theme", "dark"])
+        try box.run(["set", "user", "big", "123456789012345678901234567890"])
+        try box.run(["set", "switch", "f", "{\"state\":\"ENABLED\",\"v\":[0.1,1e-7]}"])
+        try box.run(["set", "zz-custom", "ü", "\"\\u0001\""])
+        let first = try box.run(["export"])
+        #expect(first.status == 0)
+        let other = try Sandbox()
+        #expect(try other.run(["import", "-"], stdin: first.stdout).status == 0)
+        #expect(try other.run(["export"]).stdout == first.stdout)
+        let file = box.root + "/export.json"
+        #expect(try box.run(["export", "-o", file]).status == 0)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == first.stdout)
+        let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let third = try Sandbox()
+        #expect(try third.run(["import", file]).status == 0)
+        #expect(try third.run(["export"]).stdout == first.stdout)
+    }
+
+    @Test func replaceAndDryRun() throws {
+        let box = try Sandbox()
+        try box.run(["set", "user", "keep", "1"])
+        try box.run(["set", "user", "old", "1"])
+        try box.run(["set", "switch", "s", "1"])
+        let document = "{\"user\":{\"keep\":1,\"new\":2,\"old\":5}}"
+        let before = try box.storeSnapshot()
+        let dry = try box.run(["import", "--dry-run", "--replace"], stdin: document)
+        #expect(dry.status == 0)
+        #expect(dry.stdout == "add\tuser\tnew\t2\nchange\tuser\told\t5\n")
+        #expect(dry.stderr.contains("would add 1, change 1, remove 0; 1 unchanged"))
+        #expect(try box.storeSnapshot() == before)
+        let replacing = "{\"user\":{\"new\":2}}"
+        #expect(try box.run(["import", "--replace", "--dry-run"], stdin: replacing).stdout == "remove\tuser\tkeep\nadd\tuser\tnew\t2\nremove\tuser\told\n")
+        #expect(try box.run(["import", "--replace"], stdin: replacing).status == 0)
+        #expect(try box.run(["export"]).stdout == "{\"switch\":{\"s\":1},\"user\":{\"new\":2}}\n")
+        #expect(try box.run(["import"], stdin: "{\"user\":{\"x\":true}}").status == 0)
+        #expect(try box.run(["export", "user"]).stdout == "{\"user\":{\"new\":2,\"x\":true}}\n")
+    }
+
+    @Test(arguments: [
+        ("not json", "invalid JSON"), ("[1]", "must be a JSON object"), ("{\"user\":1}", "$.user"),
+        ("{\"Bad Domain\":{}}", "$[\"Bad Domain\"]: invalid domain name"), ("{\"user\":{\"\":1}}", "may not be empty"),
+        ("{\"user\":{\"a\":1},\"switch\":{\"x\\u0000y\":1}}", "control characters"), ("{\"user\":{\"a\":[1,}}", "invalid JSON"),
+    ])
+    func invalidDocumentsChangeNothing(document: String, message: String) throws {
+        let box = try Sandbox()
+        try box.run(["set", "user", "a", "orig"])
+        let before = try box.storeSnapshot()
+        expectFailure(try box.run(["import"], stdin: document), 6, contains: message)
+        #expect(try box.storeSnapshot() == before)
+    }
+
+    @Test func missingImportFileIsUsageError() throws {
+        let box = try Sandbox()
+        expectFailure(try box.run(["import", box.root + "/nope.json"]), 2, contains: "no such file")
+    }
+}
