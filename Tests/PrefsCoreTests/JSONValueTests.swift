@@ -1,0 +1,113 @@
+import PrefsCore
+import Testing
+
+@Suite("JSON values")
+struct JSONValueTests {
+    @Test(arguments: [
+        "0", "-0", "0.1", "1e400", "-1.5E-7", "12345678901234567890123456789", "true", "false", "null", "\"\"",
+        "[]", "{}", "[1,[2,[3]]]", "{\"b\":1,\"a\":2}", "\"é日本🎉\"", "\"a\\\"b\\\\c\\n\\t\\u0001\"",
+    ])
+    func compactTextRoundTrips(text: String) throws {
+        let value = try JSONValue(parsing: text)
+        #expect(value.compactText == text)
+        #expect(try JSONValue(parsing: value.compactText) == value)
+    }
+
+    @Test func whitespaceEscapesAndDuplicates() throws {
+        #expect(try JSONValue(parsing: " { \"a\" : [ 1 , 2 ] } \n").compactText == "{\"a\":[1,2]}")
+        #expect(try JSONValue(parsing: "\"\\u00e9\\/\\ud83c\\udf89\"") == .string("é/🎉"))
+        #expect(try JSONValue(parsing: "{\"a\":1,\"b\":2,\"a\":3}").compactText == "{\"a\":3,\"b\":2}")
+        #expect(JSONValue.string("\u{7F}x\u{0}").compactText == "\"\\u007fx\\u0000\"")
+        #expect(try JSONValue(parsing: "{\"a\":[true]}")["a"] == .array([.bool(true)]))
+    }
+
+    @Test(arguments: [
+        "", " ", "{", "[1,]", "{\"a\":1,}", "01", "1.", ".5", "+1", "1e", "--1", "tru", "nul", "\"abc", "\"a\nb\"",
+        "\"\\x\"", "\"\\ud800\"", "\"\\udc00x\"", "[1] [2]", "{a:1}", "'x'", "NaN", "Infinity", "\"\\u12G4\"",
+    ])
+    func rejectsInvalidJSON(text: String) {
+        #expect(throws: PrefsError.self) { try JSONValue(parsing: text) }
+        do {
+            _ = try JSONValue(parsing: text)
+        } catch let error as PrefsError {
+            #expect(error.kind == .invalidValue)
+            #expect(error.message.hasPrefix("invalid JSON"))
+        } catch {
+            Issue.record("unexpected error \(error)")
+        }
+    }
+
+    @Test func deepNestingIsAnErrorNotACrash() throws {
+        let ok = String(repeating: "[", count: JSONParser.maximumDepth) + String(repeating: "]", count: JSONParser.maximumDepth)
+        #expect(throws: Never.self) { try JSONValue(parsing: ok) }
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(throws: PrefsError(.invalidValue, "invalid JSON at byte 513: nested deeper than 512 levels")) {
+            try JSONValue(parsing: deep)
+        }
+        let deepObjects = String(repeating: "{\"a\":", count: 100_000)
+        #expect(throws: PrefsError.self) { try JSONValue(parsing: deepObjects) }
+    }
+
+    @Test func invalidUTF8IsRejected() throws {
+        #expect(throws: PrefsError.self) { try JSONValue(parsingUTF8: [0x22, 0xFF, 0x22]) }
+        #expect(throws: PrefsError.self) { try JSONValue(parsingUTF8: [0x22, 0xED, 0xA0, 0x80, 0x22]) }
+        #expect(try JSONValue(parsingUTF8: Array("\"ü\"".utf8)) == .string("ü"))
+    }
+
+    @Test func prettyText() throws {
+        let value = try JSONValue(parsing: "{\"a\":[1,{}],\"b\":{\"c\":null}}")
+        #expect(value.prettyText == "{\n  \"a\": [\n    1,\n    {}\n  ],\n  \"b\": {\n    \"c\": null\n  }\n}")
+        #expect(try JSONValue(parsing: value.prettyText) == value)
+    }
+}
+
+@Suite("value typing")
+struct ValueTypeTests {
+    @Test func autoTyping() throws {
+        #expect(try ValueType.auto.value(from: "3") == .number("3"))
+        #expect(try ValueType.auto.value(from: "dark") == .string("dark"))
+        #expect(try ValueType.auto.value(from: "\"x\"") == .string("x"))
+        #expect(try ValueType.auto.value(from: "") == .string(""))
+        #expect(try ValueType.auto.value(from: "1.2.3") == .string("1.2.3"))
+        #expect(throws: PrefsError.self) { try ValueType.auto.value(from: "{not json") }
+        #expect(throws: PrefsError.self) { try ValueType.auto.value(from: "  [1,") }
+    }
+
+    @Test func explicitTypes() throws {
+        #expect(try ValueType.string.value(from: "{x") == .string("{x"))
+        #expect(try ValueType.boolean.value(from: "On") == .bool(true))
+        #expect(try ValueType.boolean.value(from: "no") == .bool(false))
+        #expect(try ValueType.integer.value(from: "-12") == .number("-12"))
+        #expect(throws: PrefsError(.invalidValue, "expected an integer, got a non-integer number")) {
+            try ValueType.integer.value(from: "1.5")
+        }
+        #expect(throws: PrefsError(.invalidValue, "expected a number, got a string")) { try ValueType.number.value(from: "\"1\"") }
+        #expect(throws: PrefsError.self) { try ValueType.object.value(from: "[]") }
+        #expect(throws: PrefsError.self) { try ValueType.array.value(from: "oops") }
+        #expect(throws: PrefsError.self) { try ValueType.json.value(from: "oops") }
+    }
+}
+
+@Suite("domains and keys")
+struct DomainKeyTests {
+    @Test(arguments: ["user", "a", "ci-cache", "x_1", String(repeating: "a", count: 64)])
+    func validDomains(name: String) throws {
+        #expect(try Domain(name).name == name)
+    }
+
+    @Test(arguments: ["", "User", "1a", "-a", "a b", "a;drop", "\"user\"", "kv_user\"", String(repeating: "a", count: 65), "ü"])
+    func invalidDomains(name: String) {
+        #expect(throws: PrefsError.self) { try Domain(name) }
+        #expect((try? Domain(name)) == nil)
+    }
+
+    @Test func keys() throws {
+        try Key.validate("onboarding.shown")
+        try Key.validate("ui/theme")
+        try Key.validate(String(repeating: "é", count: 512))
+        #expect(throws: PrefsError.self) { try Key.validate("") }
+        #expect(throws: PrefsError.self) { try Key.validate(String(repeating: "é", count: 513)) }
+        #expect(throws: PrefsError.self) { try Key.validate("a\u{0}b") }
+        #expect(throws: PrefsError.self) { try Key.validate("a\u{85}b") }
+    }
+}

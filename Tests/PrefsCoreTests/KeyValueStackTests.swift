@@ -1,0 +1,167 @@
+import Foundation
+import GRDB
+import PrefsCore
+import Testing
+
+@Suite("KeyValueStack")
+struct KeyValueStackTests {
+    struct Window: Codable, Equatable {
+        var width: Int
+        var title: String
+        var ratio: Double
+    }
+
+    @Test func readingAMissingStoreCreatesNothing() throws {
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        #expect(try stack.value(in: .user, forKey: "k") == nil)
+        #expect(try stack.entries().isEmpty)
+        #expect(try stack.exportJSON() == "{}")
+        #expect(try stack.remove(in: .user, keys: ["k"]).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: store.path))
+    }
+
+    @Test func typedValuesRoundTrip() throws {
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        let window = Window(width: 800, title: "Ünïcode / ✓", ratio: 0.1)
+        try stack.set(window, in: .user, forKey: "window")
+        #expect(try stack.value(Window.self, in: .user, forKey: "window") == window)
+        try stack.set(true, in: .user, forKey: "flag")
+        #expect(try stack.value(Bool.self, in: .user, forKey: "flag") == true)
+        try stack.set("a/b", in: .default, forKey: "path")
+        #expect(try stack.value(in: .default, forKey: "path") == .string("a/b"))
+        #expect(try stack.value(String.self, in: .user, forKey: "missing") == nil)
+        #expect(throws: PrefsError.self) { try stack.value(Int.self, in: .user, forKey: "window") }
+    }
+
+    @Test func valuesThatCannotBeEncodedAreErrors() throws {
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        do {
+            try stack.set(Double.nan, in: .user, forKey: "nan")
+            Issue.record("NaN was accepted")
+        } catch let error as PrefsError {
+            #expect(error.kind == .invalidValue)
+        }
+        #expect(try stack.value(in: .user, forKey: "nan") == nil)
+    }
+
+    @Test func versionsIncreaseAndPreconditionsHold() throws {
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        #expect(try stack.set(.number("1"), in: .user, forKey: "k") == 1)
+        #expect(try stack.set(.number("2"), in: .user, forKey: "k") == 2)
+        #expect(try stack.entry(in: .user, forKey: "k")?.version == 2)
+        #expect(throws: PrefsError(.preconditionFailed, "user/k is at version 2, not 1")) {
+            try stack.set(.number("3"), in: .user, forKey: "k", if: .version(1))
+        }
+        #expect(try stack.set(.number("3"), in: .user, forKey: "k", if: .value(.number("2"))) == 3)
+        #expect(throws: PrefsError.self) { try stack.set(.null, in: .user, forKey: "k", if: .absent) }
+        #expect(try stack.value(in: .user, forKey: "k") == .number("3"))
+    }
+
+    @Test func customDomainsAndListing() throws {
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        let custom = try Domain("ci-cache")
+        try stack.set(.string("x"), in: custom, forKey: "b")
+        try stack.set(.string("y"), in: custom, forKey: "a")
+        try stack.set(.string("z"), in: .user, forKey: "c")
+        #expect(try stack.domains().map(\.name) == ["ci-cache", "default", "dynamic", "memory", "switch", "user"])
+        #expect(try stack.entries().map { "\($0.domain)/\($0.key)" } == ["ci-cache/a", "ci-cache/b", "user/c"])
+        #expect(try stack.entries(in: custom, prefix: "b").map(\.key) == ["b"])
+        #expect(try stack.entries(in: try Domain("nothing")).isEmpty)
+    }
+
+    @Test func removeIsAllOrNothingWithMustExist() throws {
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        for key in ["a", "b", "p.1", "p.2", "q"] { try stack.set(.bool(true), in: .user, forKey: key) }
+        #expect(throws: PrefsError(.notFound, "user/zz not found")) {
+            try stack.remove(in: .user, keys: ["a", "zz"], mustExist: true)
+        }
+        #expect(try stack.value(in: .user, forKey: "a") != nil)
+        #expect(try stack.remove(in: .user, keys: ["a", "zz"]) == ["a"])
+        #expect(try stack.remove(in: .user, prefix: "p.") == 2)
+        #expect(try stack.entries(in: .user).map(\.key) == ["b", "q"])
+    }
+
+    @Test func importExportRoundTrip() throws {
+        let source = try TemporaryStore()
+        let stack = try source.open()
+        try stack.set(try JSONValue(parsing: "{\"n\":0.1,\"big\":123456789012345678901}"), in: .switch, forKey: "cfg")
+        try stack.set(.string("héllo"), in: try Domain("zeta"), forKey: "k")
+        try stack.set(.string("ram"), in: .memory, forKey: "m")
+        let exported = try stack.exportJSON()
+        #expect(exported == "{\"switch\":{\"cfg\":{\"n\":0.1,\"big\":123456789012345678901}},\"zeta\":{\"k\":\"héllo\"}}")
+        let target = try TemporaryStore()
+        let other = try target.open()
+        let plan = try other.importDocument(try JSONValue(parsing: exported))
+        #expect(plan.count(.add) == 2)
+        #expect(try other.exportJSON() == exported)
+        #expect(try other.importDocument(try JSONValue(parsing: exported)).changes.isEmpty)
+    }
+
+    @Test func inProcessMemoryNeverTouchesDisk() throws {
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        try stack.set(.number("1"), in: .memory, forKey: "m")
+        #expect(try stack.value(in: .memory, forKey: "m") == .number("1"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory).isEmpty)
+        let second = try store.open()
+        #expect(try second.value(in: .memory, forKey: "m") == nil, "in-process memory is private to its stack")
+    }
+
+    @Test func sharedMemoryIsSharedBetweenStacksOfOneStore() throws {
+        let store = try TemporaryStore()
+        try store.open(memoryTier: .shared).set(.string("v"), in: .memory, forKey: "k")
+        #expect(try store.open(memoryTier: .shared).value(in: .memory, forKey: "k") == .string("v"))
+        #expect(!FileManager.default.fileExists(atPath: store.path))
+        #expect(FileManager.default.fileExists(atPath: store.directory + "/prefs"))
+    }
+
+    @Test func newerSchemaIsRefusedAndUntouched() throws {
+        let store = try TemporaryStore()
+        try store.open().set(.null, in: .user, forKey: "k")
+        try DatabaseQueue(path: store.path).writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 2") }
+        let before = try Data(contentsOf: URL(fileURLWithPath: store.path))
+        let stack = try store.open()
+        do {
+            _ = try stack.value(in: .user, forKey: "k")
+            Issue.record("a newer store was read")
+        } catch let error as PrefsError {
+            #expect(error.kind == .storeUnreadable)
+        }
+        #expect(throws: PrefsError.self) { try stack.set(.null, in: .user, forKey: "x") }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store.path)) == before)
+    }
+
+    @Test func metadataTableHoldsSchemaVersionAndStoreID() throws {
+        let store = try TemporaryStore()
+        try store.open().set(.null, in: .user, forKey: "k")
+        let meta = try DatabaseQueue(path: store.path).read { db in
+            try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, value FROM meta").map { ($0[0] as String, $0[1] as String) })
+        }
+        #expect(meta["schema_version"] == "1")
+        #expect(meta["store_id"]?.count == 36)
+        let migrations = try DatabaseQueue(path: store.path).read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
+        #expect(migrations == ["v1"])
+    }
+
+    @Test func getCostDoesNotGrowWithTheStore() throws {
+        // The get path must use the primary-key index: check SQLite's plan, not a timer.
+        let store = try TemporaryStore()
+        try store.open().set(.null, in: .user, forKey: "k")
+        let plan = try DatabaseQueue(path: store.path).read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT value FROM kv_user WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)", arguments: ["k", 0])
+                .map { $0["detail"] as String }
+        }
+        #expect(plan.count == 1 && plan[0].contains("USING PRIMARY KEY"), "\(plan)")
+        let prefixPlan = try DatabaseQueue(path: store.path).read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT key FROM kv_user WHERE key >= ? AND key < ? ORDER BY key", arguments: ["a", "b"])
+                .map { $0["detail"] as String }
+        }
+        #expect(prefixPlan.joined().contains("PRIMARY KEY (key>? AND key<?)"), "\(prefixPlan)")
+    }
+}
