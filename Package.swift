@@ -1,6 +1,9 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// CI sets PREFS_STRICT=1 to build the project's own targets with warnings as errors.
+let strict: [SwiftSetting] = Context.environment["PREFS_STRICT"] == nil ? [] : [.unsafeFlags(["-warnings-as-errors"])]
+
 let package = Package(
     name: "prefs",
     products: [
@@ -14,14 +17,16 @@ let package = Package(
     targets: [
         .target(
             name: "PrefsCore",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
         ),
         .executableTarget(
             name: "prefs",
             dependencies: [
                 "PrefsCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            swiftSettings: strict
         ),
         .testTarget(
             name: "PrefsCoreTests",

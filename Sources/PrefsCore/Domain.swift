@@ -31,7 +31,8 @@ public struct Domain: Hashable, Sendable, Comparable, CustomStringConvertible {
     ///   match `^[a-z][a-z0-9_-]{0,63}$`.
     public init(_ name: String) throws {
         guard Domain.isValidName(name) else {
-            throw PrefsError(.usage, "invalid domain name \(Domain.quoted(name)): use 1-64 characters a-z, 0-9, '_' or '-', starting with a letter")
+            throw PrefsError(
+                .usage, "invalid domain name \(Domain.quoted(name)): use 1-64 characters a-z, 0-9, '_' or '-', starting with a letter")
         }
         self.name = name
     }

@@ -90,6 +90,11 @@ final class StoreDatabase: Sendable {
                 opened = try DatabaseQueue(configuration: configuration(readonly: false))
                 _ = try prepare(opened, path: ":memory:", writable: true, create: true)
             case .file(let path):
+                if kind == .memoryTier {
+                    guard try Self.checkPrivateDirectory((path as NSString).deletingLastPathComponent, create: create) else {
+                        return nil
+                    }
+                }
                 var info = stat()
                 if stat(path, &info) == 0 {
                     if (info.st_mode & S_IFMT) == S_IFDIR {
@@ -195,6 +200,25 @@ final class StoreDatabase: Sendable {
         }
         fchmod(fd, 0o600)
         Glibc.close(fd)
+    }
+
+    /// Makes sure a memory-tier directory is a real directory owned by this user and closed
+    /// to others, so no other user can read or plant values. Returns false when it does not
+    /// exist and `create` is false.
+    static func checkPrivateDirectory(_ directory: String, create: Bool) throws -> Bool {
+        var info = stat()
+        if lstat(directory, &info) != 0 {
+            guard create else { return false }
+            try createDirectories(directory)
+            guard lstat(directory, &info) == 0 else {
+                throw PrefsError(.cannotWrite, "cannot create memory directory \(directory)")
+            }
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == getuid(), (info.st_mode & 0o077) == 0 else {
+            throw PrefsError(
+                .cannotWrite, "refusing to use memory directory \(directory): it must be a directory owned by this user with mode 0700")
+        }
+        return true
     }
 
     /// `mkdir -p` with mode 0700 for each directory it creates, whatever the umask.

@@ -18,7 +18,9 @@ extension Prefs {
         @Argument(help: "The key.")
         var key: String
 
-        @Option(name: .customLong("default"), help: ArgumentHelp("Print this value (typed as in 'set') when the key is missing; exit 0.", valueName: "value"))
+        @Option(
+            name: .customLong("default"),
+            help: ArgumentHelp("Print this value (typed as in 'set') when the key is missing; exit 0.", valueName: "value"))
         var defaultValue: String?
 
         @Flag(help: "Always print JSON (strings in quotes).")

@@ -81,7 +81,8 @@ extension Prefs {
                 out.write("\n")
             }
             Output.error(
-                "dry run: would add \(plan.count(.add)), change \(plan.count(.change)), remove \(plan.count(.remove)); \(plan.unchanged) unchanged")
+                "dry run: would add \(plan.count(.add)), change \(plan.count(.change)), remove \(plan.count(.remove)); \(plan.unchanged) unchanged"
+            )
         }
     }
 }

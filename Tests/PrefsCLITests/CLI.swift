@@ -126,7 +126,9 @@ final class ErrorCollector: @unchecked Sendable {
 }
 
 /// Asserts a run failed with `status` and exactly one `prefs: ` line on stderr.
-func expectFailure(_ result: RunResult, _ status: Int32, contains fragment: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+func expectFailure(
+    _ result: RunResult, _ status: Int32, contains fragment: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+) {
     #expect(result.status == status, "\(result)", sourceLocation: sourceLocation)
     #expect(result.stdout.isEmpty, "\(result)", sourceLocation: sourceLocation)
     #expect(result.stderr.hasPrefix("prefs: "), "\(result)", sourceLocation: sourceLocation)

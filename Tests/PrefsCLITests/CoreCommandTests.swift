@@ -106,7 +106,10 @@ struct GetSetRemoveTests {
 
     @Test func jsonRoundTripIsIdentity() throws {
         let box = try Sandbox()
-        let values = ["12345678901234567890", "0.1", "\"ünïcödé 🎉\"", "{\"n\":{\"d\":[null,true,{\"x\":\"\"}]}}", "\"\"", "null", "\"tab\\tquote\\\"\""]
+        let values = [
+            "12345678901234567890", "0.1", "\"ünïcödé 🎉\"", "{\"n\":{\"d\":[null,true,{\"x\":\"\"}]}}", "\"\"", "null",
+            "\"tab\\tquote\\\"\"",
+        ]
         for value in values {
             try box.run(["set", "--type", "json", "user", "src", value])
             let json = try box.run(["get", "--json", "user", "src"]).stdout.trimmingCharacters(in: .newlines)
@@ -264,7 +267,9 @@ struct TransferTests {
         #expect(dry.stderr.contains("would add 1, change 1, remove 0; 1 unchanged"))
         #expect(try box.storeSnapshot() == before)
         let replacing = "{\"user\":{\"new\":2}}"
-        #expect(try box.run(["import", "--replace", "--dry-run"], stdin: replacing).stdout == "remove\tuser\tkeep\nadd\tuser\tnew\t2\nremove\tuser\told\n")
+        #expect(
+            try box.run(["import", "--replace", "--dry-run"], stdin: replacing).stdout
+                == "remove\tuser\tkeep\nadd\tuser\tnew\t2\nremove\tuser\told\n")
         #expect(try box.run(["import", "--replace"], stdin: replacing).status == 0)
         #expect(try box.run(["export"]).stdout == "{\"switch\":{\"s\":1},\"user\":{\"new\":2}}\n")
         #expect(try box.run(["import"], stdin: "{\"user\":{\"x\":true}}").status == 0)
@@ -287,5 +292,18 @@ struct TransferTests {
     @Test func missingImportFileIsUsageError() throws {
         let box = try Sandbox()
         expectFailure(try box.run(["import", box.root + "/nope.json"]), 2, contains: "no such file")
+    }
+}
+
+@Suite("memory directory safety")
+struct MemoryDirectoryTests {
+    @Test func refusesADirectoryOthersCanRead() throws {
+        let box = try Sandbox()
+        let directory = box.runtime + "/prefs"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        chmod(directory, 0o777)
+        expectFailure(try box.run(["set", "memory", "k", "v"]), 4, contains: "mode 0700")
+        chmod(directory, 0o700)
+        #expect(try box.run(["set", "memory", "k", "v"]).status == 0)
     }
 }

@@ -95,7 +95,8 @@ struct ExitCodeTests {
         let box = try Sandbox()
         let file = box.root + "/plain-file"
         try Data("x".utf8).write(to: URL(fileURLWithPath: file))
-        expectFailure(try box.run(["--store", file + "/sub/prefs.db", "set", "user", "k", "v"], store: false), 4, contains: "cannot create")
+        expectFailure(
+            try box.run(["--store", file + "/sub/prefs.db", "set", "user", "k", "v"], store: false), 4, contains: "cannot create")
         // Reading from a location that does not exist is an empty store, not an error.
         expectFailure(try box.run(["--store", file + "/sub/prefs.db", "get", "user", "k"], store: false), 1)
     }
@@ -205,4 +206,25 @@ final class ResultBox: @unchecked Sendable {
     private var results: [RunResult?] = []
     func append(_ result: RunResult?) { lock.withLock { results.append(result) } }
     var all: [RunResult?] { lock.withLock { results } }
+}
+
+@Suite("generated files")
+struct GeneratedFileTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test(arguments: [("bash", "prefs.bash"), ("zsh", "_prefs"), ("fish", "prefs.fish")])
+    func completionScriptsMatchTheBinary(shell: String, file: String) throws {
+        let box = try Sandbox()
+        let generated = try box.run(["--generate-completion-script", shell], store: false)
+        #expect(generated.status == 0)
+        let committed = try String(contentsOf: Self.root.appendingPathComponent("completions/\(file)"), encoding: .utf8)
+        #expect(generated.stdout == committed, "completions/\(file) is out of date: run scripts/generate")
+    }
+
+    @Test func manPageListsEveryCommand() throws {
+        let page = try String(contentsOf: Self.root.appendingPathComponent("man/prefs.1"), encoding: .utf8)
+        for command in ["get", "set", "rm", "list", "domains", "export", "import"] {
+            #expect(page.contains("prefs \(command)") || page.contains(".It Em \(command)"), "man page lacks \(command)")
+        }
+    }
 }

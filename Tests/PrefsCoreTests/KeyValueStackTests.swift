@@ -141,7 +141,8 @@ struct KeyValueStackTests {
         let store = try TemporaryStore()
         try store.open().set(.null, in: .user, forKey: "k")
         let meta = try DatabaseQueue(path: store.path).read { db in
-            try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, value FROM meta").map { ($0[0] as String, $0[1] as String) })
+            try Dictionary(
+                uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, value FROM meta").map { ($0[0] as String, $0[1] as String) })
         }
         #expect(meta["schema_version"] == "1")
         #expect(meta["store_id"]?.count == 36)
@@ -154,13 +155,18 @@ struct KeyValueStackTests {
         let store = try TemporaryStore()
         try store.open().set(.null, in: .user, forKey: "k")
         let plan = try DatabaseQueue(path: store.path).read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT value FROM kv_user WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)", arguments: ["k", 0])
-                .map { $0["detail"] as String }
+            try Row.fetchAll(
+                db, sql: "EXPLAIN QUERY PLAN SELECT value FROM kv_user WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)",
+                arguments: ["k", 0]
+            )
+            .map { $0["detail"] as String }
         }
         #expect(plan.count == 1 && plan[0].contains("USING PRIMARY KEY"), "\(plan)")
         let prefixPlan = try DatabaseQueue(path: store.path).read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT key FROM kv_user WHERE key >= ? AND key < ? ORDER BY key", arguments: ["a", "b"])
-                .map { $0["detail"] as String }
+            try Row.fetchAll(
+                db, sql: "EXPLAIN QUERY PLAN SELECT key FROM kv_user WHERE key >= ? AND key < ? ORDER BY key", arguments: ["a", "b"]
+            )
+            .map { $0["detail"] as String }
         }
         #expect(prefixPlan.joined().contains("PRIMARY KEY (key>? AND key<?)"), "\(prefixPlan)")
     }

@@ -1,0 +1,144 @@
+function __prefs_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __prefs_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __prefs_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __prefs_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __prefs_parse_tokens -S
+    set -l unparsed_tokens (__prefs_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'prefs'
+        __prefs_parse_subcommand 0 'store=' 'version' 'h/help'
+        switch $unparsed_tokens[1]
+        case 'get'
+            __prefs_parse_subcommand 2 'store=' 'default=' 'json' 'version' 'h/help'
+        case 'set'
+            __prefs_parse_subcommand -r 3 'store=' 'string' 'type=' 'if-version=' 'if-absent' 'if-value=' 'version' 'h/help'
+        case 'rm'
+            __prefs_parse_subcommand -r 2 'store=' 'prefix=' 'must-exist' 'version' 'h/help'
+        case 'list'
+            __prefs_parse_subcommand 1 'store=' 'prefix=' 'keys-only' 'json' 'z' 'version' 'h/help'
+        case 'domains'
+            __prefs_parse_subcommand 0 'store=' 'json' 'version' 'h/help'
+        case 'export'
+            __prefs_parse_subcommand -r 1 'store=' 'o=' 'pretty' 'version' 'h/help'
+        case 'import'
+            __prefs_parse_subcommand 1 'store=' 'replace' 'dry-run' 'version' 'h/help'
+        case 'help'
+            __prefs_parse_subcommand -r 1 'version'
+        end
+    end
+end
+
+function __prefs_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __prefs_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __prefs_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __prefs_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__prefs_tokens -p)
+    if test -z "$(__prefs_tokens -t)"
+        set -l index (count (__prefs_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'prefs' -f
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs" version' -l 'version' -d 'Show the version.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'get' -d 'Print the value of a key.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'set' -d 'Store a value under a key.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'rm' -d 'Remove keys.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'list' -d 'List keys and values.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'domains' -d 'List the domains: the built-in ones and every custom domain written to.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'export' -d 'Write domains as one JSON object {"domain":{"key":value}}.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'import' -d 'Load a JSON object {"domain":{"key":value}} into the store.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs get" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs get" default' -l 'default' -d 'Print this value (typed as in \'set\') when the key is missing; exit 0.' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs get" json' -l 'json' -d 'Always print JSON (strings in quotes).'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs get" version' -l 'version' -d 'Show the version.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs get" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs set" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs set" string' -l 'string' -d 'Store VALUE verbatim as a string.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs set" type' -l 'type' -d 'Require this type: string, number, integer, boolean, object, array or json.' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs set" if-version' -l 'if-version' -d 'Write only if the key is at this version (exit 5 otherwise).' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs set" if-absent' -l 'if-absent' -d 'Write only if the key does not exist (exit 5 otherwise).'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs set" if-value' -l 'if-value' -d 'Write only if the key holds this JSON value (exit 5 otherwise).' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs set" version' -l 'version' -d 'Show the version.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs set" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs rm" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs rm" prefix' -l 'prefix' -d 'Remove every key that starts with this text.' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs rm" must-exist' -l 'must-exist' -d 'Exit 1 and remove nothing when a key does not exist.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs rm" version' -l 'version' -d 'Show the version.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs rm" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs list" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs list" prefix' -l 'prefix' -d 'Only keys that start with this text.' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs list" keys-only' -l 'keys-only' -d 'Print keys without values.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs list" json' -l 'json' -d 'Print one JSON object.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs list" z' -s 'z' -d 'End records with NUL instead of newline.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs list" version' -l 'version' -d 'Show the version.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs list" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs domains" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs domains" json' -l 'json' -d 'Print a JSON array.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs domains" version' -l 'version' -d 'Show the version.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs domains" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" o' -s 'o' -d 'Write to this file (mode 0600) instead of standard output.' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" pretty' -l 'pretty' -d 'Indent the JSON.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" version' -l 'version' -d 'Show the version.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs import" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs import" replace' -l 'replace' -d 'Make each domain named in the file exactly the file\'s content.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs import" dry-run' -l 'dry-run' -d 'Print what would change and write nothing.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs import" version' -l 'version' -d 'Show the version.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs import" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs help" version' -l 'version' -d 'Show the version.'
