@@ -18,7 +18,7 @@ extension KeyValueStack {
         }
     }
 
-    /// Encodes `value` as JSON and stores it under `key`; returns the key's new version.
+    /// Encodes `value` as JSON and queues it under `key` (see ``set(_:in:forKey:)``).
     ///
     /// A value that cannot be encoded (for example a `Double.nan`) is an error, never
     /// silently dropped.
@@ -28,8 +28,7 @@ extension KeyValueStack {
     /// ```
     /// - Throws: ``PrefsError``: `invalidValue` when `value` cannot be encoded as JSON;
     ///   `usage` for a bad key; `cannotWrite` when the store cannot be written.
-    @discardableResult
-    public func set<T: Encodable>(_ value: T, in domain: Domain, forKey key: String) throws -> Int64 {
+    public func set<T: Encodable>(_ value: T, in domain: Domain, forKey key: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         let data: Data

@@ -96,17 +96,17 @@ extension KeyValueStack {
         _ = try main.reader()  // refuse a damaged or foreign store even when there is nothing to do
         var plan = ImportPlan()
         for (domain, members) in incoming {
-            var current: [String: String] = [:]
+            var current: [PendingKey: String] = [:]
             var currentOrder: [String] = []
             try forEachEntry(in: domain) { entry in
-                current[entry.key] = entry.json
+                current[PendingKey(domain: domain, key: entry.key)] = entry.json
                 currentOrder.append(entry.key)
             }
-            var seen = Set<String>()
+            var seen = Set<PendingKey>()
             var domainChanges: [ImportPlan.Change] = []
             for (key, json) in members {
-                seen.insert(key)
-                if let old = current[key] {
+                seen.insert(PendingKey(domain: domain, key: key))
+                if let old = current[PendingKey(domain: domain, key: key)] {
                     if old == json {
                         plan.unchanged += 1
                     } else {
@@ -117,7 +117,7 @@ extension KeyValueStack {
                 }
             }
             if replace {
-                for key in currentOrder where !seen.contains(key) {
+                for key in currentOrder where !seen.contains(PendingKey(domain: domain, key: key)) {
                     domainChanges.append(.init(action: .remove, domain: domain, key: key, json: nil))
                 }
             }
@@ -125,27 +125,16 @@ extension KeyValueStack {
             plan.changes += domainChanges
         }
         if dryRun { return plan }
-        let persistent = plan.changes.filter { $0.domain.isPersistent }
-        let inMemory = plan.changes.filter { !$0.domain.isPersistent }
-        for (batch, anchor) in [(persistent, Domain.default), (inMemory, Domain.memory)] {
-            let domainsToCreate = incoming.map(\.0).filter { $0.isPersistent == anchor.isPersistent }
-            if batch.isEmpty && domainsToCreate.allSatisfy({ Domain.builtInPersistent.contains($0) || $0 == .memory }) {
-                continue
+        try flushSynchronously()
+        for persistent in [true, false] {
+            let batch = plan.changes.filter { $0.domain.isPersistent == persistent }
+                .map { (PendingKey(domain: $0.domain, key: $0.key), $0.json.map(PendingChange.set) ?? .remove) }
+            let newDomains = incoming.map(\.0).filter { $0.isPersistent == persistent && !Domain.builtInPersistent.contains($0) }
+            if !newDomains.isEmpty {
+                // Create the domains the document names, even empty ones.
+                for domain in newDomains { try write(domain) { _ in } }
             }
-            try write(anchor) { db in
-                for domain in domainsToCreate where try !DomainTable.exists(db, domain) {
-                    try DomainTable.create(db, domain)
-                }
-                let now = Clock.nowMilliseconds()
-                for change in batch {
-                    let table = DomainTable(change.domain)
-                    if let json = change.json {
-                        try table.upsert(db, key: change.key, json: json, now: now)
-                    } else {
-                        _ = try table.delete(db, key: change.key)
-                    }
-                }
-            }
+            try commit(batch)
         }
         return plan
     }

@@ -8,13 +8,17 @@ import GRDB
 ///
 /// ```swift
 /// let stack = try KeyValueStack(path: "/tmp/app/prefs.db")
-/// try stack.set(.string("dark"), in: .user, forKey: "theme")
-/// let theme = try stack.value(in: .user, forKey: "theme")  // .string("dark")
+/// stack.set(.string("dark"), in: .user, forKey: "theme")   // visible at once
+/// let theme = try stack.value(in: .user, forKey: "theme")   // .string("dark")
+/// try await stack.flush()                                   // durable now
 /// ```
 ///
-/// Every write is committed before the call returns. Several processes may use the same
-/// store at once: SQLite's WAL journal lets readers run beside a writer, and writers wait
-/// for each other up to ``Options/busyTimeout``.
+/// Plain writes go through the debounce queue: they are visible to reads of this stack at
+/// once and written together, in one transaction, one ``Options/window`` after the first of
+/// them (or at ``flush()``/``close()``). Conditional writes, prefix removals and imports
+/// flush the queue and commit before they return. Several processes may use one store at
+/// once: SQLite's WAL journal lets readers run beside a writer, and writers wait for each
+/// other up to ``Options/busyTimeout``.
 public final class KeyValueStack: Sendable {
     /// Where the `memory` domain lives.
     public enum MemoryTier: Sendable, Equatable {
@@ -32,21 +36,30 @@ public final class KeyValueStack: Sendable {
         public var memoryTier: MemoryTier
         /// How long a write waits for another process's lock before failing, in seconds.
         public var busyTimeout: TimeInterval
+        /// The debounce window: queued writes are written this long after the first of them.
+        /// Default one second; at least one millisecond.
+        public var window: Duration
+        /// Called after every flush, successful or not, on the flushing thread.
+        public var onFlush: (@Sendable (FlushReport) -> Void)?
         /// The environment used to find the RAM-backed directory of the shared memory tier.
         public var environment: [String: String]
 
         /// Creates options.
         ///
         /// ```swift
-        /// let stack = try KeyValueStack(path: path, options: .init(memoryTier: .shared))
+        /// let stack = try KeyValueStack(path: path, options: .init(memoryTier: .shared, window: .milliseconds(250)))
         /// ```
         public init(
             memoryTier: MemoryTier = .inProcess,
             busyTimeout: TimeInterval = 5,
+            window: Duration = .seconds(1),
+            onFlush: (@Sendable (FlushReport) -> Void)? = nil,
             environment: [String: String] = ProcessInfo.processInfo.environment
         ) {
             self.memoryTier = memoryTier
             self.busyTimeout = busyTimeout
+            self.window = max(window, .milliseconds(1))
+            self.onFlush = onFlush
             self.environment = environment
         }
     }
@@ -55,6 +68,8 @@ public final class KeyValueStack: Sendable {
     public let path: String
     let main: StoreDatabase
     let memory: StoreDatabase
+    let queue: WriteQueue
+    let observers: ChangeObservers
 
     /// Opens the store at `path`. Nothing is read or created until the first call that needs
     /// it; a store that does not exist reads as empty.
@@ -66,23 +81,58 @@ public final class KeyValueStack: Sendable {
     public init(path: String, options: Options = Options()) throws {
         guard !path.isEmpty else { throw PrefsError(.usage, "store path is empty") }
         self.path = path
-        self.main = StoreDatabase(location: .file(path), kind: .main, busyTimeout: options.busyTimeout)
+        let main = StoreDatabase(location: .file(path), kind: .main, busyTimeout: options.busyTimeout)
+        let memory: StoreDatabase
         switch options.memoryTier {
         case .inProcess:
-            self.memory = StoreDatabase(location: .inProcess, kind: .memoryTier, busyTimeout: options.busyTimeout)
+            memory = StoreDatabase(location: .inProcess, kind: .memoryTier, busyTimeout: options.busyTimeout)
         case .shared:
             let file = StoreLocation.memoryFile(forStore: path, environment: options.environment)
-            self.memory = StoreDatabase(location: .file(file), kind: .memoryTier, busyTimeout: options.busyTimeout)
+            memory = StoreDatabase(location: .file(file), kind: .memoryTier, busyTimeout: options.busyTimeout)
         }
+        let observers = ChangeObservers()
+        self.main = main
+        self.memory = memory
+        self.observers = observers
+        self.queue = WriteQueue(
+            window: options.window,
+            apply: { batch in try KeyValueStack.applyBatch(batch, main: main, memory: memory, observers: observers) },
+            onFlush: options.onFlush)
+    }
+
+    /// Releasing a stack drains its queue; a failure is reported through
+    /// ``Options/onFlush`` (call ``close()`` to see it as an error).
+    deinit {
+        _ = try? queue.flush()
+        observers.finishAll()
     }
 
     func database(for domain: Domain) -> StoreDatabase {
         domain.isPersistent ? main : memory
     }
 
+    static func tableMayExist(_ db: Database, _ domain: Domain) throws -> Bool {
+        try domain == .memory || Domain.builtInPersistent.contains(domain) || DomainTable.exists(db, domain)
+    }
+
     // MARK: - Reading
 
-    /// The entry (value and metadata) stored under `key`, or nil.
+    /// The committed entry for a key, ignoring the queue.
+    func storedEntry(in domain: Domain, forKey key: String) throws -> Entry? {
+        let database = database(for: domain)
+        guard let reader = try database.reader() else { return nil }
+        do {
+            return try reader.read { db in
+                guard try Self.tableMayExist(db, domain) else { return nil }
+                return try DomainTable(domain).row(db, key: key, now: Clock.nowMilliseconds())
+            }
+        } catch {
+            throw PrefsError.database(error, path: database.displayPath, writing: false)
+        }
+    }
+
+    /// The entry (value and metadata) under `key`, or nil. A queued write shows with the
+    /// version it will get and the current time.
     ///
     /// ```swift
     /// if let entry = try stack.entry(in: .user, forKey: "theme") { print(entry.version) }
@@ -91,21 +141,15 @@ public final class KeyValueStack: Sendable {
     ///   cannot be read.
     public func entry(in domain: Domain, forKey key: String) throws -> Entry? {
         try Key.validate(key)
-        let database = database(for: domain)
-        guard let reader = try database.reader() else { return nil }
-        do {
-            return try reader.read { db in
-                if !Domain.builtInPersistent.contains(domain), domain != .memory, try !DomainTable.exists(db, domain) {
-                    return nil
-                }
-                return try DomainTable(domain).row(db, key: key, now: Clock.nowMilliseconds())
-            }
-        } catch {
-            throw PrefsError.database(error, path: database.displayPath, writing: false)
+        let stored = try storedEntry(in: domain, forKey: key)
+        if let change = queue.overlay(PendingKey(domain: domain, key: key)) {
+            guard let json = change.visibleJSON else { return nil }
+            return Entry(domain: domain, key: key, json: json, version: (stored?.version ?? 0) + 1, updatedAt: Clock.nowMilliseconds())
         }
+        return stored
     }
 
-    /// The value stored under `key`, or nil.
+    /// The value under `key`, or nil; queued writes included.
     ///
     /// ```swift
     /// let theme = try stack.value(in: .user, forKey: "theme")
@@ -113,7 +157,11 @@ public final class KeyValueStack: Sendable {
     /// - Throws: ``PrefsError``: `usage` for a bad key, `storeUnreadable` when the store
     ///   cannot be read.
     public func value(in domain: Domain, forKey key: String) throws -> JSONValue? {
-        try entry(in: domain, forKey: key)?.value()
+        try Key.validate(key)
+        if let change = queue.overlay(PendingKey(domain: domain, key: key)) {
+            return try change.visibleJSON.map { try JSONValue(parsing: $0) }
+        }
+        return try storedEntry(in: domain, forKey: key)?.value()
     }
 
     /// The domains that exist: the built-in ones (including `memory`) and every custom
@@ -129,11 +177,12 @@ public final class KeyValueStack: Sendable {
                 throw PrefsError.database(error, path: main.displayPath, writing: false)
             }
         }
+        result.formUnion(queue.overlay(domain: nil).keys.map(\.domain))
         return result.sorted()
     }
 
     /// Visits entries in domain-name order, then key order (bytewise UTF-8), without loading
-    /// them all at once.
+    /// them all at once. Queued writes are included.
     ///
     /// ```swift
     /// try stack.forEachEntry(in: .user, prefix: "onboarding.") { print($0.key) }
@@ -146,24 +195,49 @@ public final class KeyValueStack: Sendable {
         let domains = try domain.map { [$0] } ?? self.domains()
         let now = Clock.nowMilliseconds()
         for domain in domains {
-            let database = database(for: domain)
-            guard let reader = try database.reader() else { continue }
-            do {
-                try reader.read { db in
-                    if domain != .memory, !Domain.builtInPersistent.contains(domain), try !DomainTable.exists(db, domain) {
-                        return
+            var overlay = queue.overlay(domain: domain)
+                .filter { prefix == nil || $0.key.key.utf8.starts(with: prefix!.utf8) }
+                .map { ($0.key.key, $0.value) }
+                .sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }[...]
+            func emitOverlay(before key: String?) throws {
+                while let (pendingKey, change) = overlay.first {
+                    if let key, !pendingKey.utf8.lexicographicallyPrecedes(key.utf8) { return }
+                    overlay.removeFirst()
+                    if let json = change.visibleJSON {
+                        try body(Entry(domain: domain, key: pendingKey, json: json, version: 0, updatedAt: now))
                     }
-                    try DomainTable(domain).forEach(db, prefix: prefix, now: now, body)
                 }
-            } catch let error as PrefsError {
-                throw error
-            } catch let error as DatabaseError {
-                throw PrefsError.database(error, path: database.displayPath, writing: false)
             }
+            let database = database(for: domain)
+            if let reader = try database.reader() {
+                do {
+                    try reader.read { db in
+                        guard try Self.tableMayExist(db, domain) else { return }
+                        try DomainTable(domain).forEach(db, prefix: prefix, now: now) { entry in
+                            try emitOverlay(before: entry.key)
+                            if let (pendingKey, change) = overlay.first, pendingKey.utf8.elementsEqual(entry.key.utf8) {
+                                overlay.removeFirst()
+                                if let json = change.visibleJSON {
+                                    var updated = entry
+                                    updated.json = json
+                                    updated.version += 1
+                                    updated.updatedAt = now
+                                    try body(updated)
+                                }
+                                return
+                            }
+                            try body(entry)
+                        }
+                    }
+                } catch let error as DatabaseError {
+                    throw PrefsError.database(error, path: database.displayPath, writing: false)
+                }
+            }
+            try emitOverlay(before: nil)
         }
     }
 
-    /// The entries of one domain, or of all, in key order.
+    /// The entries of one domain, or of all, in key order; queued writes included.
     ///
     /// ```swift
     /// let all = try stack.entries()
@@ -175,123 +249,17 @@ public final class KeyValueStack: Sendable {
         return result
     }
 
-    // MARK: - Writing
+    // MARK: - Observing
 
-    /// A condition a write checks, in its transaction, before it changes anything.
-    public enum Precondition: Sendable, Equatable {
-        /// No condition.
-        case none
-        /// The key must not exist.
-        case absent
-        /// The key must exist with this version.
-        case version(Int64)
-        /// The key must exist with this value (compared as compact JSON text).
-        case value(JSONValue)
-    }
-
-    /// Stores `value` under `key`, replacing what was there, and commits before returning.
-    /// Returns the key's new version.
+    /// Committed changes, as they commit: every change of this stack (queued or direct),
+    /// optionally only of one domain and/or key. The stream ends when the stack is closed.
     ///
     /// ```swift
-    /// try stack.set(.bool(true), in: .user, forKey: "onboarding.shown")
-    /// try stack.set(.number("2"), in: .user, forKey: "step", if: .version(1))  // compare-and-set
+    /// Task {
+    ///     for await event in stack.changes(in: .switch) { print(event.key, event.kind) }
+    /// }
     /// ```
-    /// - Throws: ``PrefsError``: `usage` for a bad key, `preconditionFailed` when `condition`
-    ///   does not hold (nothing is written), `cannotWrite` when the store cannot be written,
-    ///   `storeUnreadable` when it is damaged.
-    @discardableResult
-    public func set(_ value: JSONValue, in domain: Domain, forKey key: String, if condition: Precondition = .none) throws -> Int64 {
-        try Key.validate(key)
-        let json = value.compactText
-        return try write(domain) { db in
-            let table = DomainTable(domain)
-            let now = Clock.nowMilliseconds()
-            if condition != .none {
-                try Self.check(condition, table.row(db, key: key, now: now), domain: domain, key: key)
-            }
-            return try table.upsert(db, key: key, json: json, now: now)
-        }
-    }
-
-    static func check(_ condition: Precondition, _ current: Entry?, domain: Domain, key: String) throws {
-        let name = "\(domain.name)/\(key)"
-        switch condition {
-        case .none:
-            return
-        case .absent:
-            if current != nil { throw PrefsError(.preconditionFailed, "\(name) already exists") }
-        case .version(let expected):
-            guard let current else { throw PrefsError(.preconditionFailed, "\(name) does not exist (expected version \(expected))") }
-            if current.version != expected {
-                throw PrefsError(.preconditionFailed, "\(name) is at version \(current.version), not \(expected)")
-            }
-        case .value(let expected):
-            guard let current else { throw PrefsError(.preconditionFailed, "\(name) does not exist") }
-            if current.json != expected.compactText {
-                throw PrefsError(.preconditionFailed, "\(name) does not hold the expected value")
-            }
-        }
-    }
-
-    /// Removes keys in one transaction; returns the keys that existed.
-    ///
-    /// Removing a missing key is not an error unless `mustExist` is true, in which case
-    /// nothing is removed and the error names the first missing key.
-    ///
-    /// ```swift
-    /// try stack.remove(in: .user, keys: ["a", "b"])
-    /// ```
-    /// - Throws: ``PrefsError``: `usage` for a bad key, `notFound` when `mustExist` and a key
-    ///   is missing, `cannotWrite` when the store cannot be written.
-    @discardableResult
-    public func remove(in domain: Domain, keys: [String], mustExist: Bool = false) throws -> [String] {
-        for key in keys { try Key.validate(key) }
-        let database = database(for: domain)
-        if try database.reader() == nil {
-            if mustExist, let first = keys.first { throw PrefsError(.notFound, "\(domain.name)/\(first) not found") }
-            return []
-        }
-        return try write(domain) { db in
-            let table = DomainTable(domain)
-            var removed: [String] = []
-            for key in keys {
-                if try table.delete(db, key: key) {
-                    removed.append(key)
-                } else if mustExist {
-                    throw PrefsError(.notFound, "\(domain.name)/\(key) not found")
-                }
-            }
-            return removed
-        }
-    }
-
-    /// Removes every key of `domain` that starts with `prefix`; returns how many were removed.
-    ///
-    /// ```swift
-    /// try stack.remove(in: .user, prefix: "onboarding.")
-    /// ```
-    /// - Throws: ``PrefsError``: `cannotWrite` when the store cannot be written.
-    @discardableResult
-    public func remove(in domain: Domain, prefix: String) throws -> Int {
-        guard try database(for: domain).reader() != nil else { return 0 }
-        return try write(domain) { db in
-            try DomainTable(domain).delete(db, prefix: prefix)
-        }
-    }
-
-    /// Runs `body` in one immediate transaction on the database that holds `domain`,
-    /// creating the domain's table first when needed.
-    func write<T>(_ domain: Domain, _ body: (Database) throws -> T) throws -> T {
-        let database = database(for: domain)
-        do {
-            return try database.writer().write { db in
-                if !Domain.builtInPersistent.contains(domain), domain != .memory, try !DomainTable.exists(db, domain) {
-                    try DomainTable.create(db, domain)
-                }
-                return try body(db)
-            }
-        } catch {
-            throw PrefsError.database(error, path: database.displayPath, writing: true)
-        }
+    public func changes(in domain: Domain? = nil, forKey key: String? = nil) -> AsyncStream<ChangeEvent> {
+        observers.stream(domain: domain, key: key)
     }
 }

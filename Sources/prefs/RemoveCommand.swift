@@ -35,6 +35,7 @@ extension Prefs {
             let stack = try global.openStack()
             if !keys.isEmpty {
                 try stack.remove(in: domain, keys: keys, mustExist: mustExist)
+                try stack.flushSynchronously()
             }
             if let prefix {
                 let removed = try stack.remove(in: domain, prefix: prefix)

@@ -54,12 +54,17 @@ extension Prefs {
             let domain = try parseDomain(domain)
             try Key.validate(key)
             let parsed = try readValue(value[0], type: string ? .string : (type?.type ?? .auto))
-            var condition = KeyValueStack.Precondition.none
+            var condition: KeyValueStack.Precondition?
             if let ifVersion { condition = .version(ifVersion) }
             if ifAbsent { condition = .absent }
             if let ifValue { condition = .value(try ValueType.json.value(from: ifValue)) }
             let stack = try global.openStack()
-            try stack.set(parsed, in: domain, forKey: key, if: condition)
+            if let condition {
+                try stack.set(parsed, in: domain, forKey: key, if: condition)
+            } else {
+                try stack.set(parsed, in: domain, forKey: key)
+                try stack.flushSynchronously()
+            }
         }
     }
 }

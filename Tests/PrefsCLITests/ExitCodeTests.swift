@@ -80,6 +80,7 @@ struct ExitCodeTests {
     @Test func threeForACorruptStore() throws {
         let box = try Sandbox()
         for i in 0..<300 { try box.run(["set", "user", "key\(i % 3)", String(repeating: "x", count: 2000 + i)]) }
+        try DatabaseQueue(path: box.store).writeWithoutTransaction { _ = try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: box.store)))
         #expect(bytes.count > 8192)
         // Overwrite every page after the first with garbage.

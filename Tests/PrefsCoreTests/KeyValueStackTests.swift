@@ -50,8 +50,9 @@ struct KeyValueStackTests {
     @Test func versionsIncreaseAndPreconditionsHold() throws {
         let store = try TemporaryStore()
         let stack = try store.open()
-        #expect(try stack.set(.number("1"), in: .user, forKey: "k") == 1)
-        #expect(try stack.set(.number("2"), in: .user, forKey: "k") == 2)
+        #expect(try stack.set(.number("1"), in: .user, forKey: "k", if: .absent) == 1)
+        try stack.set(.number("2"), in: .user, forKey: "k")
+        try stack.flushSynchronously()
         #expect(try stack.entry(in: .user, forKey: "k")?.version == 2)
         #expect(throws: PrefsError(.preconditionFailed, "user/k is at version 2, not 1")) {
             try stack.set(.number("3"), in: .user, forKey: "k", if: .version(1))

@@ -1,0 +1,308 @@
+import Foundation
+import GRDB
+
+extension KeyValueStack {
+    /// A condition a write checks, in its transaction, before it changes anything.
+    public enum Precondition: Sendable, Equatable {
+        /// The key must not exist.
+        case absent
+        /// The key must exist with this version.
+        case version(Int64)
+        /// The key must exist with this value (compared as compact JSON text).
+        case value(JSONValue)
+    }
+
+    // MARK: - Queued writes
+
+    /// Queues `value` under `key`. Reads of this stack see it at once; it is written with the
+    /// rest of the queue one window later, or at ``flush()``.
+    ///
+    /// ```swift
+    /// try stack.set(.bool(true), in: .user, forKey: "onboarding.shown")
+    /// ```
+    /// - Throws: ``PrefsError``: `usage` for a bad key; `storeUnreadable` or `cannotWrite`
+    ///   when the store cannot be opened for writing.
+    public func set(_ value: JSONValue, in domain: Domain, forKey key: String) throws {
+        try Key.validate(key)
+        _ = try database(for: domain).writer()  // a damaged or newer store fails here, not at the flush
+        queue.enqueue(PendingKey(domain: domain, key: key), .set(value.compactText))
+    }
+
+    /// Queues the removal of keys; returns the keys that existed (as this stack sees them).
+    ///
+    /// With `mustExist`, the queue is flushed and the removal commits at once, in one
+    /// transaction that removes nothing when a key is missing.
+    ///
+    /// ```swift
+    /// try stack.remove(in: .user, keys: ["a", "b"])
+    /// ```
+    /// - Throws: ``PrefsError``: `usage` for a bad key, `notFound` when `mustExist` and a key
+    ///   is missing, `cannotWrite` when the store cannot be written.
+    @discardableResult
+    public func remove(in domain: Domain, keys: [String], mustExist: Bool = false) throws -> [String] {
+        for key in keys { try Key.validate(key) }
+        if mustExist {
+            try flushSynchronously()
+            let changes = keys.map { (PendingKey(domain: domain, key: $0), PendingChange.remove) }
+            return try commit(changes, requireExisting: true).map(\.key)
+        }
+        guard try database(for: domain).reader() != nil else { return [] }
+        var existed: [String] = []
+        for key in keys {
+            if try value(in: domain, forKey: key) != nil { existed.append(key) }
+            queue.enqueue(PendingKey(domain: domain, key: key), .remove)
+        }
+        return existed
+    }
+
+    /// Queues adding `delta` to the integer under `key` (a missing key counts as 0) and
+    /// returns the new value as this stack sees it. The addition is applied to the committed
+    /// value inside the flush transaction, so increments from several processes add up.
+    ///
+    /// ```swift
+    /// let launches = try stack.increment(in: .user, forKey: "launches")
+    /// ```
+    /// - Throws: ``PrefsError``: `invalidValue` when the value is not an integer or the sum
+    ///   overflows 64 bits; `usage` for a bad key.
+    @discardableResult
+    public func increment(in domain: Domain, forKey key: String, by delta: Int64 = 1) throws -> Int64 {
+        let current = try value(in: domain, forKey: key)
+        let base = try Self.integer(current, domain: domain, key: key)
+        let (sum, overflow) = base.addingReportingOverflow(delta)
+        if overflow { throw PrefsError(.invalidValue, "\(domain.name)/\(key): \(base) + \(delta) overflows a 64-bit integer") }
+        _ = try database(for: domain).writer()
+        queue.enqueue(PendingKey(domain: domain, key: key), .increment(delta: delta, visible: String(sum)))
+        return sum
+    }
+
+    static func integer(_ value: JSONValue?, domain: Domain, key: String) throws -> Int64 {
+        guard let value else { return 0 }
+        guard case .number(let text) = value, value.isIntegerNumber, let integer = Int64(text) else {
+            throw PrefsError(
+                .invalidValue,
+                "\(domain.name)/\(key) holds \(value.typeName == "number" ? "a non-integer number" : "a \(value.typeName)"), not an integer"
+            )
+        }
+        return integer
+    }
+
+    // MARK: - Flushing
+
+    /// Writes every queued change now and returns when it is committed.
+    ///
+    /// ```swift
+    /// try await stack.flush()
+    /// ```
+    /// - Throws: ``PrefsError`` (`cannotWrite`, `storeUnreadable`) when the write fails; the
+    ///   changes stay queued and are retried.
+    public func flush() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            DispatchQueue.global(qos: .userInitiated).async {
+                do {
+                    try self.flushSynchronously()
+                    continuation.resume()
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    /// Writes every queued change now, blocking the calling thread until it is committed.
+    ///
+    /// - Returns: what the flush wrote.
+    /// - Throws: ``PrefsError`` when the write fails; the changes stay queued.
+    @discardableResult
+    public func flushSynchronously() throws -> FlushReport {
+        try queue.flush()
+    }
+
+    /// How many keys have queued changes not yet committed.
+    public var pendingCount: Int { queue.pendingCount }
+
+    /// The error of the last flush, when it failed and nothing has been committed since.
+    public var lastFlushError: PrefsError? { queue.lastError }
+
+    /// Sets the marker reported by the next flushes (``FlushReport/marker``), e.g. the
+    /// number of the last input line whose write has been queued.
+    public func setProgressMarker(_ marker: Int) {
+        queue.setMarker(marker)
+    }
+
+    /// Flushes the queue, ends the change streams and closes the database connections.
+    ///
+    /// - Throws: ``PrefsError`` when the final flush fails (the stack stays usable).
+    public func close() throws {
+        try flushSynchronously()
+        observers.finishAll()
+        main.close()
+        memory.close()
+    }
+
+    // MARK: - Direct writes
+
+    /// Stores `value` under `key` only when `condition` holds, and commits before returning
+    /// (queued writes are flushed first). Returns the key's new version.
+    ///
+    /// ```swift
+    /// try stack.set(.number("2"), in: .user, forKey: "step", if: .version(1))
+    /// ```
+    /// - Throws: ``PrefsError``: `preconditionFailed` when `condition` does not hold (nothing
+    ///   is written), `usage` for a bad key, `cannotWrite` when the store cannot be written.
+    @discardableResult
+    public func set(_ value: JSONValue, in domain: Domain, forKey key: String, if condition: Precondition) throws -> Int64 {
+        try Key.validate(key)
+        try flushSynchronously()
+        let json = value.compactText
+        let (version, event) = try write(domain) { db -> (Int64, ChangeEvent) in
+            let table = DomainTable(domain)
+            let now = Clock.nowMilliseconds()
+            let old = try table.row(db, key: key, now: now)
+            try Self.check(condition, old, domain: domain, key: key)
+            let version = try table.upsert(db, key: key, json: json, now: now)
+            return (version, ChangeEvent(kind: old == nil ? .insert : .update, domain: domain, key: key, json: json, oldJSON: old?.json))
+        }
+        observers.deliver([event])
+        return version
+    }
+
+    static func check(_ condition: Precondition, _ current: Entry?, domain: Domain, key: String) throws {
+        let name = "\(domain.name)/\(key)"
+        switch condition {
+        case .absent:
+            if current != nil { throw PrefsError(.preconditionFailed, "\(name) already exists") }
+        case .version(let expected):
+            guard let current else { throw PrefsError(.preconditionFailed, "\(name) does not exist (expected version \(expected))") }
+            if current.version != expected {
+                throw PrefsError(.preconditionFailed, "\(name) is at version \(current.version), not \(expected)")
+            }
+        case .value(let expected):
+            guard let current else { throw PrefsError(.preconditionFailed, "\(name) does not exist") }
+            if current.json != expected.compactText {
+                throw PrefsError(.preconditionFailed, "\(name) does not hold the expected value")
+            }
+        }
+    }
+
+    /// Removes every key of `domain` that starts with `prefix` and commits before returning
+    /// (queued writes are flushed first); returns how many were removed.
+    ///
+    /// ```swift
+    /// try stack.remove(in: .user, prefix: "onboarding.")
+    /// ```
+    /// - Throws: ``PrefsError``: `cannotWrite` when the store cannot be written.
+    @discardableResult
+    public func remove(in domain: Domain, prefix: String) throws -> Int {
+        try flushSynchronously()
+        guard try database(for: domain).reader() != nil else { return 0 }
+        var keys: [String] = []
+        try forEachEntry(in: domain, prefix: prefix) { keys.append($0.key) }
+        guard !keys.isEmpty else { return 0 }
+        return try commit(keys.map { (PendingKey(domain: domain, key: $0), PendingChange.remove) }).count
+    }
+
+    /// Commits changes of one database's domains in one transaction and delivers the events.
+    @discardableResult
+    func commit(_ changes: [(PendingKey, PendingChange)], requireExisting: Bool = false) throws -> [ChangeEvent] {
+        guard let first = changes.first else { return [] }
+        let database = database(for: first.0.domain)
+        let events = try Self.commit(changes, to: database, requireExisting: requireExisting)
+        observers.deliver(events)
+        return events
+    }
+
+    /// Runs `body` in one immediate transaction on the database that holds `domain`,
+    /// creating the domain's table first when needed.
+    func write<T>(_ domain: Domain, _ body: (Database) throws -> T) throws -> T {
+        let database = database(for: domain)
+        do {
+            return try database.writer().write { db in
+                if try !Self.tableMayExist(db, domain) {
+                    try DomainTable.create(db, domain)
+                }
+                return try body(db)
+            }
+        } catch {
+            throw PrefsError.database(error, path: database.displayPath, writing: true)
+        }
+    }
+
+    // MARK: - Applying batches
+
+    /// Thrown by ``applyBatch`` when the store file's part committed but the memory tier's
+    /// did not.
+    struct PartialFlushFailure: Error {
+        var committed: Set<PendingKey>
+        var error: PrefsError
+    }
+
+    /// Writes one flush: the persistent domains in one transaction, then the memory tier.
+    static func applyBatch(
+        _ batch: [(PendingKey, PendingChange)], main: StoreDatabase, memory: StoreDatabase, observers: ChangeObservers
+    ) throws {
+        let persistent = batch.filter { $0.0.domain.isPersistent }
+        let inMemory = batch.filter { !$0.0.domain.isPersistent }
+        if !persistent.isEmpty {
+            observers.deliver(try commit(persistent, to: main, requireExisting: false))
+        }
+        if !inMemory.isEmpty {
+            do {
+                observers.deliver(try commit(inMemory, to: memory, requireExisting: false))
+            } catch let error as PrefsError where !persistent.isEmpty {
+                throw PartialFlushFailure(committed: Set(persistent.map(\.0)), error: error)
+            }
+        }
+    }
+
+    /// Applies changes in one immediate transaction; returns the events, in order.
+    static func commit(_ changes: [(PendingKey, PendingChange)], to database: StoreDatabase, requireExisting: Bool) throws
+        -> [ChangeEvent]
+    {
+        do {
+            return try database.writer().write { db in
+                var events: [ChangeEvent] = []
+                events.reserveCapacity(changes.count)
+                var ready = Set<Domain>()
+                let now = Clock.nowMilliseconds()
+                for (target, change) in changes {
+                    let domain = target.domain
+                    if !ready.contains(domain) {
+                        if try !tableMayExist(db, domain) { try DomainTable.create(db, domain) }
+                        ready.insert(domain)
+                    }
+                    let table = DomainTable(domain)
+                    let old = try table.row(db, key: target.key, now: now)
+                    switch change {
+                    case .set(let json):
+                        try table.upsert(db, key: target.key, json: json, now: now)
+                        events.append(
+                            ChangeEvent(
+                                kind: old == nil ? .insert : .update, domain: domain, key: target.key, json: json, oldJSON: old?.json))
+                    case .remove:
+                        guard let old else {
+                            if requireExisting { throw PrefsError(.notFound, "\(domain.name)/\(target.key) not found") }
+                            continue
+                        }
+                        _ = try table.delete(db, key: target.key)
+                        events.append(ChangeEvent(kind: .delete, domain: domain, key: target.key, json: nil, oldJSON: old.json))
+                    case .increment(let delta, let visible):
+                        // Apply the delta to the committed value; a value another process made
+                        // non-integer meanwhile is replaced by the value this stack showed.
+                        var json = visible
+                        if let base = try? integer(old.map { try $0.value() }, domain: domain, key: target.key) {
+                            let (sum, overflow) = base.addingReportingOverflow(delta)
+                            if !overflow { json = String(sum) }
+                        }
+                        try table.upsert(db, key: target.key, json: json, now: now)
+                        events.append(
+                            ChangeEvent(
+                                kind: old == nil ? .insert : .update, domain: domain, key: target.key, json: json, oldJSON: old?.json))
+                    }
+                }
+                return events
+            }
+        } catch {
+            throw PrefsError.database(error, path: database.displayPath, writing: true)
+        }
+    }
+}
