@@ -20,7 +20,7 @@ struct Prefs: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            Get.self, Set.self, Remove.self, List.self, Domains.self, Export.self, Import.self,
+            Get.self, Set.self, Remove.self, List.self, Domains.self, Export.self, Import.self, Batch.self,
         ]
     )
 

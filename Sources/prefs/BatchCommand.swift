@@ -1,0 +1,325 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import PrefsCore
+import Synchronization
+
+extension Prefs {
+    struct Batch: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Apply commands from standard input through the debounce write queue.",
+            discussion: """
+                One command per line, as JSON Lines — {"op":"set","domain":"user","key":"k","value":1}, \
+                {"op":"rm","domain":"user","key":"k"}, {"op":"incr","domain":"user","key":"n","by":1} — \
+                or short: set DOMAIN KEY VALUE... (VALUE is the rest of the line, typed as in 'set'), \
+                rm DOMAIN KEY, incr DOMAIN KEY [N]. Blank lines and lines starting with # are skipped. \
+                Writes are coalesced by key and committed once per window in one transaction; after \
+                each commit a line {"flushed":N,"through":LINE} says every input line up to LINE is \
+                durable. At end of input the rest is flushed (exit 0). SIGINT/SIGTERM flush what was \
+                read and exit 130/143. A malformed line stops the batch after flushing the lines \
+                before it (exit 6).
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Option(help: ArgumentHelp("The debounce window: 1s, 250ms, 1ms, 2m (at least 1ms).", valueName: "duration"))
+        var window: WindowDuration = WindowDuration(duration: .seconds(1))
+
+        func run() throws {
+            let progress = BatchProgress()
+            let environment = ProcessInfo.processInfo.environment
+            var options = KeyValueStack.Options(memoryTier: .shared, window: window.duration, environment: environment)
+            options.onFlush = { report in progress.flushed(report) }
+            if let text = environment["PREFS_BUSY_TIMEOUT"], let seconds = Double(text), seconds >= 0 {
+                options.busyTimeout = seconds
+            }
+            let stack = try KeyValueStack(path: global.storePath, options: options)
+            let signals = SignalDrain(stack: stack, progress: progress)
+            signals.install()
+
+            let reader = LineReader(fd: 0)
+            var lineNumber = 0
+            do {
+                while let line = try reader.next() {
+                    lineNumber += 1
+                    do {
+                        try BatchLine.parse(line)?.apply(to: stack)
+                    } catch let error as PrefsError {
+                        throw BatchFailure(line: lineNumber, error: error)
+                    }
+                    stack.setProgressMarker(lineNumber)
+                }
+            } catch let failure as BatchFailure {
+                _ = try? stack.flushSynchronously()
+                progress.finish(marker: stack.pendingCount == 0 ? failure.line - 1 : nil)
+                let kind: PrefsError.Kind = failure.error.kind == .cannotWrite || failure.error.kind == .storeUnreadable ? failure.error.kind : .invalidValue
+                throw PrefsError(kind, "line \(failure.line): \(failure.error.message)")
+            }
+            try stack.flushSynchronously()
+            progress.finish(marker: lineNumber)
+        }
+    }
+}
+
+struct BatchFailure: Error {
+    var line: Int
+    var error: PrefsError
+}
+
+/// `--window` values: a number with a unit (ms, s, m, h); a bare number is seconds.
+struct WindowDuration: ExpressibleByArgument {
+    var duration: Duration
+
+    init(duration: Duration) {
+        self.duration = duration
+    }
+
+    init?(argument: String) {
+        guard let duration = parseDuration(argument), duration >= .milliseconds(1) else { return nil }
+        self.duration = duration
+    }
+
+    var defaultValueDescription: String { "1s" }
+}
+
+/// Parses `250ms`, `1s`, `1.5s`, `15m`, `2h`, `7d`; nil when malformed.
+func parseDuration(_ text: String) -> Duration? {
+    let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
+    for (suffix, scale) in units where text.hasSuffix(suffix) {
+        let number = String(text.dropLast(suffix.count))
+        guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let value = Double(number), value.isFinite else {
+            return nil
+        }
+        let milliseconds = (value * scale * 1000).rounded()
+        guard milliseconds < 1e15 else { return nil }
+        return .milliseconds(Int64(milliseconds))
+    }
+    if let value = Double(text), value.isFinite, value >= 0, text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) {
+        return .milliseconds(Int64((value * 1000).rounded()))
+    }
+    return nil
+}
+
+/// Prints `{"flushed":N,"through":LINE}` after commits, from whichever thread flushed.
+final class BatchProgress: Sendable {
+    private struct State {
+        var printed = 0
+        var everPrinted = false
+        var lastLine = ""
+    }
+
+    private let state = Mutex(State())
+
+    func flushed(_ report: FlushReport) {
+        if let error = report.error {
+            Output.error("flush failed, will retry: \(error.message)")
+            return
+        }
+        state.withLock { state in
+            guard report.changes > 0 || report.marker > state.printed else { return }
+            emit(&state, flushed: report.changes, through: max(report.marker, state.printed))
+        }
+    }
+
+    /// Prints a final line when input lines became durable without a commit (blank lines,
+    /// comments) or nothing was printed yet.
+    func finish(marker: Int?) {
+        state.withLock { state in
+            if let marker, marker > state.printed {
+                emit(&state, flushed: 0, through: marker)
+            } else if !state.everPrinted {
+                emit(&state, flushed: 0, through: state.printed)
+            }
+        }
+    }
+
+    /// Repeats the last line (after a signal), or prints one.
+    func repeatLast() {
+        state.withLock { state in
+            if state.everPrinted {
+                Output.writeAll(1, Array(state.lastLine.utf8))
+            } else {
+                emit(&state, flushed: 0, through: 0)
+            }
+        }
+    }
+
+    private func emit(_ state: inout State, flushed: Int, through: Int) {
+        let line = "{\"flushed\":\(flushed),\"through\":\(through)}\n"
+        Output.writeAll(1, Array(line.utf8))
+        state.printed = through
+        state.everPrinted = true
+        state.lastLine = line
+    }
+}
+
+/// On SIGINT/SIGTERM: flush what was read, print the last progress line, exit 130/143.
+final class SignalDrain: Sendable {
+    let stack: KeyValueStack
+    let progress: BatchProgress
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+
+    init(stack: KeyValueStack, progress: BatchProgress) {
+        self.stack = stack
+        self.progress = progress
+    }
+
+    func install() {
+        let queue = DispatchQueue(label: "prefs.signals")
+        for (number, code) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { [stack, progress] in
+                var status = code
+                do {
+                    try stack.flushSynchronously()
+                } catch {
+                    Output.error("could not flush before exiting: \((error as? PrefsError)?.message ?? "\(error)")")
+                    status = 4
+                }
+                progress.repeatLast()
+                exit(status)
+            }
+            source.resume()
+            Self.sources.append(source)  // keep the sources alive; install() runs once, on the main thread
+        }
+    }
+}
+
+/// Reads lines from a file descriptor without holding the whole input.
+final class LineReader {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var atEnd = false
+
+    init(fd: Int32) {
+        self.fd = fd
+    }
+
+    /// The next line without its newline (and a trailing CR), or nil at end of input.
+    func next() throws -> String? {
+        while true {
+            if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                var end = newline
+                if end > start && buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                let line = try decode(buffer[start..<end])
+                start = newline + 1
+                return line
+            }
+            if atEnd {
+                guard start < buffer.count else { return nil }
+                let line = try decode(buffer[start...])
+                start = buffer.count
+                return line
+            }
+            if start > 0 {
+                buffer.removeSubrange(0..<start)
+                start = 0
+            }
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            let descriptor = fd
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw PrefsError(.usage, "cannot read standard input: \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { atEnd = true } else { buffer.append(contentsOf: chunk[0..<n]) }
+        }
+    }
+
+    private func decode(_ bytes: ArraySlice<UInt8>) throws -> String {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw BatchLineError.invalidUTF8
+        }
+        return text
+    }
+}
+
+enum BatchLineError: Error {
+    case invalidUTF8
+}
+
+/// One parsed batch command.
+enum BatchLine {
+    case set(Domain, String, JSONValue)
+    case remove(Domain, String)
+    case increment(Domain, String, Int64)
+
+    func apply(to stack: KeyValueStack) throws {
+        switch self {
+        case .set(let domain, let key, let value): try stack.set(value, in: domain, forKey: key)
+        case .remove(let domain, let key): try stack.remove(in: domain, keys: [key])
+        case .increment(let domain, let key, let delta): try stack.increment(in: domain, forKey: key, by: delta)
+        }
+    }
+
+    /// Parses a line; nil for blank lines and comments.
+    static func parse(_ line: String) throws -> BatchLine? {
+        let trimmed = line.drop { $0 == " " || $0 == "\t" }
+        if trimmed.isEmpty || trimmed.hasPrefix("#") { return nil }
+        if trimmed.hasPrefix("{") { return try parseJSON(String(trimmed)) }
+        return try parseShort(String(trimmed))
+    }
+
+    private static func parseJSON(_ text: String) throws -> BatchLine {
+        let object = try JSONValue(parsing: text)
+        guard let members = object.objectMembers else { throw PrefsError(.invalidValue, "expected a JSON object") }
+        let allowed: [String: Set<String>] = [
+            "set": ["op", "domain", "key", "value"], "rm": ["op", "domain", "key"], "incr": ["op", "domain", "key", "by"],
+        ]
+        guard let op = object["op"]?.stringValue else { throw PrefsError(.invalidValue, "missing \"op\" (set, rm or incr)") }
+        guard let fields = allowed[op] else { throw PrefsError(.invalidValue, "unknown op \(JSONValue.string(op).compactText)") }
+        if let unknown = members.first(where: { !fields.contains($0.key) }) {
+            throw PrefsError(.invalidValue, "unknown field \(JSONValue.string(unknown.key).compactText) for op \(op)")
+        }
+        guard let domainName = object["domain"]?.stringValue else { throw PrefsError(.invalidValue, "missing string \"domain\"") }
+        guard let key = object["key"]?.stringValue else { throw PrefsError(.invalidValue, "missing string \"key\"") }
+        let domain = try Domain(domainName)
+        try Key.validate(key)
+        switch op {
+        case "set":
+            guard let value = object["value"] else { throw PrefsError(.invalidValue, "missing \"value\"") }
+            return .set(domain, key, value)
+        case "rm":
+            return .remove(domain, key)
+        default:
+            guard let by = object["by"] else { return .increment(domain, key, 1) }
+            guard case .number(let text) = by, let delta = Int64(text) else {
+                throw PrefsError(.invalidValue, "\"by\" must be an integer")
+            }
+            return .increment(domain, key, delta)
+        }
+    }
+
+    private static func parseShort(_ text: String) throws -> BatchLine {
+        var rest = Substring(text)
+        func word() -> String? {
+            rest = rest.drop { $0 == " " || $0 == "\t" }
+            guard !rest.isEmpty else { return nil }
+            let end = rest.firstIndex { $0 == " " || $0 == "\t" } ?? rest.endIndex
+            let token = String(rest[..<end])
+            rest = rest[end...]
+            return token
+        }
+        guard let verb = word() else { throw PrefsError(.invalidValue, "empty command") }
+        guard ["set", "rm", "incr"].contains(verb) else {
+            throw PrefsError(.invalidValue, "unknown command \(JSONValue.string(verb).compactText) (set, rm, incr or a JSON object)")
+        }
+        guard let domainName = word(), let key = word() else { throw PrefsError(.invalidValue, "\(verb) needs DOMAIN and KEY") }
+        let domain = try Domain(domainName)
+        try Key.validate(key)
+        switch verb {
+        case "set":
+            guard let first = rest.first, first == " " || first == "\t" else { throw PrefsError(.invalidValue, "set needs a VALUE") }
+            return .set(domain, key, try ValueType.auto.value(from: String(rest.dropFirst())))
+        case "rm":
+            if let extra = word() { throw PrefsError(.invalidValue, "unexpected \(JSONValue.string(extra).compactText) after rm DOMAIN KEY") }
+            return .remove(domain, key)
+        default:
+            guard let amount = word() else { return .increment(domain, key, 1) }
+            guard let delta = Int64(amount), word() == nil else { throw PrefsError(.invalidValue, "incr takes an integer amount") }
+            return .increment(domain, key, delta)
+        }
+    }
+}
