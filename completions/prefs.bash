@@ -180,13 +180,13 @@ _prefs() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    get|set|rm|list|domains|export|import|help)
+    get|set|rm|list|domains|export|import|batch|help)
         # Offer subcommand argument completions
         "_prefs_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'get set rm list domains export import help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'get set rm list domains export import batch help' -- "${cur}"))
         ;;
     esac
 }
@@ -312,6 +312,24 @@ _prefs_import() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        return
+        ;;
+    esac
+}
+
+_prefs_batch() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store --window)
+    __prefs_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    '--window')
         return
         ;;
     esac

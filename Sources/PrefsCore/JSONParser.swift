@@ -6,8 +6,8 @@ public enum JSONParser {
     /// a stack overflow.
     public static let maximumDepth = 512
 
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws -> JSONValue {
-        var parser = Cursor(bytes: bytes)
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int = maximumDepth) throws -> JSONValue {
+        var parser = Cursor(bytes: bytes, maximumDepth: maximumDepth)
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
         parser.skipWhitespace()
@@ -19,10 +19,12 @@ public enum JSONParser {
 
     private struct Cursor {
         let bytes: UnsafeBufferPointer<UInt8>
+        let maximumDepth: Int
         var position = 0
 
-        init(bytes: UnsafeBufferPointer<UInt8>) {
+        init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
             self.bytes = bytes
+            self.maximumDepth = maximumDepth
         }
 
         func failure(_ what: String) -> PrefsError {
@@ -59,10 +61,10 @@ public enum JSONParser {
         }
 
         mutating func parseObject(depth: Int) throws -> JSONValue {
-            if depth > JSONParser.maximumDepth { throw failure("nested deeper than \(JSONParser.maximumDepth) levels") }
+            if depth > maximumDepth { throw failure("nested deeper than \(maximumDepth) levels") }
             position += 1
             var members: [JSONValue.Member] = []
-            var index: [String: Int] = [:]
+            var index: [BytewiseString: Int] = [:]
             skipWhitespace()
             if current == UInt8(ascii: "}") {
                 position += 1
@@ -77,10 +79,10 @@ public enum JSONParser {
                 position += 1
                 skipWhitespace()
                 let value = try parseValue(depth: depth)
-                if let existing = index[key], members[existing].key.utf8.elementsEqual(key.utf8) {
+                if let existing = index[BytewiseString(key)] {
                     members[existing].value = value
                 } else {
-                    index[key] = members.count
+                    index[BytewiseString(key)] = members.count
                     members.append(JSONValue.Member(key, value))
                 }
                 skipWhitespace()
@@ -94,7 +96,7 @@ public enum JSONParser {
         }
 
         mutating func parseArray(depth: Int) throws -> JSONValue {
-            if depth > JSONParser.maximumDepth { throw failure("nested deeper than \(JSONParser.maximumDepth) levels") }
+            if depth > maximumDepth { throw failure("nested deeper than \(maximumDepth) levels") }
             position += 1
             var items: [JSONValue] = []
             skipWhitespace()

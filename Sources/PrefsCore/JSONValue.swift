@@ -95,15 +95,25 @@ public enum JSONValue: Sendable, Equatable {
         self = try text.withUTF8 { try JSONParser.parse($0) }
     }
 
+    /// Parses JSON text that wraps stored values in `levels` more levels of arrays or
+    /// objects (an import document, a batch line), allowing that much more nesting.
+    ///
+    /// - Throws: ``PrefsError`` of kind ``PrefsError/Kind/invalidValue`` when the text is
+    ///   not one valid JSON value.
+    public init(parsing text: String, wrappingLevels levels: Int) throws {
+        var text = text
+        self = try text.withUTF8 { try JSONParser.parse($0, maximumDepth: JSONParser.maximumDepth + levels) }
+    }
+
     /// Parses JSON from UTF-8 bytes, rejecting invalid UTF-8.
     ///
     /// - Throws: ``PrefsError`` of kind ``PrefsError/Kind/invalidValue`` when the bytes are
     ///   not valid UTF-8 or not one valid JSON value.
-    public init(parsingUTF8 bytes: [UInt8]) throws {
+    public init(parsingUTF8 bytes: [UInt8], wrappingLevels levels: Int = 0) throws {
         guard String(validating: bytes, as: UTF8.self) != nil else {
             throw PrefsError(.invalidValue, "input is not valid UTF-8")
         }
-        self = try bytes.withUnsafeBufferPointer { try JSONParser.parse($0) }
+        self = try bytes.withUnsafeBufferPointer { try JSONParser.parse($0, maximumDepth: JSONParser.maximumDepth + levels) }
     }
 
     /// Looks up a member of an object by name.

@@ -94,20 +94,61 @@ extension KeyValueStack {
     public func importDocument(_ document: JSONValue, replace: Bool = false, dryRun: Bool = false) throws -> ImportPlan {
         let incoming = try Self.validateDocument(document)
         _ = try main.reader()  // refuse a damaged or foreign store even when there is nothing to do
+        if dryRun {
+            return try Self.plan(incoming, replace: replace) { domain, body in try forEachEntry(in: domain, body) }
+        }
+        try flushSynchronously()
+        var plan = ImportPlan()
+        for persistent in [true, false] {
+            let part = incoming.filter { $0.0.isPersistent == persistent }
+            guard !part.isEmpty else { continue }
+            let database = persistent ? main : memory
+            let (partPlan, events): (ImportPlan, [ChangeEvent])
+            do {
+                // Plan and apply in one transaction, so the result is exactly the file's
+                // content whatever other processes do meanwhile.
+                (partPlan, events) = try database.writer().write { db in
+                    let now = Clock.nowMilliseconds()
+                    for (domain, _) in part where try !Self.tableMayExist(db, domain) {
+                        try DomainTable.create(db, domain)
+                    }
+                    let partPlan = try Self.plan(part, replace: replace) { domain, body in
+                        try DomainTable(domain).forEach(db, prefix: nil, now: now, body)
+                    }
+                    let changes = partPlan.changes.map {
+                        (PendingKey(domain: $0.domain, key: $0.key), $0.json.map(PendingChange.set) ?? .remove)
+                    }
+                    return (partPlan, try Self.apply(changes, in: db, requireExisting: false))
+                }
+            } catch {
+                throw PrefsError.database(error, path: database.displayPath, writing: true)
+            }
+            observers.deliver(events)
+            plan.changes += partPlan.changes
+            plan.unchanged += partPlan.unchanged
+        }
+        return plan
+    }
+
+    /// Compares the document with the current content that `visit` reports.
+    static func plan(
+        _ incoming: [(Domain, [(String, String)])], replace: Bool,
+        visit: (Domain, (Entry) throws -> Void) throws -> Void
+    ) throws -> ImportPlan {
         var plan = ImportPlan()
         for (domain, members) in incoming {
-            var current: [PendingKey: String] = [:]
+            var current: [BytewiseString: String] = [:]
             var currentOrder: [String] = []
-            try forEachEntry(in: domain) { entry in
-                current[PendingKey(domain: domain, key: entry.key)] = entry.json
+            try visit(domain) { entry in
+                current[BytewiseString(entry.key)] = entry.json
                 currentOrder.append(entry.key)
             }
-            var seen = Set<PendingKey>()
+            var seen = Set<BytewiseString>()
             var domainChanges: [ImportPlan.Change] = []
             for (key, json) in members {
-                seen.insert(PendingKey(domain: domain, key: key))
-                if let old = current[PendingKey(domain: domain, key: key)] {
-                    if old == json {
+                seen.insert(BytewiseString(key))
+                if let old = current[BytewiseString(key)] {
+                    if old.utf8.elementsEqual(json.utf8) {
                         plan.unchanged += 1
                     } else {
                         domainChanges.append(.init(action: .change, domain: domain, key: key, json: json))
@@ -117,24 +158,12 @@ extension KeyValueStack {
                 }
             }
             if replace {
-                for key in currentOrder where !seen.contains(PendingKey(domain: domain, key: key)) {
+                for key in currentOrder where !seen.contains(BytewiseString(key)) {
                     domainChanges.append(.init(action: .remove, domain: domain, key: key, json: nil))
                 }
             }
-            domainChanges.sort { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
+            domainChanges.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
             plan.changes += domainChanges
-        }
-        if dryRun { return plan }
-        try flushSynchronously()
-        for persistent in [true, false] {
-            let batch = plan.changes.filter { $0.domain.isPersistent == persistent }
-                .map { (PendingKey(domain: $0.domain, key: $0.key), $0.json.map(PendingChange.set) ?? .remove) }
-            let newDomains = incoming.map(\.0).filter { $0.isPersistent == persistent && !Domain.builtInPersistent.contains($0) }
-            if !newDomains.isEmpty {
-                // Create the domains the document names, even empty ones.
-                for domain in newDomains { try write(domain) { _ in } }
-            }
-            try commit(batch)
         }
         return plan
     }

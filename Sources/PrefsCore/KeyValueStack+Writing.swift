@@ -178,7 +178,7 @@ extension KeyValueStack {
             }
         case .value(let expected):
             guard let current else { throw PrefsError(.preconditionFailed, "\(name) does not exist") }
-            if current.json != expected.compactText {
+            if !current.json.utf8.elementsEqual(expected.compactText.utf8) {
                 throw PrefsError(.preconditionFailed, "\(name) does not hold the expected value")
             }
         }
@@ -259,50 +259,58 @@ extension KeyValueStack {
         -> [ChangeEvent]
     {
         do {
-            return try database.writer().write { db in
-                var events: [ChangeEvent] = []
-                events.reserveCapacity(changes.count)
-                var ready = Set<Domain>()
-                let now = Clock.nowMilliseconds()
-                for (target, change) in changes {
-                    let domain = target.domain
-                    if !ready.contains(domain) {
-                        if try !tableMayExist(db, domain) { try DomainTable.create(db, domain) }
-                        ready.insert(domain)
-                    }
-                    let table = DomainTable(domain)
-                    let old = try table.row(db, key: target.key, now: now)
-                    switch change {
-                    case .set(let json):
-                        try table.upsert(db, key: target.key, json: json, now: now)
-                        events.append(
-                            ChangeEvent(
-                                kind: old == nil ? .insert : .update, domain: domain, key: target.key, json: json, oldJSON: old?.json))
-                    case .remove:
-                        guard let old else {
-                            if requireExisting { throw PrefsError(.notFound, "\(domain.name)/\(target.key) not found") }
-                            continue
-                        }
-                        _ = try table.delete(db, key: target.key)
-                        events.append(ChangeEvent(kind: .delete, domain: domain, key: target.key, json: nil, oldJSON: old.json))
-                    case .increment(let delta, let visible):
-                        // Apply the delta to the committed value; a value another process made
-                        // non-integer meanwhile is replaced by the value this stack showed.
-                        var json = visible
-                        if let base = try? integer(old.map { try $0.value() }, domain: domain, key: target.key) {
-                            let (sum, overflow) = base.addingReportingOverflow(delta)
-                            if !overflow { json = String(sum) }
-                        }
-                        try table.upsert(db, key: target.key, json: json, now: now)
-                        events.append(
-                            ChangeEvent(
-                                kind: old == nil ? .insert : .update, domain: domain, key: target.key, json: json, oldJSON: old?.json))
-                    }
-                }
-                return events
-            }
+            return try database.writer().write { db in try apply(changes, in: db, requireExisting: requireExisting) }
         } catch {
             throw PrefsError.database(error, path: database.displayPath, writing: true)
         }
+    }
+
+    /// Applies changes inside the caller's transaction; returns the events, in order.
+    /// Removing from a domain that has no table is a no-op and creates nothing.
+    static func apply(_ changes: [(PendingKey, PendingChange)], in db: Database, requireExisting: Bool) throws -> [ChangeEvent] {
+        var events: [ChangeEvent] = []
+        events.reserveCapacity(changes.count)
+        var ready = Set<Domain>()
+        let now = Clock.nowMilliseconds()
+        for (target, change) in changes {
+            let domain = target.domain
+            if !ready.contains(domain) {
+                if try !tableMayExist(db, domain) {
+                    if change == .remove {
+                        if requireExisting { throw PrefsError(.notFound, "\(domain.name)/\(target.key) not found") }
+                        continue
+                    }
+                    try DomainTable.create(db, domain)
+                }
+                ready.insert(domain)
+            }
+            let table = DomainTable(domain)
+            let old = try table.row(db, key: target.key, now: now)
+            switch change {
+            case .set(let json):
+                try table.upsert(db, key: target.key, json: json, now: now)
+                events.append(
+                    ChangeEvent(kind: old == nil ? .insert : .update, domain: domain, key: target.key, json: json, oldJSON: old?.json))
+            case .remove:
+                guard let old else {
+                    if requireExisting { throw PrefsError(.notFound, "\(domain.name)/\(target.key) not found") }
+                    continue
+                }
+                _ = try table.delete(db, key: target.key)
+                events.append(ChangeEvent(kind: .delete, domain: domain, key: target.key, json: nil, oldJSON: old.json))
+            case .increment(let delta, let visible):
+                // Apply the delta to the committed value; a value another process made
+                // non-integer meanwhile is replaced by the value this stack showed.
+                var json = visible
+                if let base = try? integer(old.map { try $0.value() }, domain: domain, key: target.key) {
+                    let (sum, overflow) = base.addingReportingOverflow(delta)
+                    if !overflow { json = String(sum) }
+                }
+                try table.upsert(db, key: target.key, json: json, now: now)
+                events.append(
+                    ChangeEvent(kind: old == nil ? .insert : .update, domain: domain, key: target.key, json: json, oldJSON: old?.json))
+            }
+        }
+        return events
     }
 }

@@ -193,6 +193,7 @@ public final class KeyValueStack: Sendable {
     /// - Throws: ``PrefsError`` when the store cannot be read, or what `body` throws.
     public func forEachEntry(in domain: Domain? = nil, prefix: String? = nil, _ body: (Entry) throws -> Void) throws {
         let domains = try domain.map { [$0] } ?? self.domains()
+        let all = domain == nil
         let now = Clock.nowMilliseconds()
         for domain in domains {
             var overlay = queue.overlay(domain: domain)
@@ -209,7 +210,14 @@ public final class KeyValueStack: Sendable {
                 }
             }
             let database = database(for: domain)
-            if let reader = try database.reader() {
+            let opened: DatabaseQueue?
+            do {
+                opened = try database.reader()
+            } catch let error as PrefsError where all && domain == .memory {
+                _ = error  // listing everything: an unusable memory tier does not hide the store file
+                opened = nil
+            }
+            if let reader = opened {
                 do {
                     try reader.read { db in
                         guard try Self.tableMayExist(db, domain) else { return }

@@ -120,38 +120,61 @@ final class StoreDatabase: Sendable {
         }
     }
 
-    /// Checks the database is a prefs store this build can read and migrates it.
-    /// Returns false when the database is empty and `create` is false.
-    private func prepare(_ db: DatabaseQueue, path: String, writable: Bool, create: Bool) throws -> Bool {
-        let header: (appID: Int32, version: Int, tables: Int)
+    private enum SchemaState {
+        case current
+        /// Empty, or being initialized by another process right now.
+        case fresh
+        case older
+    }
+
+    /// Reads the header: is this our store, and at which version?
+    private func inspect(_ db: DatabaseQueue, path: String) throws -> SchemaState {
+        let header: (appID: Int32, version: Int, tables: [String])
         do {
             header = try db.read { db in
                 let appID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
                 let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-                let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
+                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
                 return (appID, version, tables)
             }
         } catch {
             throw PrefsError.database(error, path: path, writing: false)
         }
-        let isFresh = header.appID == 0 && header.tables == 0
-        if !isFresh {
-            guard header.appID == applicationID else {
-                throw PrefsError(.storeUnreadable, "\(path) is not a prefs store")
-            }
-            if header.version > Self.schemaVersion {
-                throw PrefsError(
-                    .storeUnreadable,
-                    "\(path) has schema version \(header.version), newer than this prefs supports (\(Self.schemaVersion)); upgrade prefs")
-            }
-            if header.version == Self.schemaVersion { return true }
+        if header.appID == 0 && header.version == 0 && header.tables.allSatisfy({ $0 == "grdb_migrations" }) {
+            return .fresh
         }
-        if isFresh && !create { return false }
+        guard header.appID == applicationID else {
+            throw PrefsError(.storeUnreadable, "\(path) is not a prefs store")
+        }
+        if header.version > Self.schemaVersion {
+            throw PrefsError(
+                .storeUnreadable,
+                "\(path) has schema version \(header.version), newer than this prefs supports (\(Self.schemaVersion)); upgrade prefs")
+        }
+        return header.version == Self.schemaVersion ? .current : .older
+    }
+
+    /// Checks the database is a prefs store this build can read and migrates it.
+    /// Returns false when the database is empty and `create` is false.
+    ///
+    /// Initialization and migrations run under an advisory lock of the file, and the header
+    /// is read again once the lock is held, so processes that open a new store together
+    /// wait for the first one instead of tripping over its half-made schema.
+    private func prepare(_ db: DatabaseQueue, path: String, writable: Bool, create: Bool) throws -> Bool {
+        if try inspect(db, path: path) == .current { return true }
+        let lock = try InitializationLock(path: location == .inProcess ? nil : path, timeout: busyTimeout)
+        defer { lock.release() }
+        let state = try inspect(db, path: path)
+        switch state {
+        case .current: return true
+        case .fresh where !create: return false
+        case .fresh, .older: break
+        }
         guard writable else {
             throw PrefsError(.cannotWrite, "store \(path) needs to be initialized or upgraded but is read-only")
         }
         do {
-            if isFresh, case .file = location {
+            if state == .fresh, case .file = location {
                 try db.writeWithoutTransaction { db in
                     _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
                 }
@@ -216,7 +239,8 @@ final class StoreDatabase: Sendable {
         }
         guard (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == getuid(), (info.st_mode & 0o077) == 0 else {
             throw PrefsError(
-                .cannotWrite, "refusing to use memory directory \(directory): it must be a directory owned by this user with mode 0700")
+                create ? .cannotWrite : .storeUnreadable,
+                "refusing to use memory directory \(directory): it must be a directory owned by this user with mode 0700")
         }
         return true
     }
@@ -264,5 +288,32 @@ extension PrefsError {
         default:
             return PrefsError(writing ? .cannotWrite : .storeUnreadable, "store \(path): \(detail)")
         }
+    }
+}
+
+/// An exclusive `flock` on the store file, held while a process initializes or migrates it.
+/// (`flock` locks are separate from SQLite's POSIX locks on Linux, so they do not interfere.)
+struct InitializationLock {
+    private var fd: Int32 = -1
+
+    init(path: String?, timeout: TimeInterval) throws {
+        guard let path else { return }
+        fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        let deadline = Date().addingTimeInterval(max(timeout, 0.1))
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            if errno != EWOULDBLOCK && errno != EINTR { return }
+            if Date() > deadline {
+                Glibc.close(fd)
+                throw PrefsError(.cannotWrite, "store \(path) is being initialized by another process; gave up waiting")
+            }
+            usleep(2000)
+        }
+    }
+
+    func release() {
+        guard fd >= 0 else { return }
+        flock(fd, LOCK_UN)
+        Glibc.close(fd)
     }
 }

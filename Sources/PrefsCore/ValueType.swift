@@ -9,7 +9,7 @@ public enum ValueType: String, Sendable, CaseIterable {
     /// JSON when the text is valid JSON, else the text as a string; text starting with `{`
     /// or `[` must be valid JSON.
     case auto
-    /// The text verbatim as a string.
+    /// A JSON string: the text parsed as in ``auto`` must give a string (`dark`, `"3"`).
     case string
     /// A JSON number.
     case number
@@ -31,7 +31,9 @@ public enum ValueType: String, Sendable, CaseIterable {
     public func value(from text: String) throws -> JSONValue {
         switch self {
         case .string:
-            return .string(text)
+            let value = try ValueType.auto.value(from: text)
+            try check(value)
+            return value
         case .auto:
             if let value = try? JSONValue(parsing: text) { return value }
             let first = text.utf8.first { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }

@@ -2,6 +2,24 @@ import Foundation
 import GRDB
 import Synchronization
 
+/// A string compared and hashed byte for byte (UTF-8), as SQLite compares keys.
+struct BytewiseString: Hashable, Sendable {
+    let value: String
+
+    init(_ value: String) {
+        self.value = value
+    }
+
+    static func == (lhs: BytewiseString, rhs: BytewiseString) -> Bool {
+        lhs.value.utf8.elementsEqual(rhs.value.utf8)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        for byte in value.utf8 { hasher.combine(byte) }
+        hasher.combine(0xFF as UInt8)
+    }
+}
+
 /// A domain and key, compared byte for byte (Swift's `String` equality would merge
 /// canonically equivalent keys, which SQLite keeps apart).
 struct PendingKey: Hashable, Sendable {

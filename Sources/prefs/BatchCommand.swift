@@ -52,7 +52,8 @@ extension Prefs {
             } catch let failure as BatchFailure {
                 _ = try? stack.flushSynchronously()
                 progress.finish(marker: stack.pendingCount == 0 ? failure.line - 1 : nil)
-                let kind: PrefsError.Kind = failure.error.kind == .cannotWrite || failure.error.kind == .storeUnreadable ? failure.error.kind : .invalidValue
+                let kind: PrefsError.Kind =
+                    failure.error.kind == .cannotWrite || failure.error.kind == .storeUnreadable ? failure.error.kind : .invalidValue
                 throw PrefsError(kind, "line \(failure.line): \(failure.error.message)")
             }
             try stack.flushSynchronously()
@@ -87,7 +88,8 @@ func parseDuration(_ text: String) -> Duration? {
     let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
     for (suffix, scale) in units where text.hasSuffix(suffix) {
         let number = String(text.dropLast(suffix.count))
-        guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let value = Double(number), value.isFinite else {
+        guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let value = Double(number), value.isFinite
+        else {
             return nil
         }
         let milliseconds = (value * scale * 1000).rounded()
@@ -263,7 +265,7 @@ enum BatchLine {
     }
 
     private static func parseJSON(_ text: String) throws -> BatchLine {
-        let object = try JSONValue(parsing: text)
+        let object = try JSONValue(parsing: text, wrappingLevels: 1)
         guard let members = object.objectMembers else { throw PrefsError(.invalidValue, "expected a JSON object") }
         let allowed: [String: Set<String>] = [
             "set": ["op", "domain", "key", "value"], "rm": ["op", "domain", "key"], "incr": ["op", "domain", "key", "by"],
@@ -314,7 +316,9 @@ enum BatchLine {
             guard let first = rest.first, first == " " || first == "\t" else { throw PrefsError(.invalidValue, "set needs a VALUE") }
             return .set(domain, key, try ValueType.auto.value(from: String(rest.dropFirst())))
         case "rm":
-            if let extra = word() { throw PrefsError(.invalidValue, "unexpected \(JSONValue.string(extra).compactText) after rm DOMAIN KEY") }
+            if let extra = word() {
+                throw PrefsError(.invalidValue, "unexpected \(JSONValue.string(extra).compactText) after rm DOMAIN KEY")
+            }
             return .remove(domain, key)
         default:
             guard let amount = word() else { return .increment(domain, key, 1) }

@@ -31,6 +31,19 @@ struct Prefs: ParsableCommand {
 enum Main {
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        // Swift repairs invalid UTF-8 in arguments with U+FFFD; refuse it instead.
+        for index in 1..<Int(CommandLine.argc) {
+            guard let raw = CommandLine.unsafeArgv[index] else { continue }
+            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), count: strlen(raw))
+            if String(validating: bytes, as: UTF8.self) == nil {
+                Output.error("argument \(index) is not valid UTF-8")
+                exit(6)
+            }
+        }
+        if arguments.isEmpty {
+            Output.error("missing command (see 'prefs --help')")
+            exit(2)
+        }
         do {
             var command = try Prefs.parseAsRoot(arguments)
             try command.run()

@@ -27,22 +27,25 @@ extension Prefs {
 
         func validate() throws {
             if keys.isEmpty && prefix == nil { throw ValidationError("Missing expected argument '<keys>' (or --prefix)") }
+            if prefix == "" { throw ValidationError("--prefix must not be empty") }
         }
 
         func run() throws {
             let domain = try parseDomain(domain)
             for key in keys { try Key.validate(key) }
             let stack = try global.openStack()
-            if !keys.isEmpty {
-                try stack.remove(in: domain, keys: keys, mustExist: mustExist)
-                try stack.flushSynchronously()
-            }
+            var targets = keys
             if let prefix {
-                let removed = try stack.remove(in: domain, prefix: prefix)
-                if removed == 0 && mustExist {
+                let matching = try stack.entries(in: domain, prefix: prefix).map(\.key)
+                if matching.isEmpty && mustExist {
                     throw PrefsError(.notFound, "no key in \(domain.name) starts with \(JSONValue.string(prefix).compactText)")
                 }
+                var seen = Swift.Set(keys.map { Array($0.utf8) })
+                targets += matching.filter { seen.insert(Array($0.utf8)).inserted }
             }
+            // One transaction for the keys and the prefix matches.
+            try stack.remove(in: domain, keys: targets, mustExist: mustExist)
+            try stack.flushSynchronously()
         }
     }
 }

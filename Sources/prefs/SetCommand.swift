@@ -43,9 +43,15 @@ extension Prefs {
             if [ifVersion != nil, ifAbsent, ifValue != nil].filter({ $0 }).count > 1 {
                 throw ValidationError("--if-version, --if-absent and --if-value cannot be used together")
             }
-            if value.isEmpty { throw ValidationError("Missing expected argument '<value>'") }
-            if value.count > 1 {
-                throw ValidationError("Unexpected argument '\(value[1])'; quote a value that contains spaces")
+            // VALUE is parsed by hand so that negative numbers need no escaping; `--` still
+            // ends the options, and anything else that starts with a dash is an unknown option.
+            let values = value.first == "--" ? Array(value.dropFirst()) : value
+            if values.isEmpty { throw ValidationError("Missing expected argument '<value>'") }
+            if values.count > 1 {
+                throw ValidationError("Unexpected argument '\(values[1])'; quote a value that contains spaces")
+            }
+            if value.first != "--", let text = values.first, text.hasPrefix("-"), text != "-", !looksNumeric(text) {
+                throw ValidationError("Unknown option '\(text)'; to store a value starting with '-', write: prefs set DOMAIN KEY -- VALUE")
             }
             if string && type != nil { throw ValidationError("--string and --type cannot be used together") }
         }
@@ -53,7 +59,7 @@ extension Prefs {
         func run() throws {
             let domain = try parseDomain(domain)
             try Key.validate(key)
-            let parsed = try readValue(value[0], type: string ? .string : (type?.type ?? .auto))
+            let parsed = try readValue(value.last ?? "", type: type?.type ?? .auto, verbatim: string)
             var condition: KeyValueStack.Precondition?
             if let ifVersion { condition = .version(ifVersion) }
             if ifAbsent { condition = .absent }
@@ -69,6 +75,12 @@ extension Prefs {
     }
 }
 
+/// Whether text reads as a JSON number, such as `-5` or `-0.5e3`.
+func looksNumeric(_ text: String) -> Bool {
+    if case .number = try? JSONValue(parsing: text) { return true }
+    return false
+}
+
 /// `--type` values.
 struct ValueTypeArgument: ExpressibleByArgument {
     var type: ValueType
@@ -82,12 +94,12 @@ struct ValueTypeArgument: ExpressibleByArgument {
 }
 
 /// Turns a VALUE argument into a value: `-` reads standard input.
-func readValue(_ argument: String, type: ValueType) throws -> JSONValue {
+func readValue(_ argument: String, type: ValueType, verbatim: Bool = false) throws -> JSONValue {
     var text = argument
     if argument == "-" {
         var bytes = try readStandardInput()
         if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
         text = try decodeUTF8(bytes, what: "standard input")
     }
-    return try type.value(from: text)
+    return verbatim ? .string(text) : try type.value(from: text)
 }

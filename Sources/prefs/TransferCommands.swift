@@ -26,7 +26,7 @@ extension Prefs {
             let selected = try domains.map(parseDomain)
             let stack = try global.openStack()
             var text = try stack.exportJSON(selected.isEmpty ? nil : selected)
-            if pretty { text = try JSONValue(parsing: text).prettyText }
+            if pretty { text = try JSONValue(parsing: text, wrappingLevels: 2).prettyText }
             text += "\n"
             if let output {
                 try writeFileAtomically(output, Array(text.utf8))
@@ -62,7 +62,7 @@ extension Prefs {
             let source = file == "-" ? "standard input" : file
             let document: JSONValue
             do {
-                document = try JSONValue(parsingUTF8: bytes)
+                document = try JSONValue(parsingUTF8: bytes, wrappingLevels: 2)
             } catch let error as PrefsError {
                 throw PrefsError(.invalidValue, "\(source): \(error.message)")
             }

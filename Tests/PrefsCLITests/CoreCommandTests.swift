@@ -73,7 +73,8 @@ struct GetSetRemoveTests {
     @Test func explicitTypes() throws {
         let box = try Sandbox()
         let cases: [([String], String)] = [
-            (["--string", "{x"], "\"{x\""), (["--string", "3"], "\"3\""), (["--type", "string", "true"], "\"true\""),
+            (["--string", "{x"], "\"{x\""), (["--string", "3"], "\"3\""), (["--type", "string", "dark"], "\"dark\""),
+            (["--type", "string", "\"3\""], "\"3\""),
             (["--type", "boolean", "yes"], "true"), (["--type", "boolean", "OFF"], "false"), (["--type", "number", "2.5"], "2.5"),
             (["--type", "integer", "-42"], "-42"), (["--type", "object", "{}"], "{}"), (["--type", "array", "[]"], "[]"),
             (["--type", "json", "\"q\""], "\"q\""),
@@ -85,7 +86,7 @@ struct GetSetRemoveTests {
         }
         let mismatches: [[String]] = [
             ["--type", "integer", "3.5"], ["--type", "number", "abc"], ["--type", "boolean", "maybe"],
-            ["--type", "object", "[1]"], ["--type", "array", "{}"], ["--type", "json", "bare"],
+            ["--type", "object", "[1]"], ["--type", "array", "{}"], ["--type", "json", "bare"], ["--type", "string", "3"],
         ]
         for arguments in mismatches {
             expectFailure(try box.run(["set", "user", "k"] + arguments), 6)

@@ -74,7 +74,8 @@ struct ValueTypeTests {
     }
 
     @Test func explicitTypes() throws {
-        #expect(try ValueType.string.value(from: "{x") == .string("{x"))
+        #expect(try ValueType.string.value(from: "dark") == .string("dark"))
+        #expect(throws: PrefsError.self) { try ValueType.string.value(from: "3") }
         #expect(try ValueType.boolean.value(from: "On") == .bool(true))
         #expect(try ValueType.boolean.value(from: "no") == .bool(false))
         #expect(try ValueType.integer.value(from: "-12") == .number("-12"))

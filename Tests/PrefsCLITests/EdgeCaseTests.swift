@@ -1,0 +1,120 @@
+import Foundation
+import GRDB
+import Testing
+
+/// Cases found in review: concurrency on a new store, bytewise keys, option parsing, nesting.
+@Suite("edge cases")
+struct EdgeCaseTests {
+    @Test func processesCreatingANewStoreTogetherAllSucceed() throws {
+        let box = try Sandbox()
+        for round in 0..<4 {
+            let store = box.root + "/new\(round)/prefs.db"
+            let results = ResultBox()
+            let group = DispatchGroup()
+            for i in 0..<8 {
+                group.enter()
+                let env = box.environment()
+                Thread {
+                    results.append(
+                        try? Sandbox.exec(Sandbox.binary, ["--store", store, "set", "user", "k\(i)", "\(i)"], stdin: nil, environment: env))
+                    group.leave()
+                }.start()
+            }
+            group.wait()
+            for result in results.all { #expect(result?.status == 0, "\(String(describing: result))") }
+            let listed = try box.run(["--store", store, "list", "user", "--keys-only"], store: false)
+            #expect(listed.stdout.split(separator: "\n").count == 8)
+        }
+    }
+
+    @Test func keysAndValuesAreComparedBytewise() throws {
+        let box = try Sandbox()
+        let nfc = "k\u{E9}"
+        let nfd = "ke\u{301}"
+        try box.run(["set", "user", nfc, "1"])
+        try box.run(["set", "user", nfd, "2"])
+        #expect(try box.run(["get", "user", nfc]).stdout == "1\n")
+        #expect(try box.run(["get", "user", nfd]).stdout == "2\n")
+        #expect(try box.run(["import", "--replace"], stdin: "{\"user\":{\"\(nfd)\":2}}").status == 0)
+        #expect(try box.run(["list", "user", "--keys-only"]).stdout == nfd + "\n")
+        try box.run(["set", "user", "x", "\u{E9}"])
+        expectFailure(try box.run(["set", "user", "x", "new", "--if-value", "\"e\u{301}\""]), 5)
+        #expect(try box.run(["import", "--dry-run"], stdin: "{\"user\":{\"x\":\"e\u{301}\"}}").stdout == "change\tuser\tx\t\"e\u{301}\"\n")
+        try box.run(["set", "user", "o", "{\"\(nfc)\":1,\"\(nfd)\":2,\"\(nfc)\":3}"])
+        #expect(try box.run(["get", "user", "o"]).stdout == "{\"\(nfc)\":3,\"\(nfd)\":2}\n")
+    }
+
+    @Test func invalidUTF8ArgumentsAreRefused() throws {
+        let box = try Sandbox()
+        let result = try Sandbox.exec(
+            "/bin/sh", ["-c", "exec \"$0\" --store \"$1\" set user k \"$(printf 'a\\377b')\"", Sandbox.binary, box.store], stdin: nil,
+            environment: box.environment())
+        expectFailure(result, 6, contains: "not valid UTF-8")
+        #expect(!FileManager.default.fileExists(atPath: box.store))
+    }
+
+    @Test func valuesThatLookLikeOptions() throws {
+        let box = try Sandbox()
+        expectFailure(try box.run(["set", "user", "k", "--strin"]), 2, contains: "Unknown option '--strin'")
+        expectFailure(try box.run(["set", "user", "k", "-x"]), 2)
+        #expect(try box.run(["set", "user", "k", "--", "--foo"]).status == 0)
+        #expect(try box.run(["get", "user", "k"]).stdout == "--foo\n")
+        #expect(try box.run(["set", "user", "n", "-0.5e3"]).status == 0)
+        #expect(try box.run(["get", "user", "n"]).stdout == "-0.5e3\n")
+        expectFailure(try box.run([], store: false), 2, contains: "missing command")
+    }
+
+    @Test func deepestValuesSurviveExportAndImport() throws {
+        let box = try Sandbox()
+        let deep = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
+        #expect(try box.run(["set", "user", "deep", "-"], stdin: deep).status == 0)
+        let exported = try box.run(["export"])
+        #expect(exported.status == 0)
+        #expect(try box.run(["export", "--pretty"]).status == 0)
+        let other = try Sandbox()
+        #expect(try other.run(["import"], stdin: exported.stdout).status == 0)
+        #expect(try other.run(["export"]).stdout == exported.stdout)
+        #expect(try box.run(["batch"], stdin: "{\"op\":\"set\",\"domain\":\"user\",\"key\":\"d2\",\"value\":\(deep)}\n").status == 0)
+    }
+
+    @Test func removingFromAMissingDomainCreatesNothing() throws {
+        let box = try Sandbox()
+        try box.run(["set", "user", "k", "v"])
+        let before = try box.storeSnapshot()
+        #expect(try box.run(["rm", "nosuch", "k"]).status == 0)
+        #expect(try box.run(["rm", "nosuch", "--prefix", "x"]).status == 0)
+        #expect(try box.storeSnapshot() == before)
+        #expect(!(try box.run(["domains"]).stdout.contains("nosuch")))
+    }
+
+    @Test func removeWithKeysAndPrefixIsAllOrNothing() throws {
+        let box = try Sandbox()
+        try box.run(["set", "user", "a", "1"])
+        try box.run(["set", "user", "p.1", "1"])
+        expectFailure(try box.run(["rm", "user", "a", "--prefix", "zz", "--must-exist"]), 1)
+        expectFailure(try box.run(["rm", "user", "missing", "--prefix", "p.", "--must-exist"]), 1)
+        #expect(try box.run(["list", "user", "--keys-only"]).stdout == "a\np.1\n")
+        #expect(try box.run(["rm", "user", "a", "p.1", "--prefix", "p.", "--must-exist"]).status == 0)
+        #expect(try box.run(["list", "user"]).stdout == "")
+        expectFailure(try box.run(["rm", "user", "--prefix", ""]), 2, contains: "must not be empty")
+    }
+
+    @Test func anUnsafeMemoryDirectoryDoesNotHideTheStore() throws {
+        let box = try Sandbox()
+        try box.run(["set", "user", "k", "v"])
+        let directory = box.runtime + "/prefs"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        chmod(directory, 0o755)
+        #expect(try box.run(["list"]).stdout == "user\tk\t\"v\"\n")
+        expectFailure(try box.run(["get", "memory", "k"]), 3, contains: "mode 0700")
+    }
+
+    @Test func anEmptyFileWithAUserVersionIsNotTakenOver() throws {
+        let box = try Sandbox()
+        let path = box.root + "/versioned.db"
+        try DatabaseQueue(path: path).writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 9") }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        expectFailure(try box.run(["--store", path, "set", "user", "k", "v"], store: false), 3)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+}
