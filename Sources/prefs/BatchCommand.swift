@@ -40,9 +40,12 @@ extension Prefs {
             let reader = LineReader(fd: 0)
             var lineNumber = 0
             do {
-                while let line = try reader.next() {
+                while let bytes = try reader.next() {
                     lineNumber += 1
                     do {
+                        guard let line = String(validating: bytes, as: UTF8.self) else {
+                            throw PrefsError(.invalidValue, "not valid UTF-8")
+                        }
                         try BatchLine.parse(line)?.apply(to: stack)
                     } catch let error as PrefsError {
                         throw BatchFailure(line: lineNumber, error: error)
@@ -199,19 +202,19 @@ final class LineReader {
         self.fd = fd
     }
 
-    /// The next line without its newline (and a trailing CR), or nil at end of input.
-    func next() throws -> String? {
+    /// The next line's bytes without its newline (and a trailing CR), or nil at end of input.
+    func next() throws -> ArraySlice<UInt8>? {
         while true {
             if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
                 var end = newline
                 if end > start && buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-                let line = try decode(buffer[start..<end])
+                let line = buffer[start..<end]
                 start = newline + 1
                 return line
             }
             if atEnd {
                 guard start < buffer.count else { return nil }
-                let line = try decode(buffer[start...])
+                let line = buffer[start...]
                 start = buffer.count
                 return line
             }
@@ -230,16 +233,6 @@ final class LineReader {
         }
     }
 
-    private func decode(_ bytes: ArraySlice<UInt8>) throws -> String {
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw BatchLineError.invalidUTF8
-        }
-        return text
-    }
-}
-
-enum BatchLineError: Error {
-    case invalidUTF8
 }
 
 /// One parsed batch command.
