@@ -17,7 +17,10 @@ let package = Package(
     targets: [
         .target(
             name: "PrefsCore",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -26,6 +29,12 @@ let package = Package(
                 "PrefsCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "prefs-queue-bench",
+            dependencies: ["PrefsCore"],
+            path: "Benchmarks/QueueBench",
             swiftSettings: strict
         ),
         .testTarget(

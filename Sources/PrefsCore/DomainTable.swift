@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// SQL for one domain's table. Domain names reach SQL only after ``Domain`` validated them,
 /// and always as quoted identifiers; keys and values are always bound parameters.
@@ -44,17 +45,23 @@ struct DomainTable {
         return Entry(domain: domain, key: key, json: row[0], version: row[1], updatedAt: row[2], expiresAt: row[3])
     }
 
-    /// Inserts or replaces a value; returns the new version.
-    @discardableResult
-    func upsert(_ db: Database, key: String, json: String, now: Int64) throws -> Int64 {
+    /// Inserts or replaces a value.
+    func upsert(_ db: Database, key: String, json: String, now: Int64) throws {
         let statement = try db.cachedStatement(
             sql: """
                 INSERT INTO \(table) (key, value, version, updated_at, expires_at) VALUES (?, ?, 1, ?, NULL)
                 ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = version + 1,
                     updated_at = excluded.updated_at, expires_at = NULL
-                RETURNING version
                 """)
-        return try Int64.fetchOne(statement, arguments: [key, json, now]) ?? 1
+        statement.setUncheckedArguments([key, json, now])
+        try statement.execute()
+    }
+
+    /// Inserts or replaces a value; returns the new version.
+    func upsertReturningVersion(_ db: Database, key: String, json: String, now: Int64) throws -> Int64 {
+        try upsert(db, key: key, json: json, now: now)
+        return try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT version FROM \(table) WHERE key = ?"), arguments: [key]) ?? 1
     }
 
     /// Deletes a key; returns whether it existed.
@@ -128,5 +135,50 @@ enum Clock {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+    }
+}
+
+/// The flush's hot loop: an upsert statement prepared once per domain and bound through the
+/// SQLite C API, which costs a fraction of building GRDB arguments for every row.
+final class BulkUpsert {
+    private let connection: OpaquePointer
+    private var handle: OpaquePointer?
+
+    init(_ db: Database, table: DomainTable) throws {
+        guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "closed") }
+        self.connection = connection
+        let sql = """
+            INSERT INTO \(table.table) (key, value, version, updated_at, expires_at) VALUES (?, ?, 1, ?, NULL)
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = version + 1,
+                updated_at = excluded.updated_at, expires_at = NULL
+            """
+        let code = sqlite3_prepare_v2(connection, sql, -1, &handle, nil)
+        guard code == SQLITE_OK else { throw failure(code) }
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    private func failure(_ code: Int32) -> DatabaseError {
+        DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)))
+    }
+
+    func run(key: String, json: String, now: Int64) throws {
+        var key = key
+        var json = json
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        key.withUTF8 {
+            _ = sqlite3_bind_text(
+                handle, 1, UnsafeRawPointer($0.baseAddress)?.assumingMemoryBound(to: CChar.self), Int32($0.count), transient)
+        }
+        json.withUTF8 {
+            _ = sqlite3_bind_text(
+                handle, 2, UnsafeRawPointer($0.baseAddress)?.assumingMemoryBound(to: CChar.self), Int32($0.count), transient)
+        }
+        sqlite3_bind_int64(handle, 3, now)
+        let code = sqlite3_step(handle)
+        sqlite3_reset(handle)
+        guard code == SQLITE_DONE else { throw failure(code) }
     }
 }

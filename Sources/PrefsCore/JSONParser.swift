@@ -6,8 +6,10 @@ public enum JSONParser {
     /// a stack overflow.
     public static let maximumDepth = 512
 
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int = maximumDepth) throws -> JSONValue {
-        var parser = Cursor(bytes: bytes, maximumDepth: maximumDepth)
+    /// - Parameter validUTF8: the bytes are known to be valid UTF-8 (they come from a
+    ///   `String`), so strings need no second check.
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int = maximumDepth, validUTF8: Bool = false) throws -> JSONValue {
+        var parser = Cursor(bytes: bytes, maximumDepth: maximumDepth, validUTF8: validUTF8)
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
         parser.skipWhitespace()
@@ -20,11 +22,13 @@ public enum JSONParser {
     private struct Cursor {
         let bytes: UnsafeBufferPointer<UInt8>
         let maximumDepth: Int
+        let validUTF8: Bool
         var position = 0
 
-        init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
+        init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, validUTF8: Bool) {
             self.bytes = bytes
             self.maximumDepth = maximumDepth
+            self.validUTF8 = validUTF8
         }
 
         func failure(_ what: String) -> PrefsError {
@@ -79,7 +83,17 @@ public enum JSONParser {
                 position += 1
                 skipWhitespace()
                 let value = try parseValue(depth: depth)
-                if let existing = index[BytewiseString(key)] {
+                // Small objects: a linear scan beats hashing; large ones get an index.
+                if members.count < 16 {
+                    if let existing = members.firstIndex(where: { BytewiseString.equal($0.key, key) }) {
+                        members[existing].value = value
+                    } else {
+                        members.append(JSONValue.Member(key, value))
+                        if members.count == 16 {
+                            for (i, member) in members.enumerated() { index[BytewiseString(member.key)] = i }
+                        }
+                    }
+                } else if let existing = index[BytewiseString(key)] {
                     members[existing].value = value
                 } else {
                     index[BytewiseString(key)] = members.count
@@ -217,6 +231,10 @@ public enum JSONParser {
         }
 
         func decodeUTF8(_ range: Range<Int>) throws -> String {
+            if validUTF8 {
+                // A slice of valid UTF-8 that starts and ends at ASCII quotes is valid too.
+                return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+            }
             guard let s = String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) else {
                 throw failure("string is not valid UTF-8")
             }

@@ -92,7 +92,7 @@ public enum JSONValue: Sendable, Equatable {
     ///   not one valid JSON value, or nests deeper than ``JSONParser/maximumDepth``.
     public init(parsing text: String) throws {
         var text = text
-        self = try text.withUTF8 { try JSONParser.parse($0) }
+        self = try text.withUTF8 { try JSONParser.parse($0, validUTF8: true) }
     }
 
     /// Parses JSON text that wraps stored values in `levels` more levels of arrays or
@@ -102,7 +102,7 @@ public enum JSONValue: Sendable, Equatable {
     ///   not one valid JSON value.
     public init(parsing text: String, wrappingLevels levels: Int) throws {
         var text = text
-        self = try text.withUTF8 { try JSONParser.parse($0, maximumDepth: JSONParser.maximumDepth + levels) }
+        self = try text.withUTF8 { try JSONParser.parse($0, maximumDepth: JSONParser.maximumDepth + levels, validUTF8: true) }
     }
 
     /// Parses JSON from UTF-8 bytes, rejecting invalid UTF-8.
@@ -113,7 +113,9 @@ public enum JSONValue: Sendable, Equatable {
         guard String(validating: bytes, as: UTF8.self) != nil else {
             throw PrefsError(.invalidValue, "input is not valid UTF-8")
         }
-        self = try bytes.withUnsafeBufferPointer { try JSONParser.parse($0, maximumDepth: JSONParser.maximumDepth + levels) }
+        self = try bytes.withUnsafeBufferPointer {
+            try JSONParser.parse($0, maximumDepth: JSONParser.maximumDepth + levels, validUTF8: true)
+        }
     }
 
     /// Looks up a member of an object by name.
@@ -164,6 +166,17 @@ enum JSONWriter {
 
     static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        var s = s
+        let clean = s.withUTF8 { bytes in
+            // Fast path: nothing to escape, copy the bytes at once.
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) else { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if clean {
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in s.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])

@@ -159,7 +159,7 @@ extension KeyValueStack {
             let now = Clock.nowMilliseconds()
             let old = try table.row(db, key: key, now: now)
             try Self.check(condition, old, domain: domain, key: key)
-            let version = try table.upsert(db, key: key, json: json, now: now)
+            let version = try table.upsertReturningVersion(db, key: key, json: json, now: now)
             return (version, ChangeEvent(kind: old == nil ? .insert : .update, domain: domain, key: key, json: json, oldJSON: old?.json))
         }
         observers.deliver([event])
@@ -243,11 +243,11 @@ extension KeyValueStack {
         let persistent = batch.filter { $0.0.domain.isPersistent }
         let inMemory = batch.filter { !$0.0.domain.isPersistent }
         if !persistent.isEmpty {
-            observers.deliver(try commit(persistent, to: main, requireExisting: false))
+            observers.deliver(try commit(persistent, to: main, requireExisting: false, events: !observers.isEmpty))
         }
         if !inMemory.isEmpty {
             do {
-                observers.deliver(try commit(inMemory, to: memory, requireExisting: false))
+                observers.deliver(try commit(inMemory, to: memory, requireExisting: false, events: !observers.isEmpty))
             } catch let error as PrefsError where !persistent.isEmpty {
                 throw PartialFlushFailure(committed: Set(persistent.map(\.0)), error: error)
             }
@@ -255,22 +255,28 @@ extension KeyValueStack {
     }
 
     /// Applies changes in one immediate transaction; returns the events, in order.
-    static func commit(_ changes: [(PendingKey, PendingChange)], to database: StoreDatabase, requireExisting: Bool) throws
-        -> [ChangeEvent]
-    {
+    static func commit(
+        _ changes: [(PendingKey, PendingChange)], to database: StoreDatabase, requireExisting: Bool, events: Bool = true
+    ) throws -> [ChangeEvent] {
         do {
-            return try database.writer().write { db in try apply(changes, in: db, requireExisting: requireExisting) }
+            return try database.writer().write { db in
+                try apply(changes, in: db, requireExisting: requireExisting, events: events)
+            }
         } catch {
             throw PrefsError.database(error, path: database.displayPath, writing: true)
         }
     }
 
     /// Applies changes inside the caller's transaction; returns the events, in order.
-    /// Removing from a domain that has no table is a no-op and creates nothing.
-    static func apply(_ changes: [(PendingKey, PendingChange)], in db: Database, requireExisting: Bool) throws -> [ChangeEvent] {
+    /// Removing from a domain that has no table is a no-op and creates nothing. With `events`
+    /// false (nobody observes) plain sets skip reading the previous value.
+    static func apply(
+        _ changes: [(PendingKey, PendingChange)], in db: Database, requireExisting: Bool, events wantEvents: Bool = true
+    ) throws -> [ChangeEvent] {
         var events: [ChangeEvent] = []
-        events.reserveCapacity(changes.count)
+        if wantEvents { events.reserveCapacity(changes.count) }
         var ready = Set<Domain>()
+        var bulk: (Domain, BulkUpsert)?
         let now = Clock.nowMilliseconds()
         for (target, change) in changes {
             let domain = target.domain
@@ -283,6 +289,11 @@ extension KeyValueStack {
                     try DomainTable.create(db, domain)
                 }
                 ready.insert(domain)
+            }
+            if !wantEvents, case .set(let json) = change {
+                if bulk?.0 != domain { bulk = (domain, try BulkUpsert(db, table: DomainTable(domain))) }
+                try bulk?.1.run(key: target.key, json: json, now: now)
+                continue
             }
             let table = DomainTable(domain)
             let old = try table.row(db, key: target.key, now: now)

@@ -39,6 +39,9 @@ public final class KeyValueStack: Sendable {
         /// The debounce window: queued writes are written this long after the first of them.
         /// Default one second; at least one millisecond.
         public var window: Duration
+        /// When this many keys are pending, a flush starts before the window ends (default
+        /// 10,000): it bounds the queue's memory and lets a writer thread overlap the caller.
+        public var maximumPending: Int
         /// Called after every flush, successful or not, on the flushing thread.
         public var onFlush: (@Sendable (FlushReport) -> Void)?
         /// The environment used to find the RAM-backed directory of the shared memory tier.
@@ -53,12 +56,14 @@ public final class KeyValueStack: Sendable {
             memoryTier: MemoryTier = .inProcess,
             busyTimeout: TimeInterval = 5,
             window: Duration = .seconds(1),
+            maximumPending: Int = 10_000,
             onFlush: (@Sendable (FlushReport) -> Void)? = nil,
             environment: [String: String] = ProcessInfo.processInfo.environment
         ) {
             self.memoryTier = memoryTier
             self.busyTimeout = busyTimeout
             self.window = max(window, .milliseconds(1))
+            self.maximumPending = max(maximumPending, 1)
             self.onFlush = onFlush
             self.environment = environment
         }
@@ -96,6 +101,7 @@ public final class KeyValueStack: Sendable {
         self.observers = observers
         self.queue = WriteQueue(
             window: options.window,
+            maximumPending: options.maximumPending,
             apply: { batch in try KeyValueStack.applyBatch(batch, main: main, memory: memory, observers: observers) },
             onFlush: options.onFlush)
     }

@@ -11,12 +11,46 @@ struct BytewiseString: Hashable, Sendable {
     }
 
     static func == (lhs: BytewiseString, rhs: BytewiseString) -> Bool {
-        lhs.value.utf8.elementsEqual(rhs.value.utf8)
+        equal(lhs.value, rhs.value)
+    }
+
+    /// Byte-for-byte equality of two strings' UTF-8.
+    static func equal(_ lhs: String, _ rhs: String) -> Bool {
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { a in
+            rhs.withUTF8 { b in
+                guard a.count == b.count else { return false }
+                guard let pa = a.baseAddress, let pb = b.baseAddress else { return true }
+                return pa == pb || memcmp(pa, pb, a.count) == 0
+            }
+        }
     }
 
     func hash(into hasher: inout Hasher) {
-        for byte in value.utf8 { hasher.combine(byte) }
+        Self.hashBytes(value, into: &hasher)
+    }
+
+    static func hashBytes(_ text: String, into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         hasher.combine(0xFF as UInt8)
+    }
+
+    /// UTF-8 byte order (SQLite's BINARY collation).
+    static func precedes(_ lhs: String, _ rhs: String) -> Bool {
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { a in
+            rhs.withUTF8 { b in
+                let common = min(a.count, b.count)
+                if common > 0, let pa = a.baseAddress, let pb = b.baseAddress {
+                    let order = memcmp(pa, pb, common)
+                    if order != 0 { return order < 0 }
+                }
+                return a.count < b.count
+            }
+        }
     }
 }
 
@@ -27,17 +61,17 @@ struct PendingKey: Hashable, Sendable {
     let key: String
 
     static func == (lhs: PendingKey, rhs: PendingKey) -> Bool {
-        lhs.domain == rhs.domain && lhs.key.utf8.elementsEqual(rhs.key.utf8)
+        BytewiseString.equal(lhs.key, rhs.key) && lhs.domain.name == rhs.domain.name
     }
 
     func hash(into hasher: inout Hasher) {
         hasher.combine(domain)
-        for byte in key.utf8 { hasher.combine(byte) }
+        BytewiseString.hashBytes(key, into: &hasher)
     }
 
     static func precedes(_ lhs: PendingKey, _ rhs: PendingKey) -> Bool {
         if lhs.domain != rhs.domain { return lhs.domain < rhs.domain }
-        return lhs.key.utf8.lexicographicallyPrecedes(rhs.key.utf8)
+        return BytewiseString.precedes(lhs.key, rhs.key)
     }
 }
 
@@ -88,8 +122,12 @@ public struct FlushReport: Sendable, Equatable {
 final class WriteQueue: Sendable {
     private struct State {
         var pending: [PendingKey: PendingChange] = [:]
+        /// Pending keys in the order they were first written.
+        var pendingOrder: [PendingKey] = []
         var inFlight: [PendingKey: PendingChange] = [:]
+        var inFlightOrder: [PendingKey] = []
         var timerArmed = false
+        var earlyFlushScheduled = false
         var marker = 0
         var lastError: PrefsError?
     }
@@ -101,24 +139,39 @@ final class WriteQueue: Sendable {
     private let apply: @Sendable ([(PendingKey, PendingChange)]) throws -> Void
     private let onFlush: (@Sendable (FlushReport) -> Void)?
 
+    /// When this many keys are pending, a flush starts at once instead of at the end of the
+    /// window: it bounds memory, and a writer thread works while the caller keeps queueing.
+    let maximumPending: Int
+
     init(
-        window: Duration, apply: @escaping @Sendable ([(PendingKey, PendingChange)]) throws -> Void,
+        window: Duration, maximumPending: Int = 10_000, apply: @escaping @Sendable ([(PendingKey, PendingChange)]) throws -> Void,
         onFlush: (@Sendable (FlushReport) -> Void)?
     ) {
         self.window = window
+        self.maximumPending = max(maximumPending, 1)
         self.apply = apply
         self.onFlush = onFlush
     }
 
     /// Queues a change, composing it with what is pending for the key; starts the timer.
     func enqueue(_ key: PendingKey, _ change: PendingChange) {
-        let arm = state.withLock { state -> Bool in
-            state.pending[key] = change.composed(onto: state.pending[key] ?? state.inFlight[key])
-            if state.timerArmed { return false }
+        let (arm, early) = state.withLock { state -> (Bool, Bool) in
+            let previous = state.pending[key]
+            if previous == nil { state.pendingOrder.append(key) }
+            state.pending[key] = change.composed(onto: previous ?? state.inFlight[key])
+            var early = false
+            if state.pending.count >= maximumPending && !state.earlyFlushScheduled {
+                state.earlyFlushScheduled = true
+                early = true
+            }
+            if state.timerArmed { return (false, early) }
             state.timerArmed = true
-            return true
+            return (true, early)
         }
         if arm { armTimer() }
+        if early {
+            DispatchQueue.global(qos: .userInitiated).async { _ = try? self.flush() }
+        }
     }
 
     /// The queued change for a key (pending, else being written), if any.
@@ -151,24 +204,50 @@ final class WriteQueue: Sendable {
         }
     }
 
+    /// The batch grouped by domain (in name order), keys in bytewise order within a domain
+    /// so SQLite's B-tree fills in order. Writes usually arrive in order already (a batch
+    /// file, an import), which is checked first; otherwise keys are sorted as byte arrays.
+    static func ordered(_ batch: [PendingKey: PendingChange], _ order: [PendingKey]) -> [(PendingKey, PendingChange)] {
+        var byDomain: [Domain: [(PendingKey, PendingChange)]] = [:]
+        for key in order {
+            if let change = batch[key] { byDomain[key.domain, default: []].append((key, change)) }
+        }
+        var result: [(PendingKey, PendingChange)] = []
+        result.reserveCapacity(batch.count)
+        for domain in byDomain.keys.sorted() {
+            var entries = byDomain[domain] ?? []
+            let sorted = zip(entries, entries.dropFirst()).allSatisfy { BytewiseString.precedes($0.0.key, $1.0.key) }
+            if !sorted {
+                var keyed = entries.map { (bytes: Array($0.0.key.utf8), entry: $0) }
+                keyed.sort { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+                entries = keyed.map(\.entry)
+            }
+            result.append(contentsOf: entries)
+        }
+        return result
+    }
+
     /// Writes everything pending now, in one transaction per database, and returns when it is
     /// committed. Writes queued meanwhile go into the next batch. On failure the batch is put
     /// back under newer writes and retried one window later.
     @discardableResult
     func flush() throws -> FlushReport {
         try flushLock.withLock { _ in
-            let (batch, marker) = state.withLock { state -> ([PendingKey: PendingChange], Int) in
+            let (batch, order, marker) = state.withLock { state -> ([PendingKey: PendingChange], [PendingKey], Int) in
                 state.timerArmed = false
+                state.earlyFlushScheduled = false
                 state.inFlight = state.pending
+                state.inFlightOrder = state.pendingOrder
                 state.pending = [:]
-                return (state.inFlight, state.marker)
+                state.pendingOrder = []
+                return (state.inFlight, state.inFlightOrder, state.marker)
             }
             if batch.isEmpty {
                 let report = FlushReport(changes: 0, marker: marker, error: nil)
                 return report
             }
             do {
-                try apply(batch.sorted { PendingKey.precedes($0.key, $1.key) }.map { ($0.key, $0.value) })
+                try apply(Self.ordered(batch, order))
             } catch {
                 var committed = Set<PendingKey>()
                 var failure = (error as? PrefsError) ?? PrefsError(.cannotWrite, "\(error)")
@@ -178,9 +257,13 @@ final class WriteQueue: Sendable {
                 }
                 let rearm = state.withLock { state -> Bool in
                     var merged = state.inFlight.filter { !committed.contains($0.key) }
+                    var mergedOrder = state.inFlightOrder.filter { !committed.contains($0) }
+                    for key in state.pendingOrder where merged[key] == nil { mergedOrder.append(key) }
                     for (key, newer) in state.pending { merged[key] = newer.composed(onto: merged[key]) }
                     state.pending = merged
+                    state.pendingOrder = mergedOrder
                     state.inFlight = [:]
+                    state.inFlightOrder = []
                     state.lastError = failure
                     if state.timerArmed { return false }
                     state.timerArmed = true
@@ -192,6 +275,7 @@ final class WriteQueue: Sendable {
             }
             state.withLock { state in
                 state.inFlight = [:]
+                state.inFlightOrder = []
                 state.lastError = nil
             }
             let report = FlushReport(changes: batch.count, marker: marker, error: nil)

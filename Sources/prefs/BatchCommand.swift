@@ -288,14 +288,17 @@ enum BatchLine {
     }
 
     private static func parseShort(_ text: String) throws -> BatchLine {
-        var rest = Substring(text)
+        // Tokenize on UTF-8 bytes: spaces and tabs are ASCII, so byte positions are valid
+        // string boundaries, and this avoids grapheme-by-grapheme scanning.
+        let utf8 = text.utf8
+        var position = utf8.startIndex
+        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
         func word() -> String? {
-            rest = rest.drop { $0 == " " || $0 == "\t" }
-            guard !rest.isEmpty else { return nil }
-            let end = rest.firstIndex { $0 == " " || $0 == "\t" } ?? rest.endIndex
-            let token = String(rest[..<end])
-            rest = rest[end...]
-            return token
+            position = utf8[position...].firstIndex { !isBlank($0) } ?? utf8.endIndex
+            guard position < utf8.endIndex else { return nil }
+            let end = utf8[position...].firstIndex(where: isBlank) ?? utf8.endIndex
+            defer { position = end }
+            return String(text[position..<end])
         }
         guard let verb = word() else { throw PrefsError(.invalidValue, "empty command") }
         guard ["set", "rm", "incr"].contains(verb) else {
@@ -306,8 +309,8 @@ enum BatchLine {
         try Key.validate(key)
         switch verb {
         case "set":
-            guard let first = rest.first, first == " " || first == "\t" else { throw PrefsError(.invalidValue, "set needs a VALUE") }
-            return .set(domain, key, try ValueType.auto.value(from: String(rest.dropFirst())))
+            guard position < utf8.endIndex else { throw PrefsError(.invalidValue, "set needs a VALUE") }
+            return .set(domain, key, try ValueType.auto.value(from: String(text[utf8.index(after: position)...])))
         case "rm":
             if let extra = word() {
                 throw PrefsError(.invalidValue, "unexpected \(JSONValue.string(extra).compactText) after rm DOMAIN KEY")

@@ -168,6 +168,21 @@ struct WriteQueueTests {
         #expect(try committed(store, "released")?.json == "true")
     }
 
+    @Test func manyPendingKeysStartAFlushBeforeTheWindowEnds() async throws {
+        let store = try TemporaryStore()
+        let log = FlushLog()
+        var options = KeyValueStack.Options(window: .seconds(3600), maximumPending: 100, environment: ["XDG_RUNTIME_DIR": store.directory])
+        options.onFlush = { report in log.record(report) }
+        let stack = try KeyValueStack(path: store.path, options: options)
+        for i in 0..<250 { try stack.set(.number(String(i)), in: .user, forKey: "k\(i)") }
+        let deadline = Date().addingTimeInterval(5)
+        while log.all.reduce(0, { $0 + $1.changes }) < 200 && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(log.all.count >= 2, "flushes started by size, not by the one-hour window")
+        #expect(log.all.allSatisfy { $0.error == nil })
+        #expect(try committed(store, "k0")?.json == "0")
+        #expect(stack.pendingCount < 100)
+    }
+
     @Test func conditionalWritesFlushFirst() throws {
         let store = try TemporaryStore()
         let stack = try open(store)
