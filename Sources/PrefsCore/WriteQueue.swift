@@ -155,7 +155,7 @@ final class WriteQueue: Sendable {
 
     /// Queues a change, composing it with what is pending for the key; starts the timer.
     func enqueue(_ key: PendingKey, _ change: PendingChange) {
-        let (arm, early) = state.withLock { state -> (Bool, Bool) in
+        let (arm, early, full) = state.withLock { state -> (Bool, Bool, Bool) in
             let previous = state.pending[key]
             if previous == nil { state.pendingOrder.append(key) }
             state.pending[key] = change.composed(onto: previous ?? state.inFlight[key])
@@ -164,12 +164,18 @@ final class WriteQueue: Sendable {
                 state.earlyFlushScheduled = true
                 early = true
             }
-            if state.timerArmed { return (false, early) }
+            let full = state.pending.count >= 4 * maximumPending
+            if state.timerArmed { return (false, early, full) }
             state.timerArmed = true
-            return (true, early)
+            return (true, early, full)
         }
         if arm { armTimer() }
-        if early {
+        if full {
+            // Back-pressure: a producer faster than the disk waits for a flush here, so the
+            // queue never holds more than a few batches (a failure reaches onFlush and stays
+            // pending, as with any flush).
+            _ = try? flush()
+        } else if early {
             DispatchQueue.global(qos: .userInitiated).async { _ = try? self.flush() }
         }
     }
