@@ -165,12 +165,15 @@ _prefs() {
     local -a repeating_flags=()
     local -a non_repeating_flags=(--version -h --help)
     local -a repeating_options=()
-    local -a non_repeating_options=(--store)
+    local -a non_repeating_options=(--store --actor)
     __prefs_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--store')
+        return
+        ;;
+    '--actor')
         return
         ;;
     esac
@@ -195,12 +198,15 @@ _prefs_get() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --default)
+    non_repeating_options=(--store --actor --default)
     __prefs_offer_flags_options 2
 
     # Offer option value completions
     case "${prev}" in
     '--store')
+        return
+        ;;
+    '--actor')
         return
         ;;
     '--default')
@@ -213,12 +219,15 @@ _prefs_set() {
     repeating_flags=()
     non_repeating_flags=(--string --if-absent --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --type --if-version --if-value)
+    non_repeating_options=(--store --actor --type --if-version --if-value)
     __prefs_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--store')
+        return
+        ;;
+    '--actor')
         return
         ;;
     '--type')
@@ -237,12 +246,15 @@ _prefs_rm() {
     repeating_flags=()
     non_repeating_flags=(--must-exist --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --prefix)
+    non_repeating_options=(--store --actor --prefix)
     __prefs_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--store')
+        return
+        ;;
+    '--actor')
         return
         ;;
     '--prefix')
@@ -255,12 +267,15 @@ _prefs_list() {
     repeating_flags=()
     non_repeating_flags=(--keys-only --json -z --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --prefix)
+    non_repeating_options=(--store --actor --prefix)
     __prefs_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--store')
+        return
+        ;;
+    '--actor')
         return
         ;;
     '--prefix')
@@ -273,12 +288,15 @@ _prefs_domains() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store)
+    non_repeating_options=(--store --actor)
     __prefs_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--store')
+        return
+        ;;
+    '--actor')
         return
         ;;
     esac
@@ -288,12 +306,15 @@ _prefs_export() {
     repeating_flags=()
     non_repeating_flags=(--pretty --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store -o)
+    non_repeating_options=(--store --actor -o)
     __prefs_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--store')
+        return
+        ;;
+    '--actor')
         return
         ;;
     '-o')
@@ -306,12 +327,15 @@ _prefs_import() {
     repeating_flags=()
     non_repeating_flags=(--replace --dry-run --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store)
+    non_repeating_options=(--store --actor)
     __prefs_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--store')
+        return
+        ;;
+    '--actor')
         return
         ;;
     esac
@@ -321,12 +345,15 @@ _prefs_batch() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --window)
+    non_repeating_options=(--store --actor --window)
     __prefs_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--store')
+        return
+        ;;
+    '--actor')
         return
         ;;
     '--window')

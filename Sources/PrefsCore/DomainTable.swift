@@ -28,6 +28,31 @@ struct DomainTable {
         try db.execute(
             sql: "INSERT OR IGNORE INTO domains (name, created_at) VALUES (?, ?)",
             arguments: [domain.name, Clock.nowMilliseconds()])
+        try createTriggers(db, domain)
+    }
+
+    /// Triggers that append every insert, update and delete of the domain's table to the
+    /// change log, in the same transaction. `prefs_op()`/`prefs_actor()` are functions every
+    /// prefs connection registers (writing with another SQLite client fails on them, which
+    /// keeps the log complete).
+    static func createTriggers(_ db: Database, _ domain: Domain) throws {
+        let name = "kv_" + domain.name
+        let table = name.quotedDatabaseIdentifier
+        let literal = "'" + domain.name + "'"  // validated: [a-z0-9_-] only
+        let insert = "INSERT INTO changelog (at, domain, key, op, old, new, actor) VALUES (prefs_now(), \(literal)"
+        try db.execute(
+            sql: """
+                CREATE TRIGGER IF NOT EXISTS \((name + "_log_insert").quotedDatabaseIdentifier) AFTER INSERT ON \(table) BEGIN
+                    \(insert), new.key, prefs_op(), NULL, new.value, prefs_actor());
+                END;
+                CREATE TRIGGER IF NOT EXISTS \((name + "_log_update").quotedDatabaseIdentifier) AFTER UPDATE ON \(table) BEGIN
+                    \(insert), new.key, prefs_op(), old.value, new.value, prefs_actor());
+                END;
+                CREATE TRIGGER IF NOT EXISTS \((name + "_log_delete").quotedDatabaseIdentifier) AFTER DELETE ON \(table) BEGIN
+                    \(insert), old.key, prefs_op(), old.value, NULL, prefs_actor());
+                END;
+                CREATE INDEX IF NOT EXISTS \((name + "_expiry").quotedDatabaseIdentifier) ON \(table) (expires_at) WHERE expires_at IS NOT NULL;
+                """)
     }
 
     static func exists(_ db: Database, _ domain: Domain) throws -> Bool {
@@ -45,23 +70,16 @@ struct DomainTable {
         return Entry(domain: domain, key: key, json: row[0], version: row[1], updatedAt: row[2], expiresAt: row[3])
     }
 
-    /// Inserts or replaces a value.
-    func upsert(_ db: Database, key: String, json: String, now: Int64) throws {
+    /// Inserts or replaces a value (and its expiry).
+    func upsert(_ db: Database, key: String, json: String, now: Int64, expiresAt: Int64?) throws {
         let statement = try db.cachedStatement(
             sql: """
-                INSERT INTO \(table) (key, value, version, updated_at, expires_at) VALUES (?, ?, 1, ?, NULL)
+                INSERT INTO \(table) (key, value, version, updated_at, expires_at) VALUES (?, ?, 1, ?, ?)
                 ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = version + 1,
-                    updated_at = excluded.updated_at, expires_at = NULL
+                    updated_at = excluded.updated_at, expires_at = excluded.expires_at
                 """)
-        statement.setUncheckedArguments([key, json, now])
+        statement.setUncheckedArguments([key, json, now, expiresAt])
         try statement.execute()
-    }
-
-    /// Inserts or replaces a value; returns the new version.
-    func upsertReturningVersion(_ db: Database, key: String, json: String, now: Int64) throws -> Int64 {
-        try upsert(db, key: key, json: json, now: now)
-        return try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT version FROM \(table) WHERE key = ?"), arguments: [key]) ?? 1
     }
 
     /// Deletes a key; returns whether it existed.
@@ -148,9 +166,9 @@ final class BulkUpsert {
         guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "closed") }
         self.connection = connection
         let sql = """
-            INSERT INTO \(table.table) (key, value, version, updated_at, expires_at) VALUES (?, ?, 1, ?, NULL)
+            INSERT INTO \(table.table) (key, value, version, updated_at, expires_at) VALUES (?, ?, 1, ?, ?)
             ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = version + 1,
-                updated_at = excluded.updated_at, expires_at = NULL
+                updated_at = excluded.updated_at, expires_at = excluded.expires_at
             """
         let code = sqlite3_prepare_v2(connection, sql, -1, &handle, nil)
         guard code == SQLITE_OK else { throw failure(code) }
@@ -164,7 +182,7 @@ final class BulkUpsert {
         DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)))
     }
 
-    func run(key: String, json: String, now: Int64) throws {
+    func run(key: String, json: String, now: Int64, expiresAt: Int64?) throws {
         var key = key
         var json = json
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -177,6 +195,7 @@ final class BulkUpsert {
                 handle, 2, UnsafeRawPointer($0.baseAddress)?.assumingMemoryBound(to: CChar.self), Int32($0.count), transient)
         }
         sqlite3_bind_int64(handle, 3, now)
+        if let expiresAt { sqlite3_bind_int64(handle, 4, expiresAt) } else { sqlite3_bind_null(handle, 4) }
         let code = sqlite3_step(handle)
         sqlite3_reset(handle)
         guard code == SQLITE_DONE else { throw failure(code) }

@@ -116,9 +116,9 @@ extension KeyValueStack {
                         try DomainTable(domain).forEach(db, prefix: nil, now: now, body)
                     }
                     let changes = partPlan.changes.map {
-                        (PendingKey(domain: $0.domain, key: $0.key), $0.json.map(PendingChange.set) ?? .remove)
+                        (PendingKey(domain: $0.domain, key: $0.key), $0.json.map { PendingChange.set($0, expiresAt: nil) } ?? .remove)
                     }
-                    return (partPlan, try Self.apply(changes, in: db, requireExisting: false))
+                    return (partPlan, try Self.apply(changes, in: db, context: database.context, op: "import", requireExisting: false))
                 }
             } catch {
                 throw PrefsError.database(error, path: database.displayPath, writing: true)

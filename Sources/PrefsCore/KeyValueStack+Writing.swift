@@ -20,12 +20,21 @@ extension KeyValueStack {
     /// ```swift
     /// try stack.set(.bool(true), in: .user, forKey: "onboarding.shown")
     /// ```
+    /// - Parameter lifetime: when given, the key expires this long after the call: it is
+    ///   invisible to reads from then on and purged (logged as `expire`) at the next write
+    ///   to its domain.
     /// - Throws: ``PrefsError``: `usage` for a bad key; `storeUnreadable` or `cannotWrite`
     ///   when the store cannot be opened for writing.
-    public func set(_ value: JSONValue, in domain: Domain, forKey key: String) throws {
+    public func set(_ value: JSONValue, in domain: Domain, forKey key: String, expiresIn lifetime: Duration? = nil) throws {
         try Key.validate(key)
         _ = try database(for: domain).writer()  // a damaged or newer store fails here, not at the flush
-        queue.enqueue(PendingKey(domain: domain, key: key), .set(value.compactText))
+        queue.enqueue(PendingKey(domain: domain, key: key), .set(value.compactText, expiresAt: Self.expiry(lifetime)))
+    }
+
+    static func expiry(_ lifetime: Duration?) -> Int64? {
+        guard let lifetime else { return nil }
+        let milliseconds = lifetime.components.seconds * 1000 + lifetime.components.attoseconds / 1_000_000_000_000_000
+        return Clock.nowMilliseconds() + max(milliseconds, 0)
     }
 
     /// Queues the removal of keys; returns the keys that existed (as this stack sees them).
@@ -150,20 +159,39 @@ extension KeyValueStack {
     /// - Throws: ``PrefsError``: `preconditionFailed` when `condition` does not hold (nothing
     ///   is written), `usage` for a bad key, `cannotWrite` when the store cannot be written.
     @discardableResult
-    public func set(_ value: JSONValue, in domain: Domain, forKey key: String, if condition: Precondition) throws -> Int64 {
-        try Key.validate(key)
-        try flushSynchronously()
-        let json = value.compactText
-        let (version, event) = try write(domain) { db -> (Int64, ChangeEvent) in
-            let table = DomainTable(domain)
-            let now = Clock.nowMilliseconds()
-            let old = try table.row(db, key: key, now: now)
-            try Self.check(condition, old, domain: domain, key: key)
-            let version = try table.upsertReturningVersion(db, key: key, json: json, now: now)
-            return (version, ChangeEvent(kind: old == nil ? .insert : .update, domain: domain, key: key, json: json, oldJSON: old?.json))
-        }
-        observers.deliver([event])
-        return version
+    public func set(
+        _ value: JSONValue, in domain: Domain, forKey key: String, if condition: Precondition, expiresIn lifetime: Duration? = nil
+    ) throws -> Int64 {
+        let results = try perform([Operation(.set(value, expiresIn: lifetime), in: domain, forKey: key, if: condition)])
+        return results.first?.version ?? 0
+    }
+
+    /// Removes `key` only when `condition` holds, and commits before returning (queued writes
+    /// are flushed first). Returns whether the key existed.
+    ///
+    /// ```swift
+    /// try stack.remove(in: .user, forKey: "lock", if: .value(.string("me")))
+    /// ```
+    /// - Throws: ``PrefsError``: `preconditionFailed` when `condition` does not hold.
+    @discardableResult
+    public func remove(in domain: Domain, forKey key: String, if condition: Precondition) throws -> Bool {
+        try perform([Operation(.remove, in: domain, forKey: key, if: condition)]).first?.json != nil
+    }
+
+    /// Adds `delta` to the integer under `key` (a missing key counts as 0) in its own
+    /// transaction and returns the committed result; concurrent increments from any number
+    /// of processes add up exactly.
+    ///
+    /// ```swift
+    /// let n = try stack.incrementNow(in: .user, forKey: "builds")
+    /// ```
+    /// - Throws: ``PrefsError``: `invalidValue` when the value is not an integer or the sum
+    ///   overflows; `cannotWrite` when the store cannot be written.
+    @discardableResult
+    public func incrementNow(in domain: Domain, forKey key: String, by delta: Int64 = 1) throws -> Int64 {
+        let results = try perform([Operation(.increment(by: delta), in: domain, forKey: key)])
+        guard let json = results.first?.json, let value = Int64(json) else { return 0 }
+        return value
     }
 
     static func check(_ condition: Precondition, _ current: Entry?, domain: Domain, key: String) throws {
@@ -260,18 +288,27 @@ extension KeyValueStack {
     ) throws -> [ChangeEvent] {
         do {
             return try database.writer().write { db in
-                try apply(changes, in: db, requireExisting: requireExisting, events: events)
+                try apply(changes, in: db, context: database.context, requireExisting: requireExisting, events: events)
             }
         } catch {
             throw PrefsError.database(error, path: database.displayPath, writing: true)
         }
     }
 
+    /// Deletes the expired keys of a domain, logged as `expire`.
+    static func purgeExpired(_ db: Database, _ domain: Domain, context: StoreDatabase.WriteContext, now: Int64) throws {
+        context.op = "expire"
+        try db.execute(
+            sql: "DELETE FROM \(DomainTable(domain).table) WHERE expires_at IS NOT NULL AND expires_at <= ?", arguments: [now])
+    }
+
     /// Applies changes inside the caller's transaction; returns the events, in order.
-    /// Removing from a domain that has no table is a no-op and creates nothing. With `events`
-    /// false (nobody observes) plain sets skip reading the previous value.
+    /// Removing from a domain that has no table is a no-op and creates nothing. Each domain's
+    /// expired keys are purged first. With `events` false (nobody observes) plain sets skip
+    /// reading the previous value. `op` names the change in the log (default: `set`/`rm`).
     static func apply(
-        _ changes: [(PendingKey, PendingChange)], in db: Database, requireExisting: Bool, events wantEvents: Bool = true
+        _ changes: [(PendingKey, PendingChange)], in db: Database, context: StoreDatabase.WriteContext, op: String? = nil,
+        requireExisting: Bool, events wantEvents: Bool = true
     ) throws -> [ChangeEvent] {
         var events: [ChangeEvent] = []
         if wantEvents { events.reserveCapacity(changes.count) }
@@ -287,19 +324,24 @@ extension KeyValueStack {
                         continue
                     }
                     try DomainTable.create(db, domain)
+                } else {
+                    try purgeExpired(db, domain, context: context, now: now)
                 }
                 ready.insert(domain)
+                context.op = op ?? "set"
             }
-            if !wantEvents, case .set(let json) = change {
+            let logOp = op ?? (change == .remove ? "rm" : "set")
+            if context.op != logOp { context.op = logOp }
+            if !wantEvents, case .set(let json, let expiresAt) = change {
                 if bulk?.0 != domain { bulk = (domain, try BulkUpsert(db, table: DomainTable(domain))) }
-                try bulk?.1.run(key: target.key, json: json, now: now)
+                try bulk?.1.run(key: target.key, json: json, now: now, expiresAt: expiresAt)
                 continue
             }
             let table = DomainTable(domain)
             let old = try table.row(db, key: target.key, now: now)
             switch change {
-            case .set(let json):
-                try table.upsert(db, key: target.key, json: json, now: now)
+            case .set(let json, let expiresAt):
+                try table.upsert(db, key: target.key, json: json, now: now, expiresAt: expiresAt)
                 events.append(
                     ChangeEvent(kind: old == nil ? .insert : .update, domain: domain, key: target.key, json: json, oldJSON: old?.json))
             case .remove:
@@ -317,7 +359,7 @@ extension KeyValueStack {
                     let (sum, overflow) = base.addingReportingOverflow(delta)
                     if !overflow { json = String(sum) }
                 }
-                try table.upsert(db, key: target.key, json: json, now: now)
+                try table.upsert(db, key: target.key, json: json, now: now, expiresAt: nil)
                 events.append(
                     ChangeEvent(kind: old == nil ? .insert : .update, domain: domain, key: target.key, json: json, oldJSON: old?.json))
             }

@@ -46,6 +46,9 @@ public final class KeyValueStack: Sendable {
         public var onFlush: (@Sendable (FlushReport) -> Void)?
         /// The environment used to find the RAM-backed directory of the shared memory tier.
         public var environment: [String: String]
+        /// Who the change log names for this stack's writes; nil means `PREFS_ACTOR` from
+        /// ``environment``, else `USER@HOST`.
+        public var actor: String?
 
         /// Creates options.
         ///
@@ -86,14 +89,15 @@ public final class KeyValueStack: Sendable {
     public init(path: String, options: Options = Options()) throws {
         guard !path.isEmpty else { throw PrefsError(.usage, "store path is empty") }
         self.path = path
-        let main = StoreDatabase(location: .file(path), kind: .main, busyTimeout: options.busyTimeout)
+        let actor = options.actor ?? Self.defaultActor(environment: options.environment)
+        let main = StoreDatabase(location: .file(path), kind: .main, busyTimeout: options.busyTimeout, actor: actor)
         let memory: StoreDatabase
         switch options.memoryTier {
         case .inProcess:
-            memory = StoreDatabase(location: .inProcess, kind: .memoryTier, busyTimeout: options.busyTimeout)
+            memory = StoreDatabase(location: .inProcess, kind: .memoryTier, busyTimeout: options.busyTimeout, actor: actor)
         case .shared:
             let file = StoreLocation.memoryFile(forStore: path, environment: options.environment)
-            memory = StoreDatabase(location: .file(file), kind: .memoryTier, busyTimeout: options.busyTimeout)
+            memory = StoreDatabase(location: .file(file), kind: .memoryTier, busyTimeout: options.busyTimeout, actor: actor)
         }
         let observers = ChangeObservers()
         self.main = main
@@ -104,6 +108,17 @@ public final class KeyValueStack: Sendable {
             maximumPending: options.maximumPending,
             apply: { batch in try KeyValueStack.applyBatch(batch, main: main, memory: memory, observers: observers) },
             onFlush: options.onFlush)
+    }
+
+    /// `PREFS_ACTOR`, else `USER@HOST` (the user from `USER`/`LOGNAME`, else the uid).
+    public static func defaultActor(environment: [String: String]) -> String {
+        if let actor = environment["PREFS_ACTOR"], !actor.isEmpty { return actor }
+        let user = environment["USER"].flatMap { $0.isEmpty ? nil : $0 } ?? environment["LOGNAME"] ?? "uid\(getuid())"
+        var name = [CChar](repeating: 0, count: 256)
+        let host =
+            gethostname(&name, name.count) == 0
+            ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "localhost"
+        return user + "@" + host
     }
 
     /// Releasing a stack drains its queue; a failure is reported through
@@ -149,8 +164,11 @@ public final class KeyValueStack: Sendable {
         try Key.validate(key)
         let stored = try storedEntry(in: domain, forKey: key)
         if let change = queue.overlay(PendingKey(domain: domain, key: key)) {
-            guard let json = change.visibleJSON else { return nil }
-            return Entry(domain: domain, key: key, json: json, version: (stored?.version ?? 0) + 1, updatedAt: Clock.nowMilliseconds())
+            let now = Clock.nowMilliseconds()
+            guard let json = change.visibleJSON(at: now) else { return nil }
+            return Entry(
+                domain: domain, key: key, json: json, version: (stored?.version ?? 0) + 1, updatedAt: now,
+                expiresAt: change.expiresAt)
         }
         return stored
     }
@@ -165,7 +183,7 @@ public final class KeyValueStack: Sendable {
     public func value(in domain: Domain, forKey key: String) throws -> JSONValue? {
         try Key.validate(key)
         if let change = queue.overlay(PendingKey(domain: domain, key: key)) {
-            return try change.visibleJSON.map { try JSONValue(parsing: $0) }
+            return try change.visibleJSON(at: Clock.nowMilliseconds()).map { try JSONValue(parsing: $0) }
         }
         return try storedEntry(in: domain, forKey: key)?.value()
     }
@@ -210,8 +228,9 @@ public final class KeyValueStack: Sendable {
                 while let (pendingKey, change) = overlay.first {
                     if let key, !pendingKey.utf8.lexicographicallyPrecedes(key.utf8) { return }
                     overlay.removeFirst()
-                    if let json = change.visibleJSON {
-                        try body(Entry(domain: domain, key: pendingKey, json: json, version: 0, updatedAt: now))
+                    if let json = change.visibleJSON(at: now) {
+                        try body(
+                            Entry(domain: domain, key: pendingKey, json: json, version: 1, updatedAt: now, expiresAt: change.expiresAt))
                     }
                 }
             }
@@ -231,11 +250,12 @@ public final class KeyValueStack: Sendable {
                             try emitOverlay(before: entry.key)
                             if let (pendingKey, change) = overlay.first, pendingKey.utf8.elementsEqual(entry.key.utf8) {
                                 overlay.removeFirst()
-                                if let json = change.visibleJSON {
+                                if let json = change.visibleJSON(at: now) {
                                     var updated = entry
                                     updated.json = json
                                     updated.version += 1
                                     updated.updatedAt = now
+                                    updated.expiresAt = change.expiresAt
                                     try body(updated)
                                 }
                                 return

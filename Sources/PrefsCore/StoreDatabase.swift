@@ -23,17 +23,45 @@ final class StoreDatabase: Sendable {
     /// `PRAGMA application_id` of a memory-tier file ("prfm").
     static let memoryApplicationID: Int32 = 0x7072_666D
     /// The schema version this build writes; also kept in `PRAGMA user_version`.
-    static let schemaVersion = 1
+    static let schemaVersion = 2
+
+    /// What the change-log triggers record about the write in progress.
+    final class WriteContext: Sendable {
+        private struct State {
+            var op = "set"
+            var actor: String
+        }
+
+        private let state: Mutex<State>
+
+        init(actor: String) {
+            state = Mutex(State(actor: actor))
+        }
+
+        var op: String {
+            get { state.withLock { $0.op } }
+            set { state.withLock { $0.op = newValue } }
+        }
+
+        var actor: String { state.withLock { $0.actor } }
+    }
 
     let location: Location
     let kind: Kind
     let busyTimeout: TimeInterval
+    let context: WriteContext
     private let queue = Mutex<DatabaseQueue?>(nil)
 
-    init(location: Location, kind: Kind, busyTimeout: TimeInterval) {
+    init(location: Location, kind: Kind, busyTimeout: TimeInterval, actor: String = "unknown") {
         self.location = location
         self.kind = kind
         self.busyTimeout = busyTimeout
+        self.context = WriteContext(actor: actor)
+    }
+
+    /// Sets the operation name the change log records for the next statements.
+    func setOperation(_ op: String) {
+        context.op = op
     }
 
     var displayPath: String {
@@ -78,6 +106,13 @@ final class StoreDatabase: Sendable {
         config.readonly = readonly
         config.busyMode = .timeout(busyTimeout)
         config.label = kind == .main ? "prefs" : "prefs-memory"
+        let context = self.context
+        config.prepareDatabase { db in
+            // Read by the change-log triggers: what kind of write this is and who makes it.
+            db.add(function: DatabaseFunction("prefs_op", argumentCount: 0, pure: false) { _ in context.op })
+            db.add(function: DatabaseFunction("prefs_actor", argumentCount: 0, pure: false) { _ in context.actor })
+            db.add(function: DatabaseFunction("prefs_now", argumentCount: 0, pure: false) { _ in Clock.nowMilliseconds() })
+        }
         return config
     }
 
@@ -203,10 +238,51 @@ final class StoreDatabase: Sendable {
                 sql: "INSERT INTO meta (key, value) VALUES ('schema_version', ?), ('store_id', ?), ('kind', ?)",
                 arguments: ["1", UUID().uuidString.lowercased(), kind == .main ? "store" : "memory"])
             for domain in initialDomains {
-                try DomainTable.create(db, domain)
+                // Frozen copy of the v1 table layout (DomainTable.create adds later parts).
+                try db.execute(
+                    sql: """
+                        CREATE TABLE IF NOT EXISTS \(DomainTable(domain).table) (
+                            key TEXT PRIMARY KEY NOT NULL,
+                            value TEXT NOT NULL,
+                            version INTEGER NOT NULL,
+                            updated_at INTEGER NOT NULL,
+                            expires_at INTEGER
+                        ) WITHOUT ROWID
+                        """)
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO domains (name, created_at) VALUES (?, ?)",
+                    arguments: [domain.name, Clock.nowMilliseconds()])
             }
             try db.execute(sql: "PRAGMA application_id = \(applicationID)")
             try db.execute(sql: "PRAGMA user_version = 1")
+        }
+        migrator.registerMigration("v2-changelog") { db in
+            // The change log, filled by triggers on every domain table in the writing
+            // transaction itself, and an index for expiry.
+            try db.execute(
+                sql: """
+                    CREATE TABLE changelog (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        at INTEGER NOT NULL,
+                        domain TEXT NOT NULL,
+                        key TEXT NOT NULL,
+                        op TEXT NOT NULL,
+                        old TEXT,
+                        new TEXT,
+                        actor TEXT NOT NULL
+                    );
+                    CREATE INDEX changelog_domain_key ON changelog (domain, key, seq);
+                    CREATE TRIGGER changelog_retention AFTER INSERT ON changelog BEGIN
+                        DELETE FROM changelog WHERE seq <= new.seq
+                            - COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'log_retain'), 10000);
+                    END;
+                    """)
+            for name in try String.fetchAll(db, sql: "SELECT name FROM domains") {
+                guard let domain = try? Domain(name) else { continue }
+                try DomainTable.createTriggers(db, domain)
+            }
+            try db.execute(sql: "UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+            try db.execute(sql: "PRAGMA user_version = 2")
         }
         return migrator
     }

@@ -77,8 +77,8 @@ struct PendingKey: Hashable, Sendable {
 
 /// A change waiting to be written. Later changes of one key replace or absorb earlier ones.
 enum PendingChange: Sendable, Equatable {
-    /// Store this compact JSON.
-    case set(String)
+    /// Store this compact JSON, expiring at the given time (milliseconds since 1970) if any.
+    case set(String, expiresAt: Int64?)
     /// Remove the key.
     case remove
     /// Add `delta` to the stored integer (a missing key counts as 0). `visible` is the value
@@ -89,20 +89,25 @@ enum PendingChange: Sendable, Equatable {
     func composed(onto older: PendingChange?) -> PendingChange {
         guard case .increment(let delta, let visible) = self, let older else { return self }
         switch older {
-        case .set, .remove: return .set(visible)
+        case .set, .remove: return .set(visible, expiresAt: nil)
         case .increment(let olderDelta, _):
             let (sum, overflow) = olderDelta.addingReportingOverflow(delta)
-            return overflow ? .set(visible) : .increment(delta: sum, visible: visible)
+            return overflow ? .set(visible, expiresAt: nil) : .increment(delta: sum, visible: visible)
         }
     }
 
-    /// The JSON readers see, or nil when the key reads as removed.
-    var visibleJSON: String? {
+    /// The JSON readers see at `now`, or nil when the key reads as removed or expired.
+    func visibleJSON(at now: Int64) -> String? {
         switch self {
-        case .set(let json): json
+        case .set(let json, let expiresAt): (expiresAt.map { $0 > now } ?? true) ? json : nil
         case .remove: nil
         case .increment(_, let visible): visible
         }
+    }
+
+    var expiresAt: Int64? {
+        if case .set(_, let expiresAt) = self { return expiresAt }
+        return nil
     }
 }
 

@@ -30,6 +30,7 @@ extension Prefs {
             let environment = ProcessInfo.processInfo.environment
             var options = KeyValueStack.Options(memoryTier: .shared, window: window.duration, environment: environment)
             options.onFlush = { report in progress.flushed(report) }
+            options.actor = global.actor
             if let text = environment["PREFS_BUSY_TIMEOUT"], let seconds = Double(text), seconds >= 0 {
                 options.busyTimeout = seconds
             }

@@ -11,6 +11,12 @@ struct GlobalOptions: ParsableArguments {
             valueName: "path"))
     var store: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Who the change log names for this command's writes (default: $PREFS_ACTOR, else USER@HOST).", valueName: "name")
+    )
+    var actor: String?
+
     /// The resolved store path.
     var storePath: String {
         StoreLocation.resolve(explicit: store, environment: ProcessInfo.processInfo.environment)
@@ -20,6 +26,7 @@ struct GlobalOptions: ParsableArguments {
     func openStack() throws -> KeyValueStack {
         let environment = ProcessInfo.processInfo.environment
         var options = KeyValueStack.Options(memoryTier: .shared, environment: environment)
+        options.actor = actor
         if let text = environment["PREFS_BUSY_TIMEOUT"], let seconds = Double(text), seconds >= 0 {
             options.busyTimeout = seconds
         }

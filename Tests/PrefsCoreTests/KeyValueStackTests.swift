@@ -125,7 +125,7 @@ struct KeyValueStackTests {
     @Test func newerSchemaIsRefusedAndUntouched() throws {
         let store = try TemporaryStore()
         try store.open().set(.null, in: .user, forKey: "k")
-        try DatabaseQueue(path: store.path).writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 2") }
+        try DatabaseQueue(path: store.path).writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 99") }
         let before = try Data(contentsOf: URL(fileURLWithPath: store.path))
         let stack = try store.open()
         do {
@@ -145,10 +145,49 @@ struct KeyValueStackTests {
             try Dictionary(
                 uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, value FROM meta").map { ($0[0] as String, $0[1] as String) })
         }
-        #expect(meta["schema_version"] == "1")
+        #expect(meta["schema_version"] == "2")
         #expect(meta["store_id"]?.count == 36)
         let migrations = try DatabaseQueue(path: store.path).read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(migrations == ["v1"])
+        #expect(migrations == ["v1", "v2-changelog"])
+    }
+
+    @Test func aVersionOneStoreIsMigratedWithItsDataKept() throws {
+        // A store exactly as schema v1 left it.
+        let store = try TemporaryStore()
+        let old = try DatabaseQueue(path: store.path)
+        try old.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(
+                sql: """
+                    CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                    INSERT INTO grdb_migrations VALUES ('v1');
+                    CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
+                    INSERT INTO meta VALUES ('schema_version', '1'), ('store_id', 'x'), ('kind', 'store');
+                    CREATE TABLE domains (name TEXT PRIMARY KEY NOT NULL, created_at INTEGER NOT NULL) WITHOUT ROWID;
+                    """)
+            for name in ["default", "dynamic", "switch", "user", "custom"] {
+                try db.execute(
+                    sql: """
+                        CREATE TABLE "kv_\(name)" (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL, version INTEGER NOT NULL,
+                            updated_at INTEGER NOT NULL, expires_at INTEGER) WITHOUT ROWID;
+                        INSERT INTO domains VALUES ('\(name)', 0);
+                        """)
+            }
+            try db.execute(sql: "INSERT INTO kv_custom VALUES ('k', '\"kept\"', 3, 0, NULL)")
+            try db.execute(sql: "PRAGMA application_id = 1886545523; PRAGMA user_version = 1")
+        }
+        try old.close()
+        let stack = try store.open()
+        #expect(try stack.value(in: try Domain("custom"), forKey: "k") == .string("kept"))
+        try stack.set(.string("new"), in: try Domain("custom"), forKey: "k")
+        try stack.flushSynchronously()
+        let log = try DatabaseQueue(path: store.path).read { db in
+            try Row.fetchAll(db, sql: "SELECT op, old, new FROM changelog").map {
+                "\($0[0] as String) \($0[1] as String) \($0[2] as String)"
+            }
+        }
+        #expect(log == ["set \"kept\" \"new\""])
+        #expect(try stack.entry(in: try Domain("custom"), forKey: "k")?.version == 4)
     }
 
     @Test func getCostDoesNotGrowWithTheStore() throws {

@@ -1,0 +1,142 @@
+import Foundation
+import GRDB
+
+extension KeyValueStack {
+    /// One write of an all-or-nothing list (see ``perform(_:)``).
+    ///
+    /// ```swift
+    /// let ops = [
+    ///     KeyValueStack.Operation(.set(.string("b")), in: .user, forKey: "slot", if: .value(.string("a"))),
+    ///     KeyValueStack.Operation(.increment(by: 1), in: .user, forKey: "moves"),
+    /// ]
+    /// ```
+    public struct Operation: Sendable, Equatable {
+        /// What the operation does.
+        public enum Action: Sendable, Equatable {
+            /// Store a value, optionally expiring after a while.
+            case set(JSONValue, expiresIn: Duration? = nil)
+            /// Remove the key (a missing key is not an error unless a precondition says so).
+            case remove
+            /// Add to the integer under the key (missing = 0).
+            case increment(by: Int64)
+        }
+
+        /// What to do.
+        public var action: Action
+        /// The domain (a persistent one).
+        public var domain: Domain
+        /// The key.
+        public var key: String
+        /// A condition checked before anything is written.
+        public var precondition: Precondition?
+
+        /// Creates an operation.
+        public init(_ action: Action, in domain: Domain, forKey key: String, if precondition: Precondition? = nil) {
+            self.action = action
+            self.domain = domain
+            self.key = key
+            self.precondition = precondition
+        }
+    }
+
+    /// What one operation of ``perform(_:)`` left behind.
+    public struct OperationResult: Sendable, Equatable {
+        /// The key's value afterwards as compact JSON; nil when it was removed. For a removal,
+        /// the removed value (nil when the key did not exist).
+        public var json: String?
+        /// The key's version afterwards (0 after a removal).
+        public var version: Int64
+    }
+
+    /// Performs operations in one transaction, all or none, after flushing the queue.
+    ///
+    /// Preconditions are checked in order against the state the earlier operations of the
+    /// list produced; the first that fails aborts the whole list.
+    ///
+    /// ```swift
+    /// try stack.perform([.init(.set(.bool(true)), in: .switch, forKey: "frozen", if: .absent)])
+    /// ```
+    /// - Throws: ``PrefsError``: `preconditionFailed` naming the operation (1-based) whose
+    ///   condition failed; `invalidValue` for an increment of a non-integer; `usage` for a
+    ///   bad key or the `memory` domain mixed with others; `cannotWrite` when the store
+    ///   cannot be written. Nothing is changed when it throws.
+    @discardableResult
+    public func perform(_ operations: [Operation]) throws -> [OperationResult] {
+        guard let first = operations.first else { return [] }
+        for operation in operations { try Key.validate(operation.key) }
+        if operations.contains(where: { $0.domain.isPersistent != first.domain.isPersistent }) {
+            throw PrefsError(.usage, "one transaction cannot mix the memory domain with persistent domains")
+        }
+        try flushSynchronously()
+        let database = database(for: first.domain)
+        let (results, events): ([OperationResult], [ChangeEvent])
+        do {
+            (results, events) = try database.writer().write { db in
+                let now = Clock.nowMilliseconds()
+                var results: [OperationResult] = []
+                var events: [ChangeEvent] = []
+                var ready = Set<Domain>()
+                for (index, operation) in operations.enumerated() {
+                    let domain = operation.domain
+                    let key = operation.key
+                    if !ready.contains(domain) {
+                        if try Self.tableMayExist(db, domain) {
+                            try Self.purgeExpired(db, domain, context: database.context, now: now)
+                        } else if operation.action != .remove {
+                            try DomainTable.create(db, domain)
+                        }
+                        ready.insert(domain)
+                    }
+                    let table = DomainTable(domain)
+                    let exists = try Self.tableMayExist(db, domain)
+                    let old = exists ? try table.row(db, key: key, now: now) : nil
+                    if let condition = operation.precondition {
+                        do {
+                            try Self.check(condition, old, domain: domain, key: key)
+                        } catch let error as PrefsError where operations.count > 1 {
+                            throw PrefsError(error.kind, "operation \(index + 1): \(error.message)")
+                        }
+                    }
+                    switch operation.action {
+                    case .set(let value, let lifetime):
+                        let json = value.compactText
+                        database.context.op = "set"
+                        try table.upsert(db, key: key, json: json, now: now, expiresAt: Self.expiry(lifetime))
+                        results.append(OperationResult(json: json, version: (old?.version ?? 0) + 1))
+                        events.append(
+                            ChangeEvent(kind: old == nil ? .insert : .update, domain: domain, key: key, json: json, oldJSON: old?.json))
+                    case .remove:
+                        if let old {
+                            database.context.op = "rm"
+                            _ = try table.delete(db, key: key)
+                            events.append(ChangeEvent(kind: .delete, domain: domain, key: key, json: nil, oldJSON: old.json))
+                        }
+                        results.append(OperationResult(json: old?.json, version: 0))
+                    case .increment(let delta):
+                        let base: Int64
+                        do {
+                            base = try Self.integer(old.map { try $0.value() }, domain: domain, key: key)
+                        } catch let error as PrefsError where operations.count > 1 {
+                            throw PrefsError(error.kind, "operation \(index + 1): \(error.message)")
+                        }
+                        let (sum, overflow) = base.addingReportingOverflow(delta)
+                        if overflow {
+                            throw PrefsError(.invalidValue, "\(domain.name)/\(key): \(base) + \(delta) overflows a 64-bit integer")
+                        }
+                        let json = String(sum)
+                        database.context.op = "set"
+                        try table.upsert(db, key: key, json: json, now: now, expiresAt: old?.expiresAt)
+                        results.append(OperationResult(json: json, version: (old?.version ?? 0) + 1))
+                        events.append(
+                            ChangeEvent(kind: old == nil ? .insert : .update, domain: domain, key: key, json: json, oldJSON: old?.json))
+                    }
+                }
+                return (results, events)
+            }
+        } catch {
+            throw PrefsError.database(error, path: database.displayPath, writing: true)
+        }
+        observers.deliver(events)
+        return results
+    }
+}
