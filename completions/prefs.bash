@@ -183,20 +183,20 @@ _prefs() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    get|set|rm|list|domains|export|import|batch|help)
+    get|set|rm|list|domains|export|import|batch|incr|apply|log|watch|help)
         # Offer subcommand argument completions
         "_prefs_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'get set rm list domains export import batch help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'get set rm list domains export import batch incr apply log watch help' -- "${cur}"))
         ;;
     esac
 }
 
 _prefs_get() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--json --show-meta --version -h --help)
     repeating_options=()
     non_repeating_options=(--store --actor --default)
     __prefs_offer_flags_options 2
@@ -219,7 +219,7 @@ _prefs_set() {
     repeating_flags=()
     non_repeating_flags=(--string --if-absent --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --actor --type --if-version --if-value)
+    non_repeating_options=(--store --actor --type --ttl --if-version --if-value)
     __prefs_offer_flags_options -1
 
     # Offer option value completions
@@ -231,6 +231,9 @@ _prefs_set() {
         return
         ;;
     '--type')
+        return
+        ;;
+    '--ttl')
         return
         ;;
     '--if-version')
@@ -246,7 +249,7 @@ _prefs_rm() {
     repeating_flags=()
     non_repeating_flags=(--must-exist --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --actor --prefix)
+    non_repeating_options=(--store --actor --prefix --if-version --if-value)
     __prefs_offer_flags_options -1
 
     # Offer option value completions
@@ -260,12 +263,18 @@ _prefs_rm() {
     '--prefix')
         return
         ;;
+    '--if-version')
+        return
+        ;;
+    '--if-value')
+        return
+        ;;
     esac
 }
 
 _prefs_list() {
     repeating_flags=()
-    non_repeating_flags=(--keys-only --json -z --version -h --help)
+    non_repeating_flags=(--keys-only --json -z --meta --version -h --help)
     repeating_options=()
     non_repeating_options=(--store --actor --prefix)
     __prefs_offer_flags_options 1
@@ -357,6 +366,93 @@ _prefs_batch() {
         return
         ;;
     '--window')
+        return
+        ;;
+    esac
+}
+
+_prefs_incr() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store --actor --by)
+    __prefs_offer_flags_options 2
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--by')
+        return
+        ;;
+    esac
+}
+
+_prefs_apply() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store --actor)
+    __prefs_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    esac
+}
+
+_prefs_log() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store --actor --limit --since --retain)
+    __prefs_offer_flags_options 2
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--limit')
+        return
+        ;;
+    '--since')
+        return
+        ;;
+    '--retain')
+        return
+        ;;
+    esac
+}
+
+_prefs_watch() {
+    repeating_flags=()
+    non_repeating_flags=(--json --once --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store --actor --prefix)
+    __prefs_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--prefix')
         return
         ;;
     esac

@@ -126,6 +126,14 @@ extension KeyValueStack {
         try queue.flush()
     }
 
+    /// Drops every queued change that has not started to be written; returns how many keys
+    /// were dropped. For a one-shot program that has reported a failed flush and must not
+    /// write afterwards (releasing a stack otherwise retries the flush).
+    @discardableResult
+    public func discardPendingWrites() -> Int {
+        queue.discardPending()
+    }
+
     /// How many keys have queued changes not yet committed.
     public var pendingCount: Int { queue.pendingCount }
 

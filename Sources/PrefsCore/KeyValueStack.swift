@@ -162,8 +162,11 @@ public final class KeyValueStack: Sendable {
     ///   cannot be read.
     public func entry(in domain: Domain, forKey key: String) throws -> Entry? {
         try Key.validate(key)
+        // The overlay first: a flush that commits after this look-up is seen by the read of
+        // the store below; the other order could miss a write between the two.
+        let overlay = queue.overlay(PendingKey(domain: domain, key: key))
         let stored = try storedEntry(in: domain, forKey: key)
-        if let change = queue.overlay(PendingKey(domain: domain, key: key)) {
+        if let change = overlay {
             let now = Clock.nowMilliseconds()
             guard let json = change.visibleJSON(at: now) else { return nil }
             return Entry(
@@ -194,6 +197,7 @@ public final class KeyValueStack: Sendable {
     /// - Throws: ``PrefsError`` of kind `storeUnreadable` when the store cannot be read.
     public func domains() throws -> [Domain] {
         var result = Set(Domain.builtInPersistent + [.memory])
+        result.formUnion(queue.overlay(domain: nil).keys.map(\.domain))
         if let reader = try main.reader() {
             do {
                 result.formUnion(try reader.read { try DomainTable.all($0) })
@@ -201,7 +205,6 @@ public final class KeyValueStack: Sendable {
                 throw PrefsError.database(error, path: main.displayPath, writing: false)
             }
         }
-        result.formUnion(queue.overlay(domain: nil).keys.map(\.domain))
         return result.sorted()
     }
 

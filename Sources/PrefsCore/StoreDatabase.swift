@@ -50,7 +50,7 @@ final class StoreDatabase: Sendable {
     let kind: Kind
     let busyTimeout: TimeInterval
     let context: WriteContext
-    private let queue = Mutex<DatabaseQueue?>(nil)
+    private let queue = Mutex<(queue: DatabaseQueue, readonly: Bool)?>(nil)
 
     init(location: Location, kind: Kind, busyTimeout: TimeInterval, actor: String = "unknown") {
         self.location = location
@@ -118,8 +118,16 @@ final class StoreDatabase: Sendable {
 
     private func open(create: Bool) throws -> DatabaseQueue? {
         try queue.withLock { current -> DatabaseQueue? in
-            if let current { return current }
+            if let cached = current {
+                // A store that was read-only when it was opened may be writable now: reopen
+                // for a write, so a retried flush can succeed once permissions are fixed.
+                guard create, cached.readonly, case .file(let path) = location, access(path, W_OK) == 0 else {
+                    return cached.queue
+                }
+                current = nil
+            }
             let opened: DatabaseQueue
+            var readonly = false
             switch location {
             case .inProcess:
                 opened = try DatabaseQueue(configuration: configuration(readonly: false))
@@ -143,6 +151,7 @@ final class StoreDatabase: Sendable {
                     try Self.createFile(at: path, kind: kind)
                 }
                 let writable = access(path, W_OK) == 0
+                readonly = !writable
                 do {
                     opened = try DatabaseQueue(path: path, configuration: configuration(readonly: !writable))
                 } catch {
@@ -150,7 +159,7 @@ final class StoreDatabase: Sendable {
                 }
                 guard try prepare(opened, path: path, writable: writable, create: create) else { return nil }
             }
-            current = opened
+            current = (opened, readonly)
             return opened
         }
     }

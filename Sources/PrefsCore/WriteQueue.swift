@@ -132,6 +132,8 @@ final class WriteQueue: Sendable {
         var inFlight: [PendingKey: PendingChange] = [:]
         var inFlightOrder: [PendingKey] = []
         var timerArmed = false
+        /// Bumped by every flush, so a timer armed before it does nothing when it fires.
+        var timerGeneration: UInt64 = 0
         var earlyFlushScheduled = false
         var marker = 0
         var lastError: PrefsError?
@@ -159,26 +161,30 @@ final class WriteQueue: Sendable {
     }
 
     /// Queues a change, composing it with what is pending for the key; starts the timer.
+    ///
+    /// A change is composed only with the *pending* change of its key, never with the one
+    /// being written: that one commits on its own, and composing would apply an increment
+    /// twice. Readers still see the sum, because `visible` was computed from the overlay.
     func enqueue(_ key: PendingKey, _ change: PendingChange) {
-        let (arm, early, full) = state.withLock { state -> (Bool, Bool, Bool) in
+        let (arm, early, full) = state.withLock { state -> (UInt64?, Bool, Bool) in
             let previous = state.pending[key]
             if previous == nil { state.pendingOrder.append(key) }
-            state.pending[key] = change.composed(onto: previous ?? state.inFlight[key])
+            state.pending[key] = change.composed(onto: previous)
             var early = false
-            if state.pending.count >= maximumPending && !state.earlyFlushScheduled {
+            // After a failed flush, retries wait for the timer instead of running per write.
+            if state.pending.count >= maximumPending && !state.earlyFlushScheduled && state.lastError == nil {
                 state.earlyFlushScheduled = true
                 early = true
             }
-            let full = state.pending.count >= 4 * maximumPending
-            if state.timerArmed { return (false, early, full) }
+            let full = state.pending.count + state.inFlight.count >= 4 * maximumPending && state.lastError == nil
+            if state.timerArmed { return (nil, early, full) }
             state.timerArmed = true
-            return (true, early, full)
+            return (state.timerGeneration, early, full)
         }
-        if arm { armTimer() }
+        if let generation = arm { armTimer(generation) }
         if full {
             // Back-pressure: a producer faster than the disk waits for a flush here, so the
-            // queue never holds more than a few batches (a failure reaches onFlush and stays
-            // pending, as with any flush).
+            // queue holds a few batches at most (a failure reaches onFlush and stays pending).
             _ = try? flush()
         } else if early {
             DispatchQueue.global(qos: .userInitiated).async { _ = try? self.flush() }
@@ -187,7 +193,11 @@ final class WriteQueue: Sendable {
 
     /// The queued change for a key (pending, else being written), if any.
     func overlay(_ key: PendingKey) -> PendingChange? {
-        state.withLock { $0.pending[key] ?? $0.inFlight[key] }
+        state.withLock { state in
+            guard let pending = state.pending[key] else { return state.inFlight[key] }
+            // An increment queued during a flush shows the total through its `visible`.
+            return pending
+        }
     }
 
     /// Every queued change of one domain (or all), pending over in-flight.
@@ -208,10 +218,27 @@ final class WriteQueue: Sendable {
         state.withLock { $0.marker = marker }
     }
 
-    private func armTimer() {
-        let nanoseconds = max(window.components.seconds * 1_000_000_000 + window.components.attoseconds / 1_000_000_000, 1_000_000)
-        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) {
-            _ = try? self.flush()
+    /// Drops every pending change (a failed one-shot command must not write after it has
+    /// reported failure); returns how many keys were dropped.
+    func discardPending() -> Int {
+        flushLock.withLock { _ in
+            state.withLock { state in
+                let count = state.pending.count
+                state.pending = [:]
+                state.pendingOrder = []
+                state.timerGeneration &+= 1
+                state.timerArmed = false
+                return count
+            }
+        }
+    }
+
+    private func armTimer(_ generation: UInt64) {
+        let parts = window.components
+        let nanoseconds = min(parts.seconds, 86_400) * 1_000_000_000 + parts.attoseconds / 1_000_000_000
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(Int(max(nanoseconds, 1_000_000)))) {
+            let current = self.state.withLock { $0.timerGeneration == generation }
+            if current { _ = try? self.flush() }
         }
     }
 
@@ -246,6 +273,7 @@ final class WriteQueue: Sendable {
         try flushLock.withLock { _ in
             let (batch, order, marker) = state.withLock { state -> ([PendingKey: PendingChange], [PendingKey], Int) in
                 state.timerArmed = false
+                state.timerGeneration &+= 1
                 state.earlyFlushScheduled = false
                 state.inFlight = state.pending
                 state.inFlightOrder = state.pendingOrder
@@ -266,7 +294,7 @@ final class WriteQueue: Sendable {
                     committed = partial.committed
                     failure = partial.error
                 }
-                let rearm = state.withLock { state -> Bool in
+                let rearm = state.withLock { state -> UInt64? in
                     var merged = state.inFlight.filter { !committed.contains($0.key) }
                     var mergedOrder = state.inFlightOrder.filter { !committed.contains($0) }
                     for key in state.pendingOrder where merged[key] == nil { mergedOrder.append(key) }
@@ -276,11 +304,11 @@ final class WriteQueue: Sendable {
                     state.inFlight = [:]
                     state.inFlightOrder = []
                     state.lastError = failure
-                    if state.timerArmed { return false }
+                    if state.timerArmed { return nil }
                     state.timerArmed = true
-                    return true
+                    return state.timerGeneration
                 }
-                if rearm { armTimer() }
+                if let generation = rearm { armTimer(generation) }
                 onFlush?(FlushReport(changes: 0, marker: marker, error: failure))
                 throw failure
             }

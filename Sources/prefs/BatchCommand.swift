@@ -37,6 +37,7 @@ extension Prefs {
             let stack = try KeyValueStack(path: global.storePath, options: options)
             let signals = SignalDrain(stack: stack, progress: progress)
             signals.install()
+            signal(SIGPIPE, SIG_IGN)  // a reader of the progress lines that goes away must not stop the writes
 
             let reader = LineReader(fd: 0)
             var lineNumber = 0
@@ -52,16 +53,29 @@ extension Prefs {
                         throw BatchFailure(line: lineNumber, error: error)
                     }
                     stack.setProgressMarker(lineNumber)
+                    signals.linesQueued(lineNumber)
                 }
             } catch let failure as BatchFailure {
-                _ = try? stack.flushSynchronously()
-                progress.finish(marker: stack.pendingCount == 0 ? failure.line - 1 : nil)
+                try finalFlush(stack, progress: progress, through: failure.line - 1)
                 let kind: PrefsError.Kind =
                     failure.error.kind == .cannotWrite || failure.error.kind == .storeUnreadable ? failure.error.kind : .invalidValue
                 throw PrefsError(kind, "line \(failure.line): \(failure.error.message)")
             }
-            try stack.flushSynchronously()
-            progress.finish(marker: lineNumber)
+            try finalFlush(stack, progress: progress, through: lineNumber)
+        }
+
+        /// The last flush: on failure the rest is dropped (nothing is written after the
+        /// failure is reported) and the error says which lines are not durable.
+        private func finalFlush(_ stack: KeyValueStack, progress: BatchProgress, through line: Int) throws {
+            progress.exiting()
+            do {
+                try stack.flushSynchronously()
+            } catch let error as PrefsError {
+                stack.discardPendingWrites()
+                progress.finish(marker: nil)
+                throw PrefsError(error.kind, "\(error.message); lines after \(progress.durableThrough) were not written")
+            }
+            progress.finish(marker: line)
         }
     }
 }
@@ -87,38 +101,27 @@ struct WindowDuration: ExpressibleByArgument {
     var defaultValueDescription: String { "1s" }
 }
 
-/// Parses `250ms`, `1s`, `1.5s`, `15m`, `2h`, `7d`; nil when malformed.
-func parseDuration(_ text: String) -> Duration? {
-    let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
-    for (suffix, scale) in units where text.hasSuffix(suffix) {
-        let number = String(text.dropLast(suffix.count))
-        guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let value = Double(number), value.isFinite
-        else {
-            return nil
-        }
-        let milliseconds = (value * scale * 1000).rounded()
-        guard milliseconds < 1e15 else { return nil }
-        return .milliseconds(Int64(milliseconds))
-    }
-    if let value = Double(text), value.isFinite, value >= 0, text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) {
-        return .milliseconds(Int64((value * 1000).rounded()))
-    }
-    return nil
-}
-
 /// Prints `{"flushed":N,"through":LINE}` after commits, from whichever thread flushed.
 final class BatchProgress: Sendable {
     private struct State {
         var printed = 0
         var everPrinted = false
-        var lastLine = ""
+        var exiting = false
     }
 
     private let state = Mutex(State())
 
+    /// The last `through` printed.
+    var durableThrough: Int { state.withLock { $0.printed } }
+
+    /// From now on a failed flush is reported by the exit, not as "will retry".
+    func exiting() {
+        state.withLock { $0.exiting = true }
+    }
+
     func flushed(_ report: FlushReport) {
         if let error = report.error {
-            Output.error("flush failed, will retry: \(error.message)")
+            if !state.withLock({ $0.exiting }) { Output.error("flush failed, will retry: \(error.message)") }
             return
         }
         state.withLock { state in
@@ -139,23 +142,11 @@ final class BatchProgress: Sendable {
         }
     }
 
-    /// Repeats the last line (after a signal), or prints one.
-    func repeatLast() {
-        state.withLock { state in
-            if state.everPrinted {
-                Output.writeAll(1, Array(state.lastLine.utf8))
-            } else {
-                emit(&state, flushed: 0, through: 0)
-            }
-        }
-    }
-
     private func emit(_ state: inout State, flushed: Int, through: Int) {
         let line = "{\"flushed\":\(flushed),\"through\":\(through)}\n"
         Output.writeAll(1, Array(line.utf8))
         state.printed = through
         state.everPrinted = true
-        state.lastLine = line
     }
 }
 
@@ -163,6 +154,12 @@ final class BatchProgress: Sendable {
 final class SignalDrain: Sendable {
     let stack: KeyValueStack
     let progress: BatchProgress
+    /// The last input line whose command is queued (blank lines and comments included).
+    private let queued = Atomic<Int>(0)
+
+    func linesQueued(_ line: Int) {
+        queued.store(line, ordering: .releasing)
+    }
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
 
     init(stack: KeyValueStack, progress: BatchProgress) {
@@ -175,15 +172,19 @@ final class SignalDrain: Sendable {
         for (number, code) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { [stack, progress] in
+            source.setEventHandler { [self] in
                 var status = code
+                let line = queued.load(ordering: .acquiring)
+                progress.exiting()
                 do {
                     try stack.flushSynchronously()
+                    progress.finish(marker: line)
                 } catch {
+                    stack.discardPendingWrites()
+                    progress.finish(marker: nil)
                     Output.error("could not flush before exiting: \((error as? PrefsError)?.message ?? "\(error)")")
                     status = 4
                 }
-                progress.repeatLast()
                 exit(status)
             }
             source.resume()

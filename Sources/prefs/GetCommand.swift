@@ -26,9 +26,22 @@ extension Prefs {
         @Flag(help: "Always print JSON (strings in quotes).")
         var json = false
 
+        @Flag(help: "Print one JSON object with the value, version, updatedAt and expiresAt.")
+        var showMeta = false
+
         func run() throws {
             let domain = try parseDomain(domain)
             let stack = try global.openStack()
+            if showMeta {
+                if let entry = try stack.entry(in: domain, forKey: key) {
+                    Output.standard.write(metaJSON(try entry.value(), entry: entry).compactText + "\n")
+                } else if let defaultValue {
+                    Output.standard.write(metaJSON(try ValueType.auto.value(from: defaultValue), entry: nil).compactText + "\n")
+                } else {
+                    throw PrefsError(.notFound, "\(domain.name)/\(key) not found")
+                }
+                return
+            }
             if let value = try stack.value(in: domain, forKey: key) {
                 Output.standard.writeValue(value, json: json)
             } else if let defaultValue {
@@ -38,4 +51,14 @@ extension Prefs {
             }
         }
     }
+}
+
+/// `{"value":…,"version":N,"updatedAt":"…","expiresAt":"…"|null}` for `--show-meta`/`--meta`.
+func metaJSON(_ value: JSONValue, entry: Entry?) -> JSONValue {
+    .object([
+        .init("value", value),
+        .init("version", entry.map { .number(String($0.version)) } ?? .null),
+        .init("updatedAt", entry.map { .string(ISOTime.format(milliseconds: $0.updatedAt)) } ?? .null),
+        .init("expiresAt", entry?.expiresAt.map { .string(ISOTime.format(milliseconds: $0)) } ?? .null),
+    ])
 }

@@ -28,8 +28,13 @@ extension Prefs {
         @Flag(name: .customShort("z"), help: "End records with NUL instead of newline.")
         var nullTerminated = false
 
+        @Flag(help: "With --json: each value as {value, version, updatedAt, expiresAt}.")
+        var meta = false
+
         func validate() throws {
             if json && nullTerminated { throw ValidationError("--json and -z cannot be used together") }
+            if meta && !json { throw ValidationError("--meta needs --json") }
+            if meta && keysOnly { throw ValidationError("--meta and --keys-only cannot be used together") }
         }
 
         func run() throws {
@@ -71,7 +76,10 @@ extension Prefs {
                 if !first { out.write(byte: UInt8(ascii: ",")) }
                 first = false
                 out.write(JSONValue.string(entry.key).compactText)
-                if !keysOnly {
+                if meta {
+                    out.write(byte: UInt8(ascii: ":"))
+                    out.write(metaJSON((try? entry.value()) ?? .null, entry: entry).compactText)
+                } else if !keysOnly {
                     out.write(byte: UInt8(ascii: ":"))
                     out.write(entry.json)
                 }

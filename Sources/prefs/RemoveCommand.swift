@@ -25,7 +25,19 @@ extension Prefs {
         @Flag(help: "Exit 1 and remove nothing when a key does not exist.")
         var mustExist = false
 
+        @Option(help: ArgumentHelp("Remove only if the key is at this version (exit 5 otherwise).", valueName: "n"))
+        var ifVersion: Int64?
+
+        @Option(help: ArgumentHelp("Remove only if the key holds this JSON value (exit 5 otherwise).", valueName: "json"))
+        var ifValue: String?
+
         func validate() throws {
+            if ifVersion != nil || ifValue != nil {
+                if ifVersion != nil && ifValue != nil { throw ValidationError("--if-version and --if-value cannot be used together") }
+                if keys.count != 1 || prefix != nil {
+                    throw ValidationError("--if-version and --if-value take exactly one key and no --prefix")
+                }
+            }
             if keys.isEmpty && prefix == nil { throw ValidationError("Missing expected argument '<keys>' (or --prefix)") }
             if prefix == "" { throw ValidationError("--prefix must not be empty") }
         }
@@ -34,6 +46,14 @@ extension Prefs {
             let domain = try parseDomain(domain)
             for key in keys { try Key.validate(key) }
             let stack = try global.openStack()
+            if let ifVersion {
+                try stack.remove(in: domain, forKey: keys[0], if: .version(ifVersion))
+                return
+            }
+            if let ifValue {
+                try stack.remove(in: domain, forKey: keys[0], if: .value(try ValueType.json.value(from: ifValue)))
+                return
+            }
             var targets = keys
             if let prefix {
                 let matching = try stack.entries(in: domain, prefix: prefix).map(\.key)
@@ -45,7 +65,7 @@ extension Prefs {
             }
             // One transaction for the keys and the prefix matches.
             try stack.remove(in: domain, keys: targets, mustExist: mustExist)
-            try stack.flushSynchronously()
+            try flushOrDiscard(stack)
         }
     }
 }

@@ -30,6 +30,9 @@ extension Prefs {
         @Option(help: ArgumentHelp("Require this type: string, number, integer, boolean, object, array or json.", valueName: "type"))
         var type: ValueTypeArgument?
 
+        @Option(help: ArgumentHelp("Expire the key after this long: 30s, 15m, 2h, 7d.", valueName: "duration"))
+        var ttl: TTLArgument?
+
         @Option(help: ArgumentHelp("Write only if the key is at this version (exit 5 otherwise).", valueName: "n"))
         var ifVersion: Int64?
 
@@ -66,10 +69,10 @@ extension Prefs {
             if let ifValue { condition = .value(try ValueType.json.value(from: ifValue)) }
             let stack = try global.openStack()
             if let condition {
-                try stack.set(parsed, in: domain, forKey: key, if: condition)
+                try stack.set(parsed, in: domain, forKey: key, if: condition, expiresIn: ttl?.duration)
             } else {
-                try stack.set(parsed, in: domain, forKey: key)
-                try stack.flushSynchronously()
+                try stack.set(parsed, in: domain, forKey: key, expiresIn: ttl?.duration)
+                try flushOrDiscard(stack)
             }
         }
     }
@@ -102,4 +105,14 @@ func readValue(_ argument: String, type: ValueType, verbatim: Bool = false) thro
         text = try decodeUTF8(bytes, what: "standard input")
     }
     return verbatim ? .string(text) : try type.value(from: text)
+}
+
+/// Flushes a one-shot command's writes; on failure drops them, so exit 4 means not written.
+func flushOrDiscard(_ stack: KeyValueStack) throws {
+    do {
+        try stack.flushSynchronously()
+    } catch {
+        stack.discardPendingWrites()
+        throw error
+    }
 }

@@ -74,6 +74,43 @@ struct BatchTests {
         expectFailure(try box.run(["batch", "--window", window], stdin: ""), 2)
     }
 
+    @Test func incrementsAddUpWithATinyWindow() throws {
+        let box = try Sandbox()
+        let input = String(repeating: "incr user n\n", count: 30_000)
+        let result = try box.run(["batch", "--window", "1ms"], stdin: input)
+        #expect(result.status == 0, "\(result)")
+        #expect(try box.run(["get", "user", "n"]).stdout == "30000\n")
+        let throughs = result.stdout.split(separator: "\n").compactMap { Int($0.split(separator: ":").last?.dropLast() ?? "") }
+        #expect(throughs == throughs.sorted() && Set(throughs).count == throughs.count, "progress only moves forward")
+        #expect(throughs.last == 30_000)
+    }
+
+    @Test func aHugeWindowIsClampedNotACrash() throws {
+        let box = try Sandbox()
+        let result = try box.run(["batch", "--window", "20000000000s"], stdin: "set user k 1\n")
+        #expect(result.status == 0, "\(result)")
+        #expect(try box.run(["get", "user", "k"]).stdout == "1\n")
+    }
+
+    @Test func aFailedFlushIsExitFourAndNothingIsWrittenAfterwards() throws {
+        let box = try Sandbox()
+        try box.run(["set", "user", "k", "before"])
+        let queue = try DatabaseQueue(path: box.store)
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            let env = ["PREFS_BUSY_TIMEOUT": "0.2"]
+            let batch = try box.run(["batch"], stdin: "set user a 1\nbogus\n", environment: env)
+            #expect(batch.status == 4, "\(batch)")
+            #expect(batch.stderr.contains("line 2") || batch.stderr.contains("not written"), "\(batch)")
+            #expect(!batch.stderr.contains("will retry"), "\(batch)")
+            let set = try box.run(["set", "user", "k", "after"], environment: env)
+            expectFailure(set, 4, contains: "locked")
+            try db.execute(sql: "ROLLBACK")
+        }
+        #expect(try box.run(["get", "user", "k"]).stdout == "before\n", "exit 4 means not written")
+        expectFailure(try box.run(["get", "user", "a"]), 1)
+    }
+
     @Test func emptyInputPrintsOneLine() throws {
         let box = try Sandbox()
         let result = try box.run(["batch"], stdin: "")
@@ -110,6 +147,7 @@ struct BatchTests {
         #expect(process.terminationStatus == status)
         let lines = collected.finish()
         #expect(lines.count >= 3)
+        #expect(Set(lines).count == lines.count, "no progress line is printed twice")
         let last = try #require(lines.last)
         let through = try #require(Int(last.split(separator: ":").last?.dropLast() ?? ""))
         #expect(through > 0 && through <= line)

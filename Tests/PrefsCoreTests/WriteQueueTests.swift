@@ -183,6 +183,24 @@ struct WriteQueueTests {
         #expect(stack.pendingCount < 100)
     }
 
+    @Test func incrementsQueuedDuringFlushesAreAppliedOnce() throws {
+        let store = try TemporaryStore()
+        let stack = try open(store, window: .milliseconds(1))
+        for _ in 0..<20_000 { try stack.increment(in: .user, forKey: "n") }
+        #expect(try stack.value(in: .user, forKey: "n") == .number("20000"))
+        try stack.flushSynchronously()
+        #expect(try committed(store, "n")?.json == "20000")
+    }
+
+    @Test func discardedWritesAreNeverWritten() throws {
+        let store = try TemporaryStore()
+        let stack = try open(store)
+        try stack.set(.string("x"), in: .user, forKey: "dropped")
+        #expect(stack.discardPendingWrites() == 1)
+        try stack.close()
+        #expect(try committed(store, "dropped") == nil)
+    }
+
     @Test func conditionalWritesFlushFirst() throws {
         let store = try TemporaryStore()
         let stack = try open(store)

@@ -1,0 +1,243 @@
+import Foundation
+import GRDB
+
+/// One record of the change log: a committed change of one key.
+///
+/// ```swift
+/// for record in try stack.history(in: .switch, limit: 20) {
+///     print(record.seq, record.op, record.key, record.actor)
+/// }
+/// ```
+public struct LogRecord: Sendable, Equatable {
+    /// The record's position in the log; increases with every change, in commit order.
+    public var seq: Int64
+    /// When the change was made, in milliseconds since 1970.
+    public var at: Int64
+    /// The domain.
+    public var domain: Domain
+    /// The key.
+    public var key: String
+    /// What happened: `set`, `rm`, `expire`, `refresh`, `import` or `reset`.
+    public var op: String
+    /// The value before, as compact JSON; nil when the key did not exist.
+    public var old: String?
+    /// The value after, as compact JSON; nil when the key was removed.
+    public var new: String?
+    /// Who made the change (`--actor`, `PREFS_ACTOR` or `USER@HOST`).
+    public var actor: String
+
+    /// The record as one compact JSON object (a line of `prefs log --json`).
+    public var json: String {
+        var members: [JSONValue.Member] = [
+            .init("seq", .number(String(seq))), .init("time", .string(ISOTime.format(milliseconds: at))),
+            .init("domain", .string(domain.name)), .init("key", .string(key)), .init("op", .string(op)),
+        ]
+        members.append(.init("old", (try? old.map { try JSONValue(parsing: $0) }) ?? .null))
+        members.append(.init("new", (try? new.map { try JSONValue(parsing: $0) }) ?? .null))
+        members.append(.init("actor", .string(actor)))
+        return JSONValue.object(members).compactText
+    }
+}
+
+/// A filter for the change log.
+public struct LogFilter: Sendable, Equatable {
+    /// Only this domain.
+    public var domain: Domain?
+    /// Only this key (needs ``domain``).
+    public var key: String?
+    /// Only keys starting with this text.
+    public var prefix: String?
+
+    /// Creates a filter; all parts optional.
+    public init(domain: Domain? = nil, key: String? = nil, prefix: String? = nil) {
+        self.domain = domain
+        self.key = key
+        self.prefix = prefix
+    }
+
+    func matches(_ record: LogRecord) -> Bool {
+        if let domain, record.domain != domain { return false }
+        if let key, !BytewiseString.equal(record.key, key) { return false }
+        if let prefix, !record.key.utf8.starts(with: prefix.utf8) { return false }
+        return true
+    }
+}
+
+extension KeyValueStack {
+    /// The change log of the store file, newest first.
+    ///
+    /// ```swift
+    /// let last = try stack.history(LogFilter(domain: .user, key: "theme"), limit: 10)
+    /// ```
+    /// - Parameters:
+    ///   - filter: which records.
+    ///   - limit: at most this many (nil: all that are kept).
+    ///   - since: only records at or after this time (milliseconds since 1970).
+    /// - Throws: ``PrefsError`` of kind `storeUnreadable` when the store cannot be read.
+    public func history(_ filter: LogFilter = LogFilter(), limit: Int? = nil, since: Int64? = nil) throws -> [LogRecord] {
+        guard let reader = try main.reader() else { return [] }
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        if let domain = filter.domain {
+            conditions.append("domain = ?")
+            _ = arguments.append(contentsOf: [domain.name])
+        }
+        if let key = filter.key {
+            conditions.append("key = ?")
+            _ = arguments.append(contentsOf: [key])
+        }
+        if let since {
+            conditions.append("at >= ?")
+            _ = arguments.append(contentsOf: [since])
+        }
+        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let sql = "SELECT seq, at, domain, key, op, old, new, actor FROM changelog \(whereClause) ORDER BY seq DESC"
+        do {
+            return try reader.read { db in
+                var records: [LogRecord] = []
+                let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+                while let row = try cursor.next() {
+                    guard let record = Self.record(row), filter.matches(record) else { continue }
+                    records.append(record)
+                    if let limit, records.count >= limit { break }
+                }
+                return records
+            }
+        } catch {
+            throw PrefsError.database(error, path: main.displayPath, writing: false)
+        }
+    }
+
+    /// A page of the log after a sequence number (see ``records(after:filter:)``).
+    public struct LogPage: Sendable {
+        /// Every record read, oldest first (advance past the last one).
+        public var all: [LogRecord]
+        /// The ones the filter accepts.
+        public var matching: [LogRecord]
+        /// The range of records pruned before they could be read, e.g. `"5...9"`, if any.
+        public var gap: String?
+    }
+
+    /// Up to 1,000 records after `seq`, oldest first, for a polling watcher.
+    ///
+    /// - Throws: ``PrefsError`` of kind `storeUnreadable` when the store cannot be read.
+    public func records(after seq: Int64, filter: LogFilter) throws -> LogPage {
+        let all = try records(after: seq)
+        var gap: String?
+        if let first = all.first, seq > 0, first.seq != seq + 1 { gap = "\(seq + 1)...\(first.seq - 1)" }
+        return LogPage(all: all, matching: all.filter(filter.matches), gap: gap)
+    }
+
+    /// Records after `seq`, oldest first (at most `limit`).
+    func records(after seq: Int64, limit: Int = 1000) throws -> [LogRecord] {
+        guard let reader = try main.reader() else { return [] }
+        do {
+            return try reader.read { db in
+                try Row.fetchAll(
+                    db, sql: "SELECT seq, at, domain, key, op, old, new, actor FROM changelog WHERE seq > ? ORDER BY seq LIMIT ?",
+                    arguments: [seq, limit]
+                ).compactMap(Self.record)
+            }
+        } catch {
+            throw PrefsError.database(error, path: main.displayPath, writing: false)
+        }
+    }
+
+    /// The newest sequence number in the log (0 when empty or no store).
+    public func latestLogSequence() throws -> Int64 {
+        guard let reader = try main.reader() else { return 0 }
+        do {
+            return try reader.read { try Int64.fetchOne($0, sql: "SELECT max(seq) FROM changelog") ?? 0 }
+        } catch {
+            throw PrefsError.database(error, path: main.displayPath, writing: false)
+        }
+    }
+
+    private static func record(_ row: Row) -> LogRecord? {
+        guard let domain = try? Domain(row[2] as String) else { return nil }
+        return LogRecord(seq: row[0], at: row[1], domain: domain, key: row[3], op: row[4], old: row[5], new: row[6], actor: row[7])
+    }
+
+    /// Keeps only the newest `count` records of the change log from now on, and prunes now.
+    ///
+    /// - Throws: ``PrefsError``: `usage` for a count below 1; `cannotWrite`.
+    public func setLogRetention(_ count: Int) throws {
+        guard count >= 1 else { throw PrefsError(.usage, "--retain must be at least 1") }
+        let database = main
+        do {
+            try database.writer().write { db in
+                try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('log_retain', ?)", arguments: [String(count)])
+                try db.execute(sql: "DELETE FROM changelog WHERE seq <= (SELECT max(seq) FROM changelog) - ?", arguments: [count])
+            }
+        } catch {
+            throw PrefsError.database(error, path: database.displayPath, writing: true)
+        }
+    }
+
+    /// Every change committed to the store file by any process from now on, in commit
+    /// order, without gaps or repeats, polled every `interval`.
+    ///
+    /// ```swift
+    /// for try await record in stack.watch(LogFilter(domain: .switch)) { print(record.key, record.new ?? "-") }
+    /// ```
+    /// The stream ends with an error when the store becomes unreadable, or when records
+    /// were pruned by retention before they could be read (a watcher too far behind).
+    public func watch(_ filter: LogFilter = LogFilter(), interval: Duration = .milliseconds(100)) -> AsyncThrowingStream<
+        LogRecord, any Error
+    > {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    var last = try self.latestLogSequence()
+                    while !Task.isCancelled {
+                        let batch = try self.records(after: last)
+                        if let first = batch.first, first.seq != last + 1, last > 0 {
+                            throw PrefsError(
+                                .storeUnreadable, "change log records \(last + 1)...\(first.seq - 1) were pruned before they were read")
+                        }
+                        for record in batch {
+                            last = record.seq
+                            if filter.matches(record) { continuation.yield(record) }
+                        }
+                        if batch.count < 1000 { try await Task.sleep(for: interval) }
+                    }
+                    continuation.finish()
+                } catch is CancellationError {
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
+/// ISO 8601 times in UTC with milliseconds, e.g. `2026-11-22T02:10:00.123Z`.
+public enum ISOTime {
+    /// Formats milliseconds since 1970.
+    public static func format(milliseconds: Int64) -> String {
+        var seconds = time_t(milliseconds / 1000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func pad(_ value: Int32, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(milliseconds % 1000), 3))Z"
+    }
+
+    /// Parses `2026-11-22T02:10:00Z`, `2026-11-22T02:10:00.5Z`, `2026-11-22T02:10:00+02:00`
+    /// or `2026-11-22`; nil when malformed.
+    public static func parse(_ text: String) -> Int64? {
+        let formatter = ISO8601DateFormatter()
+        for options: ISO8601DateFormatter.Options in [
+            [.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime], [.withFullDate],
+        ] {
+            formatter.formatOptions = options
+            if let date = formatter.date(from: text) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,161 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import PrefsCore
+
+extension Prefs {
+    struct Log: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the change log, newest first.",
+            discussion: """
+                One line per change: SEQ<TAB>TIME<TAB>OP<TAB>DOMAIN<TAB>KEY<TAB>OLD<TAB>NEW<TAB>ACTOR, \
+                OLD and NEW as JSON (null when absent). --json prints JSON Lines. OP is set, rm, \
+                expire, refresh, import or reset. The log keeps the last 10,000 changes unless \
+                --retain says otherwise. Changes of the memory domain are not logged.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "Only this domain.")
+        var domain: String?
+
+        @Argument(help: "Only this key.")
+        var key: String?
+
+        @Option(help: ArgumentHelp("At most this many records.", valueName: "n"))
+        var limit: Int?
+
+        @Option(help: ArgumentHelp("Only changes since an ISO 8601 time or a duration ago (10m, 7d).", valueName: "time"))
+        var since: SinceArgument?
+
+        @Flag(help: "Print JSON Lines.")
+        var json = false
+
+        @Option(help: ArgumentHelp("Keep only the newest N records from now on (and prune now).", valueName: "n"))
+        var retain: Int?
+
+        func validate() throws {
+            if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+            if let retain, retain < 1 { throw ValidationError("--retain must be at least 1") }
+        }
+
+        func run() throws {
+            let domain = try domain.map(parseDomain)
+            if let key { try Key.validate(key) }
+            let stack = try global.openStack()
+            if let retain {
+                try stack.setLogRetention(retain)
+                return
+            }
+            let out = Output.standard
+            for record in try stack.history(LogFilter(domain: domain, key: key), limit: limit, since: since?.milliseconds) {
+                if json {
+                    out.write(record.json + "\n")
+                } else {
+                    let fields = [
+                        String(record.seq), ISOTime.format(milliseconds: record.at), record.op, record.domain.name, record.key,
+                        record.old ?? "null", record.new ?? "null", record.actor,
+                    ]
+                    out.write(fields.joined(separator: "\t") + "\n")
+                }
+            }
+        }
+    }
+
+    struct Watch: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print every change made by any process as it is committed.",
+            discussion: """
+                One line per change, in commit order: OP<TAB>DOMAIN<TAB>KEY<TAB>NEW (NEW as JSON, null \
+                for removals), or a JSON object with --json. After -- a command runs for each change, \
+                without a shell, with PREFS_EVENT, PREFS_DOMAIN, PREFS_KEY and PREFS_VALUE (JSON) in \
+                its environment. SIGINT/SIGTERM end it with exit 0. Changes of the memory domain are \
+                not watched.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "Only this domain.")
+        var domain: String?
+
+        @Argument(help: "Only this key.")
+        var key: String?
+
+        @Option(help: ArgumentHelp("Only keys that start with this text.", valueName: "prefix"))
+        var prefix: String?
+
+        @Flag(help: "Print one JSON object per change.")
+        var json = false
+
+        @Flag(help: "Exit after the first change.")
+        var once = false
+
+        @Argument(parsing: .postTerminator, help: ArgumentHelp("A command to run for each change (after --).", valueName: "command"))
+        var command: [String] = []
+
+        func run() throws {
+            let filter = LogFilter(domain: try domain.map(parseDomain), key: key, prefix: prefix)
+            if let key { try Key.validate(key) }
+            let stack = try global.openStack()
+            for number in [SIGINT, SIGTERM] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler {
+                    Glibc.exit(0)
+                }
+                source.resume()
+                WatchSignals.keep(source)
+            }
+            var last = try stack.latestLogSequence()
+            while true {
+                let records = try stack.records(after: last, filter: filter)
+                for record in records.all {
+                    last = record.seq
+                }
+                if let gap = records.gap {
+                    throw PrefsError(.storeUnreadable, "change log records \(gap) were pruned before they were read")
+                }
+                for record in records.matching {
+                    emit(record)
+                    if once { return }
+                }
+                if records.all.count < 1000 { usleep(100_000) }
+            }
+        }
+
+        private func emit(_ record: LogRecord) {
+            let out = Output.standard
+            if json {
+                out.write(record.json + "\n")
+            } else {
+                out.write([record.op, record.domain.name, record.key, record.new ?? "null"].joined(separator: "\t") + "\n")
+            }
+            out.flush()
+            guard let executable = command.first else { return }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable.contains("/") ? executable : "/usr/bin/env")
+            process.arguments = executable.contains("/") ? Array(command.dropFirst()) : command
+            var environment = ProcessInfo.processInfo.environment
+            environment["PREFS_EVENT"] = record.op
+            environment["PREFS_DOMAIN"] = record.domain.name
+            environment["PREFS_KEY"] = record.key
+            environment["PREFS_VALUE"] = record.new ?? "null"
+            process.environment = environment
+            do {
+                try process.run()
+                process.waitUntilExit()
+                if process.terminationStatus != 0 {
+                    Output.error("\(executable) exited with status \(process.terminationStatus) for \(record.domain.name)/\(record.key)")
+                }
+            } catch {
+                Output.error("cannot run \(executable): \(error.localizedDescription)")
+            }
+        }
+    }
+}
+
+/// Keeps signal sources alive for the life of the process.
+enum WatchSignals {
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+    static func keep(_ source: any DispatchSourceSignal) { sources.append(source) }
+}
