@@ -61,8 +61,10 @@ public final class KeyValueStack: Sendable {
             window: Duration = .seconds(1),
             maximumPending: Int = 10_000,
             onFlush: (@Sendable (FlushReport) -> Void)? = nil,
-            environment: [String: String] = ProcessInfo.processInfo.environment
+            environment: [String: String] = ProcessInfo.processInfo.environment,
+            actor: String? = nil
         ) {
+            self.actor = actor
             self.memoryTier = memoryTier
             self.busyTimeout = busyTimeout
             self.window = max(window, .milliseconds(1))

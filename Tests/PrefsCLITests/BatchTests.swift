@@ -81,7 +81,7 @@ struct BatchTests {
         #expect(result.status == 0, "\(result)")
         #expect(try box.run(["get", "user", "n"]).stdout == "30000\n")
         let throughs = result.stdout.split(separator: "\n").compactMap { Int($0.split(separator: ":").last?.dropLast() ?? "") }
-        #expect(throughs == throughs.sorted() && Set(throughs).count == throughs.count, "progress only moves forward")
+        #expect(throughs == throughs.sorted(), "progress never moves back")
         #expect(throughs.last == 30_000)
     }
 

@@ -1,0 +1,237 @@
+import Foundation
+import GRDB
+import Testing
+
+@Suite("history, watch, expiry, CAS, counters, apply")
+struct HistoryTests {
+    /// Runs `count` shell scripts at once and returns their results.
+    func parallel(_ box: Sandbox, _ scripts: [String]) -> [RunResult?] {
+        let results = ResultBox()
+        let group = DispatchGroup()
+        for script in scripts {
+            group.enter()
+            let env = box.environment()
+            let store = box.store
+            Thread {
+                results.append(try? Sandbox.exec("/bin/sh", ["-c", script, Sandbox.binary, store], stdin: nil, environment: env))
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        return results.all
+    }
+
+    @Test func eightProcessesIncrementingEndAtExactlyTwoThousand() throws {
+        let box = try Sandbox()
+        try box.run(["set", "user", "other", "1"])
+        let script = "i=0; while [ $i -lt 250 ]; do \"$0\" --store \"$1\" incr user hits >/dev/null || exit 1; i=$((i+1)); done"
+        for result in parallel(box, Array(repeating: script, count: 8)) {
+            #expect(result?.status == 0, "\(String(describing: result))")
+        }
+        #expect(try box.run(["get", "user", "hits"]).stdout == "2000\n")
+        let log = try box.run(["log", "user", "hits", "--limit", "3000"]).stdout.split(separator: "\n")
+        #expect(log.count == 2000, "every increment is in the change log")
+    }
+
+    @Test func incrPrintsTheNewValueAndRefusesNonIntegers() throws {
+        let box = try Sandbox()
+        #expect(try box.run(["incr", "user", "n"]).stdout == "1\n")
+        #expect(try box.run(["incr", "user", "n", "--by", "41"]).stdout == "42\n")
+        #expect(try box.run(["incr", "user", "n", "--by=-50"]).stdout == "-8\n")
+        try box.run(["set", "user", "s", "text"])
+        try box.run(["set", "user", "f", "1.5"])
+        expectFailure(try box.run(["incr", "user", "s"]), 6, contains: "not an integer")
+        expectFailure(try box.run(["incr", "user", "f"]), 6, contains: "non-integer")
+        try box.run(["set", "user", "max", "9223372036854775807"])
+        expectFailure(try box.run(["incr", "user", "max"]), 6, contains: "overflows")
+        #expect(try box.run(["get", "user", "s"]).stdout == "text\n")
+    }
+
+    @Test func watchSeesEveryChangeOfOtherProcessesInOrderOnce() throws {
+        let box = try Sandbox()
+        try box.run(["set", "user", "ready", "0"])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
+        process.arguments = ["--store", box.store, "watch", "--json"]
+        process.environment = box.environment()
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let collected = LinesCollector(output.fileHandleForReading)
+        // Wait until the watcher is polling: it reports a marker change.
+        var ready = false
+        for attempt in 1...100 where !ready {
+            try box.run(["set", "user", "ready", "\(attempt)"])
+            Thread.sleep(forTimeInterval: 0.05)
+            ready = collected.count > 0
+        }
+        #expect(ready)
+        let before = collected.count
+        let writers = (0..<4).map { p in
+            "i=0; while [ $i -lt 125 ]; do echo \"set w\(p) k$i $i\"; i=$((i+1)); done | \"$0\" --store \"$1\" batch --window 1ms >/dev/null"
+        }
+        for result in parallel(box, writers) { #expect(result?.status == 0, "\(String(describing: result))") }
+        let deadline = Date().addingTimeInterval(10)
+        while collected.count < before + 500 && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        Thread.sleep(forTimeInterval: 0.3)  // anything extra would show up now
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "SIGTERM ends watch cleanly")
+        let records = collected.finish().compactMap { line -> (seq: Int, domain: String, key: String)? in
+            guard let data = line.data(using: .utf8), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let seq = object["seq"] as? Int, let domain = object["domain"] as? String, let key = object["key"] as? String
+            else { return nil }
+            return (seq, domain, key)
+        }
+        let changes = records.filter { $0.domain.hasPrefix("w") }
+        #expect(changes.count == 500)
+        #expect(Set(changes.map { "\($0.domain)/\($0.key)" }).count == 500, "no duplicates")
+        #expect(records.map(\.seq) == records.map(\.seq).sorted() && Set(records.map(\.seq)).count == records.count, "commit order")
+        let logOrder = try box.run(["log", "--json", "--limit", "600"]).stdout.split(separator: "\n").reversed()
+            .compactMap { line -> Int? in
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    (object["domain"] as? String)?.hasPrefix("w") == true
+                else { return nil }
+                return object["seq"] as? Int
+            }
+        #expect(Array(logOrder) == changes.map(\.seq))
+    }
+
+    @Test func watchRunsACommandWithoutAShellAndOnceExits() throws {
+        let box = try Sandbox()
+        let outFile = box.root + "/events.txt"
+        let script = "printf '%s|%s|%s|%s\\n' \"$PREFS_EVENT\" \"$PREFS_DOMAIN\" \"$PREFS_KEY\" \"$PREFS_VALUE\" >> \(outFile)"
+        try box.run(["set", "user", "init", "1"])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
+        process.arguments = ["--store", box.store, "watch", "user", "--once", "--", "/bin/sh", "-c", script]
+        process.environment = box.environment()
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: 0.4)
+        try box.run(["set", "switch", "ignored", "1"])
+        try box.run(["set", "user", "evil", "$(touch \(box.root)/pwned); `id`"])
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let events = try String(contentsOfFile: outFile, encoding: .utf8)
+        #expect(events == "set|user|evil|\"$(touch \(box.root)/pwned); `id`\"\n")
+        #expect(!FileManager.default.fileExists(atPath: box.root + "/pwned"), "values are never executed")
+    }
+
+    @Test func ttlHidesTheKeyAfterItExpires() throws {
+        let box = try Sandbox()
+        #expect(try box.run(["set", "user", "t", "warm", "--ttl", "1s"]).status == 0)
+        #expect(try box.run(["get", "user", "t"]).stdout == "warm\n")
+        let meta = try box.run(["get", "user", "t", "--show-meta"]).stdout
+        #expect(meta.hasPrefix("{\"value\":\"warm\",\"version\":1,\"updatedAt\":\"20") && meta.contains("\"expiresAt\":\"20"), "\(meta)")
+        Thread.sleep(forTimeInterval: 1.1)
+        expectFailure(try box.run(["get", "user", "t"]), 1)
+        #expect(try box.run(["list", "user"]).stdout == "")
+        #expect(try box.run(["export"]).stdout == "{}\n")
+        try box.run(["set", "user", "other", "1"])
+        #expect(try box.run(["log", "user", "t"]).stdout.contains("\texpire\tuser\tt\t\"warm\"\tnull\t"))
+        expectFailure(try box.run(["set", "user", "t", "x", "--ttl", "0s"]), 2)
+        expectFailure(try box.run(["set", "user", "t", "x", "--ttl", "soon"]), 2)
+    }
+
+    @Test func compareAndSetRacesHaveExactlyOneWinner() throws {
+        let box = try Sandbox()
+        try box.run(["set", "user", "init", "1"])
+        for round in 0..<6 {
+            let scripts = ["a", "b"].map { "\"$0\" --store \"$1\" set user lock\(round) \($0) --if-absent" }
+            let statuses = parallel(box, scripts).map { $0?.status }
+            #expect(statuses.sorted { ($0 ?? -1) < ($1 ?? -1) } == [0, 5], "round \(round): \(statuses)")
+        }
+        let versioned = ["x", "y"].map { "\"$0\" --store \"$1\" set user init \($0) --if-version 1" }
+        #expect(parallel(box, versioned).map { $0?.status ?? -1 }.sorted() == [0, 5])
+    }
+
+    @Test func conditionalRemove() throws {
+        let box = try Sandbox()
+        try box.run(["set", "user", "k", "v"])
+        expectFailure(try box.run(["rm", "user", "k", "--if-version", "2"]), 5)
+        expectFailure(try box.run(["rm", "user", "k", "--if-value", "\"w\""]), 5)
+        #expect(try box.run(["get", "user", "k"]).status == 0)
+        #expect(try box.run(["rm", "user", "k", "--if-value", "\"v\""]).status == 0)
+        expectFailure(try box.run(["get", "user", "k"]), 1)
+        expectFailure(try box.run(["rm", "user", "a", "b", "--if-version", "1"]), 2)
+    }
+
+    @Test func applyIsAllOrNothing() throws {
+        let box = try Sandbox()
+        try box.run(["set", "user", "a", "1"])
+        try box.run(["set", "user", "b", "2"])
+        let failing = """
+            [{"op":"set","domain":"user","key":"a","value":10},
+             {"op":"rm","domain":"user","key":"b"},
+             {"op":"incr","domain":"user","key":"n","by":5},
+             {"op":"set","domain":"user","key":"c","value":3,"ifAbsent":true},
+             {"op":"set","domain":"user","key":"a","value":11,"ifVersion":1}]
+            """
+        // Move everything into the main file first, so its bytes are the whole store.
+        let checkpoint = try DatabaseQueue(path: box.store)
+        try checkpoint.writeWithoutTransaction { _ = try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        try checkpoint.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: box.store))
+        let snapshot = try box.storeSnapshot()
+        expectFailure(try box.run(["apply"], stdin: failing), 5, contains: "operation 5: user/a is at version 2, not 1")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: box.store)) == before, "byte for byte as before")
+        let wal = (try? Data(contentsOf: URL(fileURLWithPath: box.store + "-wal"))) ?? Data()
+        #expect(wal.isEmpty, "the failed transaction wrote nothing to the journal either")
+        #expect(try box.storeSnapshot() == snapshot)
+        let passing = failing.replacingOccurrences(of: "\"ifVersion\":1", with: "\"ifVersion\":2")
+        #expect(try box.run(["apply", "-"], stdin: passing).status == 0)
+        #expect(try box.run(["list", "user"]).stdout == "a\t11\nc\t3\nn\t5\n")
+        let applied = try box.run(["log", "user", "--limit", "5"]).stdout.split(separator: "\n").count
+        #expect(applied == 5)
+    }
+
+    @Test(arguments: [
+        ("{}", "expected a JSON array"), ("[1]", "$[0]: expected an object"),
+        ("[{\"op\":\"zap\",\"domain\":\"user\",\"key\":\"k\"}]", "$[0].op"),
+        ("[{\"op\":\"set\",\"domain\":\"User\",\"key\":\"k\",\"value\":1}]", "$[0].domain"),
+        ("[{\"op\":\"set\",\"domain\":\"user\",\"key\":\"k\"}]", "$[0].value: missing"),
+        ("[{\"op\":\"rm\",\"domain\":\"user\",\"key\":\"k\",\"value\":1}]", "$[0].value: not allowed"),
+        ("[{\"op\":\"incr\",\"domain\":\"user\",\"key\":\"k\",\"by\":\"x\"}]", "$[0].by"),
+        ("[{\"op\":\"set\",\"domain\":\"user\",\"key\":\"k\",\"value\":1,\"ttl\":\"never\"}]", "$[0].ttl"),
+        ("[{\"op\":\"set\",\"domain\":\"user\",\"key\":\"k\",\"value\":1,\"ifAbsent\":true,\"ifVersion\":1}]", "use one of"),
+        ("[{\"op\":\"set\",\"domain\":\"user\",\"key\":\"\",\"value\":1}]", "$[0].key"), ("[", "invalid JSON"),
+    ])
+    func invalidApplyDocumentsAreExitSix(document: String, message: String) throws {
+        let box = try Sandbox()
+        try box.run(["set", "user", "k", "v"])
+        let before = try box.storeSnapshot()
+        expectFailure(try box.run(["apply"], stdin: document), 6, contains: message)
+        #expect(try box.storeSnapshot() == before)
+    }
+
+    @Test func logShowsWhoChangedWhatNewestFirst() throws {
+        let box = try Sandbox()
+        try box.run(["--actor", "alice", "set", "switch", "beta", "true"])
+        try box.run(["set", "switch", "beta", "false"], environment: ["PREFS_ACTOR": "ci-bot"])
+        try box.run(["rm", "switch", "beta"], environment: ["USER": "bob", "PREFS_ACTOR": ""])
+        try box.run(["import"], stdin: "{\"user\":{\"i\":1}}")
+        let lines = try box.run(["log"]).stdout.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
+        #expect(lines.count == 4)
+        #expect(lines.map { String($0[2]) } == ["import", "rm", "set", "set"])
+        #expect(lines.map { String($0[7]) }.dropFirst() == ["bob@" + String(lines[1][7].split(separator: "@")[1]), "ci-bot", "alice"])
+        #expect(lines[2][5] == "true" && lines[2][6] == "false")
+        #expect(try box.run(["log", "switch", "--limit", "1"]).stdout.contains("\trm\tswitch\tbeta\tfalse\tnull\t"))
+        let json = try box.run(["log", "--json", "--limit", "1"]).stdout
+        #expect(
+            json.hasPrefix("{\"seq\":4,\"time\":\"20")
+                && json.hasSuffix(
+                    "\"domain\":\"user\",\"key\":\"i\",\"op\":\"import\",\"old\":null,\"new\":1,\"actor\":" + json.split(
+                        separator: ",\"actor\":"
+                    ).last!)
+        )
+        #expect(try box.run(["log", "--since", "1h"]).stdout.split(separator: "\n").count == 4)
+        #expect(try box.run(["log", "--since", "2999-01-01T00:00:00Z"]).stdout.isEmpty)
+        expectFailure(try box.run(["log", "--since", "yesterday-ish"]), 2)
+        #expect(try box.run(["log", "--retain", "2"]).status == 0)
+        #expect(try box.run(["log"]).stdout.split(separator: "\n").count == 2)
+        for i in 0..<5 { try box.run(["set", "user", "r\(i)", "\(i)"]) }
+        #expect(try box.run(["log"]).stdout.split(separator: "\n").count == 2, "retention holds for new records")
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import GRDB
+import PrefsCore
+import Synchronization
+import Testing
+
+@Suite("history and watch in the library")
+struct HistoryLibraryTests {
+    @Test func watchSeesWritesOfAnotherConnectionInOrder() async throws {
+        let store = try TemporaryStore()
+        let watcher = try store.open()
+        let writer = try KeyValueStack(path: store.path, options: .init(environment: ["XDG_RUNTIME_DIR": store.directory], actor: "writer"))
+        try writer.set(.number("0"), in: .user, forKey: "seed")
+        try writer.flushSynchronously()
+        let stream = watcher.watch(LogFilter(domain: .switch), interval: .milliseconds(20))
+        let received = Mutex<[LogRecord]>([])
+        let task = Task {
+            for try await record in stream {
+                received.withLock { $0.append(record) }
+                if received.withLock({ $0.count }) == 3 { break }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        try writer.set(.bool(true), in: .switch, forKey: "a")
+        try writer.set(.bool(true), in: .user, forKey: "filtered-out")
+        try writer.flushSynchronously()
+        try writer.set(.bool(false), in: .switch, forKey: "a")
+        try writer.flushSynchronously()
+        try writer.remove(in: .switch, forKey: "a", if: .value(.bool(false)))
+        try await task.value
+        let records = received.withLock { $0 }
+        #expect(records.map(\.op) == ["set", "set", "rm"])
+        #expect(records.map { $0.new ?? "-" } == ["true", "false", "-"])
+        #expect(records.allSatisfy { $0.actor == "writer" && $0.domain == .switch })
+        #expect(records.map(\.seq) == records.map(\.seq).sorted())
+    }
+
+    @Test func historyFiltersAndLimits() throws {
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        for i in 0..<5 { try stack.set(.number(String(i)), in: .user, forKey: "k") }
+        try stack.flushSynchronously()  // coalesced: one change
+        for i in 0..<3 { _ = try stack.incrementNow(in: .user, forKey: "n", by: Int64(i)) }
+        let all = try stack.history()
+        #expect(all.count == 4)
+        #expect(try stack.history(LogFilter(domain: .user, key: "k")).map { $0.new ?? "" } == ["4"])
+        #expect(try stack.history(limit: 2).map(\.key) == ["n", "n"])
+        #expect(try stack.history(since: Int64(Date().timeIntervalSince1970 * 1000) + 60_000).isEmpty)
+        try stack.setLogRetention(1)
+        #expect(try stack.history().count == 1)
+    }
+
+    @Test func isoTimes() {
+        #expect(ISOTime.format(milliseconds: 0) == "1970-01-01T00:00:00.000Z")
+        #expect(ISOTime.format(milliseconds: 1_795_000_000_123) == "2026-11-18T11:06:40.123Z")
+        #expect(ISOTime.parse("2026-11-18T11:06:40.123Z") == 1_795_000_000_123)
+        #expect(ISOTime.parse("2026-11-18T13:06:40+02:00") == 1_795_000_000_000)
+        #expect(ISOTime.parse("2026-11-18") != nil)
+        #expect(ISOTime.parse("soon") == nil)
+    }
+}
