@@ -32,24 +32,23 @@ struct DomainTable {
     }
 
     /// Triggers that append every insert, update and delete of the domain's table to the
-    /// change log, in the same transaction. `prefs_op()`/`prefs_actor()` are functions every
-    /// prefs connection registers (writing with another SQLite client fails on them, which
-    /// keeps the log complete).
+    /// change log, in the same transaction, with the op and actor of `write_context`.
     static func createTriggers(_ db: Database, _ domain: Domain) throws {
         let name = "kv_" + domain.name
         let table = name.quotedDatabaseIdentifier
         let literal = "'" + domain.name + "'"  // validated: [a-z0-9_-] only
-        let insert = "INSERT INTO changelog (at, domain, key, op, old, new, actor) VALUES (prefs_now(), \(literal)"
+        let insert = "INSERT INTO changelog (at, domain, key, op, old, new, actor) SELECT"
+        let deletedAt = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
         try db.execute(
             sql: """
                 CREATE TRIGGER IF NOT EXISTS \((name + "_log_insert").quotedDatabaseIdentifier) AFTER INSERT ON \(table) BEGIN
-                    \(insert), new.key, prefs_op(), NULL, new.value, prefs_actor());
+                    \(insert) new.updated_at, \(literal), new.key, op, NULL, new.value, actor FROM write_context;
                 END;
                 CREATE TRIGGER IF NOT EXISTS \((name + "_log_update").quotedDatabaseIdentifier) AFTER UPDATE ON \(table) BEGIN
-                    \(insert), new.key, prefs_op(), old.value, new.value, prefs_actor());
+                    \(insert) new.updated_at, \(literal), new.key, op, old.value, new.value, actor FROM write_context;
                 END;
                 CREATE TRIGGER IF NOT EXISTS \((name + "_log_delete").quotedDatabaseIdentifier) AFTER DELETE ON \(table) BEGIN
-                    \(insert), old.key, prefs_op(), old.value, NULL, prefs_actor());
+                    \(insert) \(deletedAt), \(literal), old.key, op, old.value, NULL, actor FROM write_context;
                 END;
                 CREATE INDEX IF NOT EXISTS \((name + "_expiry").quotedDatabaseIdentifier) ON \(table) (expires_at) WHERE expires_at IS NOT NULL;
                 """)

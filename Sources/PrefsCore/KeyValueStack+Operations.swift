@@ -72,6 +72,8 @@ extension KeyValueStack {
         let (results, events): ([OperationResult], [ChangeEvent])
         do {
             (results, events) = try database.writer().write { db in
+                try database.context.begin(db, op: "set")
+                defer { _ = try? database.context.finish(db) }
                 let now = Clock.nowMilliseconds()
                 var results: [OperationResult] = []
                 var events: [ChangeEvent] = []
@@ -100,14 +102,14 @@ extension KeyValueStack {
                     switch operation.action {
                     case .set(let value, let lifetime):
                         let json = value.compactText
-                        database.context.op = "set"
+                        try database.context.setOp(db, "set")
                         try table.upsert(db, key: key, json: json, now: now, expiresAt: Self.expiry(lifetime))
                         results.append(OperationResult(json: json, version: (old?.version ?? 0) + 1))
                         events.append(
                             ChangeEvent(kind: old == nil ? .insert : .update, domain: domain, key: key, json: json, oldJSON: old?.json))
                     case .remove:
                         if let old {
-                            database.context.op = "rm"
+                            try database.context.setOp(db, "rm")
                             _ = try table.delete(db, key: key)
                             events.append(ChangeEvent(kind: .delete, domain: domain, key: key, json: nil, oldJSON: old.json))
                         }
@@ -124,7 +126,7 @@ extension KeyValueStack {
                             throw PrefsError(.invalidValue, "\(domain.name)/\(key): \(base) + \(delta) overflows a 64-bit integer")
                         }
                         let json = String(sum)
-                        database.context.op = "set"
+                        try database.context.setOp(db, "set")
                         try table.upsert(db, key: key, json: json, now: now, expiresAt: old?.expiresAt)
                         results.append(OperationResult(json: json, version: (old?.version ?? 0) + 1))
                         events.append(

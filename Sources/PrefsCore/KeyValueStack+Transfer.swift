@@ -108,6 +108,8 @@ extension KeyValueStack {
                 // Plan and apply in one transaction, so the result is exactly the file's
                 // content whatever other processes do meanwhile.
                 (partPlan, events) = try database.writer().write { db in
+                    try database.context.begin(db, op: "import")
+                    defer { _ = try? database.context.finish(db) }
                     let now = Clock.nowMilliseconds()
                     for (domain, _) in part where try !Self.tableMayExist(db, domain) {
                         try DomainTable.create(db, domain)

@@ -296,7 +296,10 @@ extension KeyValueStack {
     ) throws -> [ChangeEvent] {
         do {
             return try database.writer().write { db in
-                try apply(changes, in: db, context: database.context, requireExisting: requireExisting, events: events)
+                try database.context.begin(db, op: "set")
+                let events = try apply(changes, in: db, context: database.context, requireExisting: requireExisting, events: events)
+                try database.context.finish(db)
+                return events
             }
         } catch {
             throw PrefsError.database(error, path: database.displayPath, writing: true)
@@ -305,7 +308,7 @@ extension KeyValueStack {
 
     /// Deletes the expired keys of a domain, logged as `expire`.
     static func purgeExpired(_ db: Database, _ domain: Domain, context: StoreDatabase.WriteContext, now: Int64) throws {
-        context.op = "expire"
+        try context.setOp(db, "expire")
         try db.execute(
             sql: "DELETE FROM \(DomainTable(domain).table) WHERE expires_at IS NOT NULL AND expires_at <= ?", arguments: [now])
     }
@@ -336,10 +339,8 @@ extension KeyValueStack {
                     try purgeExpired(db, domain, context: context, now: now)
                 }
                 ready.insert(domain)
-                context.op = op ?? "set"
             }
-            let logOp = op ?? (change == .remove ? "rm" : "set")
-            if context.op != logOp { context.op = logOp }
+            try context.setOp(db, op ?? (change == .remove ? "rm" : "set"))
             if !wantEvents, case .set(let json, let expiresAt) = change {
                 if bulk?.0 != domain { bulk = (domain, try BulkUpsert(db, table: DomainTable(domain))) }
                 try bulk?.1.run(key: target.key, json: json, now: now, expiresAt: expiresAt)

@@ -25,25 +25,39 @@ final class StoreDatabase: Sendable {
     /// The schema version this build writes; also kept in `PRAGMA user_version`.
     static let schemaVersion = 2
 
-    /// What the change-log triggers record about the write in progress.
+    /// What the change-log triggers record about the write in progress: the op and actor
+    /// kept in the one-row `write_context` table, which the triggers read. Updating it
+    /// inside the writing transaction keeps it private to that transaction.
     final class WriteContext: Sendable {
-        private struct State {
-            var op = "set"
-            var actor: String
-        }
-
-        private let state: Mutex<State>
+        /// The op written to `write_context` in the current transaction (nil: not yet).
+        private let current = Mutex<String?>(nil)
+        let actor: String
 
         init(actor: String) {
-            state = Mutex(State(actor: actor))
+            self.actor = actor
         }
 
-        var op: String {
-            get { state.withLock { $0.op } }
-            set { state.withLock { $0.op = newValue } }
+        /// Call at the start of a write transaction.
+        func begin(_ db: Database, op: String) throws {
+            try db.execute(sql: "UPDATE write_context SET op = ?, actor = ?", arguments: [op, actor])
+            current.withLock { $0 = op }
         }
 
-        var actor: String { state.withLock { $0.actor } }
+        /// Names the op of the statements that follow (a no-op when it is unchanged).
+        func setOp(_ db: Database, _ op: String) throws {
+            guard current.withLock({ $0 != op }) else { return }
+            try db.execute(sql: "UPDATE write_context SET op = ?", arguments: [op])
+            current.withLock { $0 = op }
+        }
+
+        /// Call before a write transaction commits: applies the log's retention.
+        func finish(_ db: Database) throws {
+            try db.execute(
+                sql: """
+                    DELETE FROM changelog WHERE seq <= (SELECT max(seq) FROM changelog)
+                        - COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'log_retain'), 10000)
+                    """)
+        }
     }
 
     let location: Location
@@ -59,10 +73,6 @@ final class StoreDatabase: Sendable {
         self.context = WriteContext(actor: actor)
     }
 
-    /// Sets the operation name the change log records for the next statements.
-    func setOperation(_ op: String) {
-        context.op = op
-    }
 
     var displayPath: String {
         switch location {
@@ -106,13 +116,7 @@ final class StoreDatabase: Sendable {
         config.readonly = readonly
         config.busyMode = .timeout(busyTimeout)
         config.label = kind == .main ? "prefs" : "prefs-memory"
-        let context = self.context
-        config.prepareDatabase { db in
-            // Read by the change-log triggers: what kind of write this is and who makes it.
-            db.add(function: DatabaseFunction("prefs_op", argumentCount: 0, pure: false) { _ in context.op })
-            db.add(function: DatabaseFunction("prefs_actor", argumentCount: 0, pure: false) { _ in context.actor })
-            db.add(function: DatabaseFunction("prefs_now", argumentCount: 0, pure: false) { _ in Clock.nowMilliseconds() })
-        }
+
         return config
     }
 
@@ -267,11 +271,11 @@ final class StoreDatabase: Sendable {
         }
         migrator.registerMigration("v2-changelog") { db in
             // The change log, filled by triggers on every domain table in the writing
-            // transaction itself, and an index for expiry.
+            // transaction itself; `write_context` tells the triggers the op and the actor.
             try db.execute(
                 sql: """
                     CREATE TABLE changelog (
-                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        seq INTEGER PRIMARY KEY,  -- rowid: retention keeps the newest, so it only grows
                         at INTEGER NOT NULL,
                         domain TEXT NOT NULL,
                         key TEXT NOT NULL,
@@ -280,11 +284,8 @@ final class StoreDatabase: Sendable {
                         new TEXT,
                         actor TEXT NOT NULL
                     );
-                    CREATE INDEX changelog_domain_key ON changelog (domain, key, seq);
-                    CREATE TRIGGER changelog_retention AFTER INSERT ON changelog BEGIN
-                        DELETE FROM changelog WHERE seq <= new.seq
-                            - COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'log_retain'), 10000);
-                    END;
+                    CREATE TABLE write_context (id INTEGER PRIMARY KEY CHECK (id = 1), op TEXT NOT NULL, actor TEXT NOT NULL);
+                    INSERT INTO write_context VALUES (1, 'set', 'unknown');
                     """)
             for name in try String.fetchAll(db, sql: "SELECT name FROM domains") {
                 guard let domain = try? Domain(name) else { continue }
