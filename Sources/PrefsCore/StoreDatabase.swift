@@ -73,7 +73,6 @@ final class StoreDatabase: Sendable {
         self.context = WriteContext(actor: actor)
     }
 
-
     var displayPath: String {
         switch location {
         case .file(let path): path
