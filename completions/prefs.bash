@@ -247,7 +247,7 @@ _prefs_set() {
 
 _prefs_rm() {
     repeating_flags=()
-    non_repeating_flags=(--must-exist --version -h --help)
+    non_repeating_flags=(--must-exist --if-absent --version -h --help)
     repeating_options=()
     non_repeating_options=(--store --actor --prefix --if-version --if-value)
     __prefs_offer_flags_options -1

@@ -69,12 +69,15 @@ struct DomainTable {
         return Entry(domain: domain, key: key, json: row[0], version: row[1], updatedAt: row[2], expiresAt: row[3])
     }
 
-    /// Inserts or replaces a value (and its expiry).
+    /// Inserts or replaces a value (and its expiry). The version becomes the larger of the
+    /// previous version + 1 and the write time in milliseconds, so it grows with every write
+    /// and a key removed and written again never gets a version it had before (no ABA for
+    /// compare-and-set).
     func upsert(_ db: Database, key: String, json: String, now: Int64, expiresAt: Int64?) throws {
         let statement = try db.cachedStatement(
             sql: """
-                INSERT INTO \(table) (key, value, version, updated_at, expires_at) VALUES (?, ?, 1, ?, ?)
-                ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = version + 1,
+                INSERT INTO \(table) (key, value, version, updated_at, expires_at) VALUES (?1, ?2, ?3, ?3, ?4)
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = max(version + 1, excluded.version),
                     updated_at = excluded.updated_at, expires_at = excluded.expires_at
                 """)
         statement.setUncheckedArguments([key, json, now, expiresAt])
@@ -165,8 +168,8 @@ final class BulkUpsert {
         guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "closed") }
         self.connection = connection
         let sql = """
-            INSERT INTO \(table.table) (key, value, version, updated_at, expires_at) VALUES (?, ?, 1, ?, ?)
-            ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = version + 1,
+            INSERT INTO \(table.table) (key, value, version, updated_at, expires_at) VALUES (?1, ?2, ?3, ?3, ?4)
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = max(version + 1, excluded.version),
                 updated_at = excluded.updated_at, expires_at = excluded.expires_at
             """
         let code = sqlite3_prepare_v2(connection, sql, -1, &handle, nil)

@@ -124,7 +124,7 @@ extension KeyValueStack {
     public func records(after seq: Int64, filter: LogFilter) throws -> LogPage {
         let all = try records(after: seq)
         var gap: String?
-        if let first = all.first, seq > 0, first.seq != seq + 1 { gap = "\(seq + 1)...\(first.seq - 1)" }
+        if let first = all.first, first.seq != seq + 1 { gap = "\(seq + 1)...\(first.seq - 1)" }
         return LogPage(all: all, matching: all.filter(filter.matches), gap: gap)
     }
 
@@ -185,21 +185,20 @@ extension KeyValueStack {
     public func watch(_ filter: LogFilter = LogFilter(), interval: Duration = .milliseconds(100)) -> AsyncThrowingStream<
         LogRecord, any Error
     > {
-        AsyncThrowingStream { continuation in
+        // The starting point is taken now, so a write made right after this call is seen.
+        let start = Result { try self.latestLogSequence() }
+        return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    var last = try self.latestLogSequence()
+                    var last = try start.get()
                     while !Task.isCancelled {
-                        let batch = try self.records(after: last)
-                        if let first = batch.first, first.seq != last + 1, last > 0 {
-                            throw PrefsError(
-                                .storeUnreadable, "change log records \(last + 1)...\(first.seq - 1) were pruned before they were read")
+                        let page = try self.records(after: last, filter: filter)
+                        if let gap = page.gap {
+                            throw PrefsError(.storeUnreadable, "change log records \(gap) were pruned before they were read")
                         }
-                        for record in batch {
-                            last = record.seq
-                            if filter.matches(record) { continuation.yield(record) }
-                        }
-                        if batch.count < 1000 { try await Task.sleep(for: interval) }
+                        for record in page.matching { continuation.yield(record) }
+                        if let newest = page.all.last { last = newest.seq }
+                        if page.all.count < 1000 { try await Task.sleep(for: interval) }
                     }
                     continuation.finish()
                 } catch is CancellationError {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A JSON value as prefs stores it.
 ///
 /// Numbers keep the exact text they were written with, so `0.1` stays `0.1` and
@@ -115,6 +117,32 @@ public enum JSONValue: Sendable, Equatable {
         }
         self = try bytes.withUnsafeBufferPointer {
             try JSONParser.parse($0, maximumDepth: JSONParser.maximumDepth + levels, validUTF8: true)
+        }
+    }
+
+    /// Whether two values mean the same JSON: object members in any order (names compared
+    /// byte for byte), numbers by value (`1.0` equals `1`), everything else exactly.
+    ///
+    /// ```swift
+    /// try JSONValue(parsing: #"{"a":1,"b":2}"#).isEquivalent(to: JSONValue(parsing: #"{"b":2.0,"a":1}"#))  // true
+    /// ```
+    public func isEquivalent(to other: JSONValue) -> Bool {
+        switch (self, other) {
+        case (.null, .null): return true
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.string(let a), .string(let b)): return BytewiseString.equal(a, b)
+        case (.number(let a), .number(let b)):
+            if a == b { return true }
+            if let x = Decimal(string: a), let y = Decimal(string: b) { return x == y }
+            return false
+        case (.array(let a), .array(let b)):
+            return a.count == b.count && zip(a, b).allSatisfy { $0.isEquivalent(to: $1) }
+        case (.object(let a), .object(let b)):
+            guard a.count == b.count else { return false }
+            var index: [BytewiseString: JSONValue] = [:]
+            for member in b { index[BytewiseString(member.key)] = member.value }
+            return a.allSatisfy { member in index[BytewiseString(member.key)].map { member.value.isEquivalent(to: $0) } ?? false }
+        default: return false
         }
     }
 

@@ -1,7 +1,8 @@
 import Foundation
 
 extension KeyValueStack {
-    /// Decodes the value stored under `key` as `T`; nil when the key is missing.
+    /// Decodes the value of `key` as `T` by the lookup order (override, stored, registered
+    /// default); nil when none answers.
     ///
     /// ```swift
     /// struct Window: Codable { var width: Int; var height: Int }
@@ -10,11 +11,11 @@ extension KeyValueStack {
     /// - Throws: ``PrefsError``: `invalidValue` when the stored JSON does not decode as `T`;
     ///   `usage` for a bad key; `storeUnreadable` when the store cannot be read.
     public func value<T: Decodable>(_ type: T.Type, in domain: Domain, forKey key: String) throws -> T? {
-        guard let entry = try entry(in: domain, forKey: key) else { return nil }
+        guard let json = try resolve(in: domain, forKey: key)?.value.compactText else { return nil }
         do {
-            return try JSONDecoder().decode(T.self, from: Data(entry.json.utf8))
+            return try JSONDecoder().decode(T.self, from: Data(json.utf8))
         } catch {
-            throw PrefsError(.invalidValue, "\(domain.name)/\(key) does not hold a \(T.self): \(entry.json.prefix(60))")
+            throw PrefsError(.invalidValue, "\(domain.name)/\(key) does not hold a \(T.self): \(json.prefix(60))")
         }
     }
 

@@ -48,6 +48,14 @@ extension KeyValueStack {
         public var version: Int64
     }
 
+    static func validate(_ value: JSONValue, _ schema: Schema, _ domain: Domain, _ key: String, index: Int, of count: Int) throws {
+        do {
+            try schema.validate(value, in: domain, forKey: key)
+        } catch let error as PrefsError where count > 1 {
+            throw PrefsError(error.kind, "operation \(index + 1): \(error.message)")
+        }
+    }
+
     /// Performs operations in one transaction, all or none, after flushing the queue.
     ///
     /// Preconditions are checked in order against the state the earlier operations of the
@@ -68,6 +76,7 @@ extension KeyValueStack {
             throw PrefsError(.usage, "one transaction cannot mix the memory domain with persistent domains")
         }
         try flushSynchronously()
+        let schema = validatesWrites ? try self.schema() : Schema()  // read before the transaction
         let database = database(for: first.domain)
         let (results, events): ([OperationResult], [ChangeEvent])
         do {
@@ -84,10 +93,11 @@ extension KeyValueStack {
                     if !ready.contains(domain) {
                         if try Self.tableMayExist(db, domain) {
                             try Self.purgeExpired(db, domain, context: database.context, now: now)
+                            ready.insert(domain)
                         } else if operation.action != .remove {
                             try DomainTable.create(db, domain)
+                            ready.insert(domain)
                         }
-                        ready.insert(domain)
                     }
                     let table = DomainTable(domain)
                     let exists = try Self.tableMayExist(db, domain)
@@ -101,10 +111,11 @@ extension KeyValueStack {
                     }
                     switch operation.action {
                     case .set(let value, let lifetime):
+                        try Self.validate(value, schema, domain, key, index: index, of: operations.count)
                         let json = value.compactText
                         try database.context.setOp(db, "set")
                         try table.upsert(db, key: key, json: json, now: now, expiresAt: Self.expiry(lifetime))
-                        results.append(OperationResult(json: json, version: (old?.version ?? 0) + 1))
+                        results.append(OperationResult(json: json, version: max((old?.version ?? 0) + 1, now)))
                         events.append(
                             ChangeEvent(kind: old == nil ? .insert : .update, domain: domain, key: key, json: json, oldJSON: old?.json))
                     case .remove:
@@ -126,9 +137,10 @@ extension KeyValueStack {
                             throw PrefsError(.invalidValue, "\(domain.name)/\(key): \(base) + \(delta) overflows a 64-bit integer")
                         }
                         let json = String(sum)
+                        try Self.validate(.number(json), schema, domain, key, index: index, of: operations.count)
                         try database.context.setOp(db, "set")
                         try table.upsert(db, key: key, json: json, now: now, expiresAt: old?.expiresAt)
-                        results.append(OperationResult(json: json, version: (old?.version ?? 0) + 1))
+                        results.append(OperationResult(json: json, version: max((old?.version ?? 0) + 1, now)))
                         events.append(
                             ChangeEvent(kind: old == nil ? .insert : .update, domain: domain, key: key, json: json, oldJSON: old?.json))
                     }

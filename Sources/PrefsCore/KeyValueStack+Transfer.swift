@@ -94,6 +94,15 @@ extension KeyValueStack {
     public func importDocument(_ document: JSONValue, replace: Bool = false, dryRun: Bool = false) throws -> ImportPlan {
         let incoming = try Self.validateDocument(document)
         _ = try main.reader()  // refuse a damaged or foreign store even when there is nothing to do
+        if validatesWrites {
+            let schema = try self.schema()
+            for (domain, members) in incoming {
+                for (key, json) in members {
+                    guard schema.spec(in: domain, forKey: key) != nil else { continue }
+                    try schema.validate(try JSONValue(parsing: json), in: domain, forKey: key)
+                }
+            }
+        }
         if dryRun {
             return try Self.plan(incoming, replace: replace) { domain, body in try forEachEntry(in: domain, body) }
         }

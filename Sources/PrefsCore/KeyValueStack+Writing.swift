@@ -8,7 +8,8 @@ extension KeyValueStack {
         case absent
         /// The key must exist with this version.
         case version(Int64)
-        /// The key must exist with this value (compared as compact JSON text).
+        /// The key must exist with an equivalent value (object members in any order, numbers
+        /// by value; see ``JSONValue/isEquivalent(to:)``).
         case value(JSONValue)
     }
 
@@ -23,11 +24,13 @@ extension KeyValueStack {
     /// - Parameter lifetime: when given, the key expires this long after the call: it is
     ///   invisible to reads from then on and purged (logged as `expire`) at the next write
     ///   to its domain.
-    /// - Throws: ``PrefsError``: `usage` for a bad key; `storeUnreadable` or `cannotWrite`
-    ///   when the store cannot be opened for writing.
+    /// - Throws: ``PrefsError``: `usage` for a bad key; `invalidValue` when the value breaks
+    ///   the schema; `storeUnreadable` or `cannotWrite` when the store cannot be opened for
+    ///   writing.
     public func set(_ value: JSONValue, in domain: Domain, forKey key: String, expiresIn lifetime: Duration? = nil) throws {
         try Key.validate(key)
         _ = try database(for: domain).writer()  // a damaged or newer store fails here, not at the flush
+        try validateWrite(value, in: domain, forKey: key)
         queue.enqueue(PendingKey(domain: domain, key: key), .set(value.compactText, expiresAt: Self.expiry(lifetime)))
     }
 
@@ -58,7 +61,7 @@ extension KeyValueStack {
         guard try database(for: domain).reader() != nil else { return [] }
         var existed: [String] = []
         for key in keys {
-            if try value(in: domain, forKey: key) != nil { existed.append(key) }
+            if try storedValue(in: domain, forKey: key) != nil { existed.append(key) }
             queue.enqueue(PendingKey(domain: domain, key: key), .remove)
         }
         return existed
@@ -75,11 +78,12 @@ extension KeyValueStack {
     ///   overflows 64 bits; `usage` for a bad key.
     @discardableResult
     public func increment(in domain: Domain, forKey key: String, by delta: Int64 = 1) throws -> Int64 {
-        let current = try value(in: domain, forKey: key)
+        let current = try storedValue(in: domain, forKey: key)
         let base = try Self.integer(current, domain: domain, key: key)
         let (sum, overflow) = base.addingReportingOverflow(delta)
         if overflow { throw PrefsError(.invalidValue, "\(domain.name)/\(key): \(base) + \(delta) overflows a 64-bit integer") }
         _ = try database(for: domain).writer()
+        try validateWrite(.number(String(sum)), in: domain, forKey: key)
         queue.enqueue(PendingKey(domain: domain, key: key), .increment(delta: delta, visible: String(sum)))
         return sum
     }
@@ -214,7 +218,7 @@ extension KeyValueStack {
             }
         case .value(let expected):
             guard let current else { throw PrefsError(.preconditionFailed, "\(name) does not exist") }
-            if !current.json.utf8.elementsEqual(expected.compactText.utf8) {
+            if !((try? current.value())?.isEquivalent(to: expected) ?? false) {
                 throw PrefsError(.preconditionFailed, "\(name) does not hold the expected value")
             }
         }
@@ -247,22 +251,6 @@ extension KeyValueStack {
         return events
     }
 
-    /// Runs `body` in one immediate transaction on the database that holds `domain`,
-    /// creating the domain's table first when needed.
-    func write<T>(_ domain: Domain, _ body: (Database) throws -> T) throws -> T {
-        let database = database(for: domain)
-        do {
-            return try database.writer().write { db in
-                if try !Self.tableMayExist(db, domain) {
-                    try DomainTable.create(db, domain)
-                }
-                return try body(db)
-            }
-        } catch {
-            throw PrefsError.database(error, path: database.displayPath, writing: true)
-        }
-    }
-
     // MARK: - Applying batches
 
     /// Thrown by ``applyBatch`` when the store file's part committed but the memory tier's
@@ -275,29 +263,41 @@ extension KeyValueStack {
     /// Writes one flush: the persistent domains in one transaction, then the memory tier.
     static func applyBatch(
         _ batch: [(PendingKey, PendingChange)], main: StoreDatabase, memory: StoreDatabase, observers: ChangeObservers
-    ) throws {
+    ) throws -> [String] {
+        var rejected: [String] = []
         let persistent = batch.filter { $0.0.domain.isPersistent }
         let inMemory = batch.filter { !$0.0.domain.isPersistent }
         if !persistent.isEmpty {
-            observers.deliver(try commit(persistent, to: main, requireExisting: false, events: !observers.isEmpty))
+            observers.deliver(try commit(persistent, to: main, requireExisting: false, events: !observers.isEmpty, rejected: &rejected))
         }
         if !inMemory.isEmpty {
             do {
-                observers.deliver(try commit(inMemory, to: memory, requireExisting: false, events: !observers.isEmpty))
+                observers.deliver(try commit(inMemory, to: memory, requireExisting: false, events: !observers.isEmpty, rejected: &rejected))
             } catch let error as PrefsError where !persistent.isEmpty {
                 throw PartialFlushFailure(committed: Set(persistent.map(\.0)), error: error)
             }
         }
+        return rejected
     }
 
     /// Applies changes in one immediate transaction; returns the events, in order.
     static func commit(
         _ changes: [(PendingKey, PendingChange)], to database: StoreDatabase, requireExisting: Bool, events: Bool = true
     ) throws -> [ChangeEvent] {
+        var rejected: [String] = []
+        return try commit(changes, to: database, requireExisting: requireExisting, events: events, rejected: &rejected)
+    }
+
+    static func commit(
+        _ changes: [(PendingKey, PendingChange)], to database: StoreDatabase, requireExisting: Bool, events: Bool,
+        rejected: inout [String]
+    ) throws -> [ChangeEvent] {
         do {
             return try database.writer().write { db in
                 try database.context.begin(db, op: "set")
-                let events = try apply(changes, in: db, context: database.context, requireExisting: requireExisting, events: events)
+                let (events, skipped) = try applyCollecting(
+                    changes, in: db, context: database.context, requireExisting: requireExisting, events: events)
+                rejected = skipped
                 try database.context.finish(db)
                 return events
             }
@@ -321,6 +321,15 @@ extension KeyValueStack {
         _ changes: [(PendingKey, PendingChange)], in db: Database, context: StoreDatabase.WriteContext, op: String? = nil,
         requireExisting: Bool, events wantEvents: Bool = true
     ) throws -> [ChangeEvent] {
+        try applyCollecting(changes, in: db, context: context, op: op, requireExisting: requireExisting, events: wantEvents).0
+    }
+
+    /// ``apply`` that also returns the queued increments it had to skip.
+    static func applyCollecting(
+        _ changes: [(PendingKey, PendingChange)], in db: Database, context: StoreDatabase.WriteContext, op: String? = nil,
+        requireExisting: Bool, events wantEvents: Bool = true
+    ) throws -> ([ChangeEvent], [String]) {
+        var rejected: [String] = []
         var events: [ChangeEvent] = []
         if wantEvents { events.reserveCapacity(changes.count) }
         var ready = Set<Domain>()
@@ -360,19 +369,28 @@ extension KeyValueStack {
                 }
                 _ = try table.delete(db, key: target.key)
                 events.append(ChangeEvent(kind: .delete, domain: domain, key: target.key, json: nil, oldJSON: old.json))
-            case .increment(let delta, let visible):
-                // Apply the delta to the committed value; a value another process made
-                // non-integer meanwhile is replaced by the value this stack showed.
-                var json = visible
-                if let base = try? integer(old.map { try $0.value() }, domain: domain, key: target.key) {
-                    let (sum, overflow) = base.addingReportingOverflow(delta)
-                    if !overflow { json = String(sum) }
+            case .increment(let delta, _):
+                // Apply the delta to the committed value. When another process has stored
+                // a non-integer meanwhile (or the sum overflows), skip it and report it:
+                // never overwrite that process's value with a stale one.
+                let base: Int64
+                do {
+                    base = try integer(old.map { try $0.value() }, domain: domain, key: target.key)
+                } catch let error as PrefsError {
+                    rejected.append("increment of \(domain.name)/\(target.key) skipped: \(error.message)")
+                    continue
                 }
-                try table.upsert(db, key: target.key, json: json, now: now, expiresAt: nil)
+                let (sum, overflow) = base.addingReportingOverflow(delta)
+                if overflow {
+                    rejected.append("increment of \(domain.name)/\(target.key) skipped: \(base) + \(delta) overflows a 64-bit integer")
+                    continue
+                }
+                let json = String(sum)
+                try table.upsert(db, key: target.key, json: json, now: now, expiresAt: old?.expiresAt)
                 events.append(
                     ChangeEvent(kind: old == nil ? .insert : .update, domain: domain, key: target.key, json: json, oldJSON: old?.json))
             }
         }
-        return events
+        return (events, rejected)
     }
 }

@@ -49,6 +49,12 @@ public final class KeyValueStack: Sendable {
         /// Who the change log names for this stack's writes; nil means `PREFS_ACTOR` from
         /// ``environment``, else `USER@HOST`.
         public var actor: String?
+        /// Values to read instead of the stored ones, per domain and key; never written
+        /// (the CLI's `--override` and `PREFS_OVERRIDES`).
+        public var overrides: [Domain: [String: JSONValue]] = [:]
+        /// Whether writes are checked against the loaded schema (default true; the CLI's
+        /// `--force` turns it off).
+        public var validatesWrites = true
 
         /// Creates options.
         ///
@@ -80,6 +86,11 @@ public final class KeyValueStack: Sendable {
     let memory: StoreDatabase
     let queue: WriteQueue
     let observers: ChangeObservers
+    let defaults: DefaultsRegistry
+    /// Values this stack reads instead of the stored ones (never written).
+    public let overrides: [Domain: [String: JSONValue]]
+    /// Whether writes are checked against the schema (``Options/validatesWrites``).
+    public let validatesWrites: Bool
 
     /// Opens the store at `path`. Nothing is read or created until the first call that needs
     /// it; a store that does not exist reads as empty.
@@ -105,6 +116,9 @@ public final class KeyValueStack: Sendable {
         self.main = main
         self.memory = memory
         self.observers = observers
+        self.defaults = DefaultsRegistry()
+        self.overrides = options.overrides
+        self.validatesWrites = options.validatesWrites
         self.queue = WriteQueue(
             window: options.window,
             maximumPending: options.maximumPending,
@@ -154,8 +168,8 @@ public final class KeyValueStack: Sendable {
         }
     }
 
-    /// The entry (value and metadata) under `key`, or nil. A queued write shows with the
-    /// version it will get and the current time.
+    /// The entry (value and metadata) under `key`, or nil. A queued write shows with a
+    /// provisional version and the current time (the flush assigns the real ones).
     ///
     /// ```swift
     /// if let entry = try stack.entry(in: .user, forKey: "theme") { print(entry.version) }
@@ -172,13 +186,14 @@ public final class KeyValueStack: Sendable {
             let now = Clock.nowMilliseconds()
             guard let json = change.visibleJSON(at: now) else { return nil }
             return Entry(
-                domain: domain, key: key, json: json, version: (stored?.version ?? 0) + 1, updatedAt: now,
+                domain: domain, key: key, json: json, version: max((stored?.version ?? 0) + 1, now), updatedAt: now,
                 expiresAt: change.expiresAt)
         }
         return stored
     }
 
-    /// The value under `key`, or nil; queued writes included.
+    /// The value of a key by the lookup order: an override, else the stored value (queued
+    /// writes included), else a registered default; nil when none answers.
     ///
     /// ```swift
     /// let theme = try stack.value(in: .user, forKey: "theme")
@@ -186,6 +201,17 @@ public final class KeyValueStack: Sendable {
     /// - Throws: ``PrefsError``: `usage` for a bad key, `storeUnreadable` when the store
     ///   cannot be read.
     public func value(in domain: Domain, forKey key: String) throws -> JSONValue? {
+        try resolve(in: domain, forKey: key)?.value
+    }
+
+    /// The stored value of a key (queued writes included), ignoring overrides and defaults.
+    ///
+    /// ```swift
+    /// let stored = try stack.storedValue(in: .user, forKey: "theme")
+    /// ```
+    /// - Throws: ``PrefsError``: `usage` for a bad key, `storeUnreadable` when the store
+    ///   cannot be read.
+    public func storedValue(in domain: Domain, forKey key: String) throws -> JSONValue? {
         try Key.validate(key)
         if let change = queue.overlay(PendingKey(domain: domain, key: key)) {
             return try change.visibleJSON(at: Clock.nowMilliseconds()).map { try JSONValue(parsing: $0) }
@@ -258,7 +284,7 @@ public final class KeyValueStack: Sendable {
                                 if let json = change.visibleJSON(at: now) {
                                     var updated = entry
                                     updated.json = json
-                                    updated.version += 1
+                                    updated.version = max(updated.version + 1, now)
                                     updated.updatedAt = now
                                     updated.expiresAt = change.expiresAt
                                     try body(updated)

@@ -120,6 +120,9 @@ public struct FlushReport: Sendable, Equatable {
     public var marker: Int
     /// The failure, when the flush failed; its changes stay pending.
     public var error: PrefsError?
+    /// Queued increments the flush could not apply because another process had meanwhile
+    /// stored a value that is not an integer (or the sum overflowed); the rest committed.
+    public var rejected: [String] = []
 }
 
 /// The debounce queue: writes land in an in-memory overlay at once and are written together,
@@ -143,7 +146,7 @@ final class WriteQueue: Sendable {
     private let state = Mutex(State())
     /// Serializes flushes: one batch at a time, in order.
     private let flushLock = Mutex(())
-    private let apply: @Sendable ([(PendingKey, PendingChange)]) throws -> Void
+    private let apply: @Sendable ([(PendingKey, PendingChange)]) throws -> [String]
     private let onFlush: (@Sendable (FlushReport) -> Void)?
 
     /// When this many keys are pending, a flush starts at once instead of at the end of the
@@ -151,7 +154,7 @@ final class WriteQueue: Sendable {
     let maximumPending: Int
 
     init(
-        window: Duration, maximumPending: Int = 10_000, apply: @escaping @Sendable ([(PendingKey, PendingChange)]) throws -> Void,
+        window: Duration, maximumPending: Int = 10_000, apply: @escaping @Sendable ([(PendingKey, PendingChange)]) throws -> [String],
         onFlush: (@Sendable (FlushReport) -> Void)?
     ) {
         self.window = window
@@ -285,8 +288,9 @@ final class WriteQueue: Sendable {
                 let report = FlushReport(changes: 0, marker: marker, error: nil)
                 return report
             }
+            let rejected: [String]
             do {
-                try apply(Self.ordered(batch, order))
+                rejected = try apply(Self.ordered(batch, order))
             } catch {
                 var committed = Set<PendingKey>()
                 var failure = (error as? PrefsError) ?? PrefsError(.cannotWrite, "\(error)")
@@ -317,7 +321,7 @@ final class WriteQueue: Sendable {
                 state.inFlightOrder = []
                 state.lastError = nil
             }
-            let report = FlushReport(changes: batch.count, marker: marker, error: nil)
+            let report = FlushReport(changes: batch.count, marker: marker, error: nil, rejected: rejected)
             onFlush?(report)
             return report
         }

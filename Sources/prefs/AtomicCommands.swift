@@ -76,7 +76,7 @@ func parseOperations(_ document: JSONValue) throws -> [KeyValueStack.Operation] 
         let allowed: Set<String>
         switch op {
         case "set": allowed = ["op", "domain", "key", "value", "ttl", "ifVersion", "ifAbsent", "ifValue"]
-        case "rm": allowed = ["op", "domain", "key", "ifVersion", "ifValue"]
+        case "rm": allowed = ["op", "domain", "key", "ifVersion", "ifAbsent", "ifValue"]
         case "incr": allowed = ["op", "domain", "key", "by", "ifVersion", "ifAbsent", "ifValue"]
         default: throw fail(".op: unknown operation \(JSONValue.string(op).compactText)")
         }

@@ -62,6 +62,9 @@ extension Prefs {
                 throw PrefsError(kind, "line \(failure.line): \(failure.error.message)")
             }
             try finalFlush(stack, progress: progress, through: lineNumber)
+            if progress.rejectedCount > 0 {
+                throw PrefsError(.invalidValue, "\(progress.rejectedCount) increment(s) were skipped: the value was no longer an integer")
+            }
         }
 
         /// The last flush: on failure the rest is dropped (nothing is written after the
@@ -107,7 +110,11 @@ final class BatchProgress: Sendable {
         var printed = 0
         var everPrinted = false
         var exiting = false
+        var rejected = 0
     }
+
+    /// How many queued increments flushes had to skip.
+    var rejectedCount: Int { state.withLock { $0.rejected } }
 
     private let state = Mutex(State())
 
@@ -120,6 +127,8 @@ final class BatchProgress: Sendable {
     }
 
     func flushed(_ report: FlushReport) {
+        for message in report.rejected { Output.error(message) }
+        if !report.rejected.isEmpty { state.withLock { $0.rejected += report.rejected.count } }
         if let error = report.error {
             if !state.withLock({ $0.exiting }) { Output.error("flush failed, will retry: \(error.message)") }
             return

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import PrefsCore
+import Synchronization
 
 extension Prefs {
     struct Log: ParsableCommand {
@@ -101,6 +102,13 @@ extension Prefs {
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
                 source.setEventHandler {
+                    // Let a command that is running finish its change, then stop.
+                    let child = WatchSignals.child.load(ordering: .acquiring)
+                    if child > 0 {
+                        kill(child, SIGTERM)
+                        var status: Int32 = 0
+                        waitpid(child, &status, 0)
+                    }
                     Glibc.exit(0)
                 }
                 source.resume()
@@ -143,7 +151,9 @@ extension Prefs {
             process.environment = environment
             do {
                 try process.run()
+                WatchSignals.child.store(process.processIdentifier, ordering: .releasing)
                 process.waitUntilExit()
+                WatchSignals.child.store(0, ordering: .releasing)
                 if process.terminationStatus != 0 {
                     Output.error("\(executable) exited with status \(process.terminationStatus) for \(record.domain.name)/\(record.key)")
                 }
@@ -156,6 +166,8 @@ extension Prefs {
 
 /// Keeps signal sources alive for the life of the process.
 enum WatchSignals {
+    /// The command running for the current change (0 when none).
+    static let child = Atomic<Int32>(0)
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
     static func keep(_ source: any DispatchSourceSignal) { sources.append(source) }
 }

@@ -31,11 +31,15 @@ extension Prefs {
         @Option(help: ArgumentHelp("Remove only if the key holds this JSON value (exit 5 otherwise).", valueName: "json"))
         var ifValue: String?
 
+        @Flag(help: "Succeed only if the key does not exist (exit 5 otherwise); removes nothing.")
+        var ifAbsent = false
+
         func validate() throws {
-            if ifVersion != nil || ifValue != nil {
-                if ifVersion != nil && ifValue != nil { throw ValidationError("--if-version and --if-value cannot be used together") }
+            let conditions = [ifVersion != nil, ifValue != nil, ifAbsent].filter { $0 }.count
+            if conditions > 0 {
+                if conditions > 1 { throw ValidationError("--if-version, --if-value and --if-absent cannot be used together") }
                 if keys.count != 1 || prefix != nil {
-                    throw ValidationError("--if-version and --if-value take exactly one key and no --prefix")
+                    throw ValidationError("--if-version, --if-value and --if-absent take exactly one key and no --prefix")
                 }
             }
             if keys.isEmpty && prefix == nil { throw ValidationError("Missing expected argument '<keys>' (or --prefix)") }
@@ -52,6 +56,10 @@ extension Prefs {
             }
             if let ifValue {
                 try stack.remove(in: domain, forKey: keys[0], if: .value(try ValueType.json.value(from: ifValue)))
+                return
+            }
+            if ifAbsent {
+                try stack.remove(in: domain, forKey: keys[0], if: .absent)
                 return
             }
             var targets = keys

@@ -124,7 +124,9 @@ struct HistoryTests {
         #expect(try box.run(["set", "user", "t", "warm", "--ttl", "1s"]).status == 0)
         #expect(try box.run(["get", "user", "t"]).stdout == "warm\n")
         let meta = try box.run(["get", "user", "t", "--show-meta"]).stdout
-        #expect(meta.hasPrefix("{\"value\":\"warm\",\"version\":1,\"updatedAt\":\"20") && meta.contains("\"expiresAt\":\"20"), "\(meta)")
+        #expect(
+            meta.hasPrefix("{\"value\":\"warm\",\"version\":") && meta.contains("\"updatedAt\":\"20")
+                && meta.contains("\"expiresAt\":\"20"), "\(meta)")
         Thread.sleep(forTimeInterval: 1.1)
         expectFailure(try box.run(["get", "user", "t"]), 1)
         #expect(try box.run(["list", "user"]).stdout == "")
@@ -143,14 +145,20 @@ struct HistoryTests {
             let statuses = parallel(box, scripts).map { $0?.status }
             #expect(statuses.sorted { ($0 ?? -1) < ($1 ?? -1) } == [0, 5], "round \(round): \(statuses)")
         }
-        let versioned = ["x", "y"].map { "\"$0\" --store \"$1\" set user init \($0) --if-version 1" }
+        let current = try version(box, "init")
+        let versioned = ["x", "y"].map { "\"$0\" --store \"$1\" set user init \($0) --if-version \(current)" }
         #expect(parallel(box, versioned).map { $0?.status ?? -1 }.sorted() == [0, 5])
     }
 
     @Test func conditionalRemove() throws {
         let box = try Sandbox()
         try box.run(["set", "user", "k", "v"])
-        expectFailure(try box.run(["rm", "user", "k", "--if-version", "2"]), 5)
+        expectFailure(try box.run(["rm", "user", "k", "--if-version", "1"]), 5)
+        expectFailure(try box.run(["rm", "user", "k", "--if-absent"]), 5)
+        #expect(try box.run(["rm", "user", "never", "--if-absent"]).status == 0)
+        try box.run(["set", "user", "o", "{\"a\":1,\"b\":[1.0,2]}"])
+        expectFailure(try box.run(["rm", "user", "o", "--if-value", "{\"a\":2,\"b\":[1,2]}"]), 5)
+        #expect(try box.run(["rm", "user", "o", "--if-value", "{\"b\":[1,2.00],\"a\":1}"]).status == 0, "equivalent JSON matches")
         expectFailure(try box.run(["rm", "user", "k", "--if-value", "\"w\""]), 5)
         #expect(try box.run(["get", "user", "k"]).status == 0)
         #expect(try box.run(["rm", "user", "k", "--if-value", "\"v\""]).status == 0)
@@ -167,7 +175,7 @@ struct HistoryTests {
              {"op":"rm","domain":"user","key":"b"},
              {"op":"incr","domain":"user","key":"n","by":5},
              {"op":"set","domain":"user","key":"c","value":3,"ifAbsent":true},
-             {"op":"set","domain":"user","key":"a","value":11,"ifVersion":1}]
+             {"op":"set","domain":"user","key":"a","value":11,"ifValue":99}]
             """
         // Move everything into the main file first, so its bytes are the whole store.
         let checkpoint = try DatabaseQueue(path: box.store)
@@ -175,12 +183,12 @@ struct HistoryTests {
         try checkpoint.close()
         let before = try Data(contentsOf: URL(fileURLWithPath: box.store))
         let snapshot = try box.storeSnapshot()
-        expectFailure(try box.run(["apply"], stdin: failing), 5, contains: "operation 5: user/a is at version 2, not 1")
+        expectFailure(try box.run(["apply"], stdin: failing), 5, contains: "operation 5: user/a does not hold the expected value")
         #expect(try Data(contentsOf: URL(fileURLWithPath: box.store)) == before, "byte for byte as before")
         let wal = (try? Data(contentsOf: URL(fileURLWithPath: box.store + "-wal"))) ?? Data()
         #expect(wal.isEmpty, "the failed transaction wrote nothing to the journal either")
         #expect(try box.storeSnapshot() == snapshot)
-        let passing = failing.replacingOccurrences(of: "\"ifVersion\":1", with: "\"ifVersion\":2")
+        let passing = failing.replacingOccurrences(of: "\"ifValue\":99", with: "\"ifValue\":10.0")
         #expect(try box.run(["apply", "-"], stdin: passing).status == 0)
         #expect(try box.run(["list", "user"]).stdout == "a\t11\nc\t3\nn\t5\n")
         let applied = try box.run(["log", "user", "--limit", "5"]).stdout.split(separator: "\n").count
@@ -233,5 +241,82 @@ struct HistoryTests {
         #expect(try box.run(["log"]).stdout.split(separator: "\n").count == 2)
         for i in 0..<5 { try box.run(["set", "user", "r\(i)", "\(i)"]) }
         #expect(try box.run(["log"]).stdout.split(separator: "\n").count == 2, "retention holds for new records")
+    }
+}
+
+@Suite("history edge cases")
+struct HistoryEdgeCaseTests {
+    @Test func versionsNeverRepeatAfterARemoval() throws {
+        let box = try Sandbox()
+        try box.run(["set", "user", "a", "1"])
+        try box.run(["set", "user", "a", "2"])
+        let before = try version(box, "a")
+        try box.run(["rm", "user", "a"])
+        try box.run(["set", "user", "a", "3"])
+        #expect(try version(box, "a") > before, "no ABA: a re-created key gets a new version")
+        expectFailure(try box.run(["set", "user", "a", "4", "--if-version", "\(before)"]), 5)
+    }
+
+    @Test func aBatchIncrementNeverOverwritesAnotherProcessesValue() throws {
+        let box = try Sandbox()
+        try box.run(["set", "user", "s", "5"])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
+        process.arguments = ["--store", box.store, "batch", "--window", "1s"]
+        process.environment = box.environment()
+        let input = Pipe()
+        let errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        input.fileHandleForWriting.write(Data("incr user s\n".utf8))
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(try box.run(["set", "user", "s", "\"text\""]).status == 0)
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 6, "\(stderr)")
+        #expect(stderr.contains("increment of user/s skipped"))
+        #expect(try box.run(["get", "user", "s"]).stdout == "text\n")
+    }
+
+    @Test func aWatcherStartingOnAnEmptyLogNoticesPrunedRecords() throws {
+        let box = try Sandbox()
+        try box.run(["log", "--retain", "5"])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
+        process.arguments = ["--store", box.store, "watch"]
+        process.environment = box.environment()
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        Thread.sleep(forTimeInterval: 0.3)
+        let lines = (0..<10).map { "set user k\($0) \($0)" }.joined(separator: "\n") + "\n"
+        #expect(try box.run(["batch"], stdin: lines).status == 0)
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 3)
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(stderr.contains("pruned"))
+    }
+
+    @Test func applyCanRemoveThenCreateInANewDomain() throws {
+        let box = try Sandbox()
+        let document =
+            "[{\"op\":\"rm\",\"domain\":\"newdom\",\"key\":\"a\"},{\"op\":\"set\",\"domain\":\"newdom\",\"key\":\"a\",\"value\":1}]"
+        let result = try box.run(["apply"], stdin: document)
+        #expect(result.status == 0, "\(result)")
+        #expect(try box.run(["get", "newdom", "a"]).stdout == "1\n")
+    }
+
+    @Test func batchIncrementKeepsTheExpiry() throws {
+        let box = try Sandbox()
+        try box.run(["set", "user", "t", "1", "--ttl", "1h"])
+        #expect(try box.run(["batch"], stdin: "incr user t\n").status == 0)
+        #expect(try box.run(["get", "user", "t", "--show-meta"]).stdout.contains("\"expiresAt\":\"20"))
     }
 }

@@ -1,0 +1,245 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// Defaults registered in code, and the cached schema of the store.
+final class DefaultsRegistry: Sendable {
+    private struct State {
+        var registered: [Domain: [BytewiseString: JSONValue]] = [:]
+        var schema: Schema?
+    }
+
+    private let state = Mutex(State())
+
+    func register(_ defaults: [Domain: [String: JSONValue]]) {
+        state.withLock { state in
+            for (domain, values) in defaults {
+                for (key, value) in values { state.registered[domain, default: [:]][BytewiseString(key)] = value }
+            }
+        }
+    }
+
+    func registered(in domain: Domain, forKey key: String) -> JSONValue? {
+        state.withLock { $0.registered[domain]?[BytewiseString(key)] }
+    }
+
+    func registered(in domain: Domain) -> [String: JSONValue] {
+        state.withLock { state in
+            var result: [String: JSONValue] = [:]
+            for (key, value) in state.registered[domain] ?? [:] { result[key.value] = value }
+            return result
+        }
+    }
+
+    var registeredDomains: [Domain] { state.withLock { Array($0.registered.keys) } }
+
+    var cachedSchema: Schema? {
+        get { state.withLock { $0.schema } }
+        set { state.withLock { $0.schema = newValue } }
+    }
+}
+
+/// Where a value read came from, in lookup order.
+public enum ValueOrigin: String, Sendable {
+    /// A per-invocation override (`--override`, `PREFS_OVERRIDES`, ``KeyValueStack/Options/overrides``).
+    case override
+    /// The store.
+    case stored
+    /// A registered default (in code, or the schema's `default`).
+    case `default`
+    /// The caller's own fallback (`get --default`).
+    case fallback
+}
+
+extension KeyValueStack {
+    // MARK: - Defaults and lookup
+
+    /// Registers default values in code: a key with no stored value reads as its default
+    /// (after overrides and stored values, before the schema's defaults).
+    ///
+    /// ```swift
+    /// stack.registerDefaults([.user: ["theme": .string("light")]])
+    /// ```
+    public func registerDefaults(_ defaults: [Domain: [String: JSONValue]]) {
+        self.defaults.register(defaults)
+    }
+
+    /// The value of a key by the lookup order — override, stored, registered default — with
+    /// its origin; nil when none answers.
+    ///
+    /// ```swift
+    /// if let (value, origin) = try stack.resolve(in: .user, forKey: "theme") { print(value, origin) }
+    /// ```
+    /// - Throws: ``PrefsError``: `usage` for a bad key; `storeUnreadable`.
+    public func resolve(in domain: Domain, forKey key: String) throws -> (value: JSONValue, origin: ValueOrigin)? {
+        if let value = overrides[domain]?[key] { return (value, .override) }
+        if let value = try storedValue(in: domain, forKey: key) { return (value, .stored) }
+        if let value = try defaultValue(in: domain, forKey: key) { return (value, .default) }
+        return nil
+    }
+
+    /// The registered default of a key: from code first, else from the schema.
+    ///
+    /// - Throws: ``PrefsError`` of kind `storeUnreadable` when the schema cannot be read.
+    public func defaultValue(in domain: Domain, forKey key: String) throws -> JSONValue? {
+        if let value = defaults.registered(in: domain, forKey: key) { return value }
+        return try schema().spec(in: domain, forKey: key)?.defaultValue
+    }
+
+    // MARK: - Schema
+
+    /// The schema loaded into the store (empty when none). Read once per stack and cached;
+    /// ``loadSchema(_:)`` replaces it.
+    ///
+    /// - Throws: ``PrefsError`` of kind `storeUnreadable` when the store cannot be read.
+    public func schema() throws -> Schema {
+        if let cached = defaults.cachedSchema { return cached }
+        var schema = Schema()
+        if let reader = try main.reader() {
+            let text: String?
+            do {
+                text = try reader.read { try String.fetchOne($0, sql: "SELECT value FROM meta WHERE key = 'schema'") }
+            } catch {
+                throw PrefsError.database(error, path: main.displayPath, writing: false)
+            }
+            if let text {
+                do {
+                    schema = try Schema(parsing: try JSONValue(parsing: text, wrappingLevels: 4))
+                } catch {
+                    throw PrefsError(.storeUnreadable, "the schema stored in \(main.displayPath) is damaged: \(error)")
+                }
+            }
+        }
+        defaults.cachedSchema = schema
+        return schema
+    }
+
+    /// Checks a schema document, stores it as the active schema, and returns the stored
+    /// values that break it (one message each, e.g. `user/theme: enum: "blue" is not one of
+    /// "light", "dark"`). A document with an error is refused and the previous schema stays.
+    ///
+    /// - Throws: ``PrefsError``: `invalidValue` with the JSON path of the problem;
+    ///   `cannotWrite`.
+    @discardableResult
+    public func loadSchema(_ document: JSONValue) throws -> [String] {
+        let schema = try Schema(parsing: document)
+        try flushSynchronously()
+        let database = main
+        do {
+            try database.writer().write { db in
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)", arguments: [document.compactText])
+            }
+        } catch {
+            throw PrefsError.database(error, path: database.displayPath, writing: true)
+        }
+        defaults.cachedSchema = schema
+        var violations: [String] = []
+        for domain in schema.domains.keys.sorted() {
+            try forEachEntry(in: domain) { entry in
+                do {
+                    try schema.validate(try entry.value(), in: domain, forKey: entry.key)
+                } catch let error as PrefsError {
+                    violations.append(error.message)
+                }
+            }
+        }
+        return violations
+    }
+
+    /// Checks a value against the schema unless ``validatesWrites`` is off.
+    func validateWrite(_ value: JSONValue, in domain: Domain, forKey key: String) throws {
+        guard validatesWrites else { return }
+        try schema().validate(value, in: domain, forKey: key)
+    }
+
+    // MARK: - Reset
+
+    /// Removes stored values so defaults answer again, in one transaction logged as `reset`;
+    /// returns the keys removed.
+    ///
+    /// ```swift
+    /// try stack.reset(in: .user, keys: ["theme"])
+    /// ```
+    /// - Parameters:
+    ///   - keys: these keys; nil with `prefix` nil resets the whole domain.
+    ///   - prefix: every key starting with this text.
+    /// - Throws: ``PrefsError``: `usage` for a bad key; `cannotWrite`.
+    @discardableResult
+    public func reset(in domain: Domain, keys: [String]? = nil, prefix: String? = nil) throws -> [String] {
+        for key in keys ?? [] { try Key.validate(key) }
+        try flushSynchronously()
+        var targets: [String] = keys ?? []
+        if keys == nil || prefix != nil {
+            try forEachEntry(in: domain, prefix: prefix) { targets.append($0.key) }
+        }
+        guard !targets.isEmpty, try database(for: domain).reader() != nil else { return [] }
+        let database = database(for: domain)
+        let events: [ChangeEvent]
+        do {
+            events = try database.writer().write { db in
+                try database.context.begin(db, op: "reset")
+                let events = try Self.apply(
+                    targets.map { (PendingKey(domain: domain, key: $0), PendingChange.remove) }, in: db, context: database.context,
+                    op: "reset", requireExisting: false)
+                try database.context.finish(db)
+                return events
+            }
+        } catch {
+            throw PrefsError.database(error, path: database.displayPath, writing: true)
+        }
+        observers.deliver(events)
+        return events.map(\.key)
+    }
+}
+
+extension KeyValueStack {
+    /// Visits what reads would answer, key by key: stored entries, overrides in their place
+    /// or added, and registered defaults (exact keys of code and schema) for keys with no
+    /// stored value — each with its origin, in domain then key order.
+    ///
+    /// ```swift
+    /// try stack.forEachEffectiveEntry(in: .user) { entry, origin in print(entry.key, origin) }
+    /// ```
+    /// - Throws: ``PrefsError`` when the store cannot be read, or what `body` throws.
+    public func forEachEffectiveEntry(
+        in domain: Domain? = nil, prefix: String? = nil, _ body: (Entry, ValueOrigin) throws -> Void
+    ) throws {
+        let schema = try self.schema()
+        var domains = Set(try domain.map { [$0] } ?? self.domains())
+        if domain == nil {
+            domains.formUnion(overrides.keys)
+            domains.formUnion(defaults.registeredDomains)
+            domains.formUnion(schema.domains.keys)
+        }
+        for domain in domains.sorted() {
+            var extras: [BytewiseString: (JSONValue, ValueOrigin)] = [:]
+            for spec in schema.domains[domain] ?? [] where !spec.isPrefix {
+                if let value = spec.defaultValue { extras[BytewiseString(spec.key)] = (value, .default) }
+            }
+            for (key, value) in defaults.registered(in: domain) { extras[BytewiseString(key)] = (value, .default) }
+            for (key, value) in overrides[domain] ?? [:] { extras[BytewiseString(key)] = (value, .override) }
+            var pending = extras.filter { prefix == nil || $0.key.value.utf8.starts(with: prefix!.utf8) }
+                .map { (key: $0.key.value, value: $0.value.0, origin: $0.value.1) }
+                .sorted { BytewiseString.precedes($0.key, $1.key) }[...]
+            func extraEntry(_ item: (key: String, value: JSONValue, origin: ValueOrigin)) -> Entry {
+                Entry(domain: domain, key: item.key, json: item.value.compactText, version: 0, updatedAt: 0)
+            }
+            try forEachEntry(in: domain, prefix: prefix) { entry in
+                while let next = pending.first, BytewiseString.precedes(next.key, entry.key) {
+                    pending.removeFirst()
+                    try body(extraEntry(next), next.origin)
+                }
+                if let next = pending.first, BytewiseString.equal(next.key, entry.key) {
+                    pending.removeFirst()
+                    if next.origin == .override {
+                        try body(extraEntry(next), .override)
+                        return
+                    }
+                }
+                try body(entry, .stored)
+            }
+            for item in pending { try body(extraEntry(item), item.origin) }
+        }
+    }
+}

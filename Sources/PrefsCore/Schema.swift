@@ -1,0 +1,189 @@
+import Foundation
+
+/// Typed keys with defaults and constraints, per domain: the `prefs schema` file.
+///
+/// ```json
+/// {"user": {"theme": {"type": "string", "default": "light", "enum": ["light", "dark"],
+///                     "description": "UI theme"},
+///           "onboarding.*": {"type": "boolean", "default": false}},
+///  "switch": {"max_retries": {"type": "integer", "default": 3, "minimum": 0, "maximum": 10}}}
+/// ```
+/// A key ending in `*` declares every key with that prefix; an exact key wins over a
+/// prefix, and a longer prefix over a shorter one.
+public struct Schema: Sendable, Equatable {
+    /// The type a key's values must have.
+    public enum ValueKind: String, Sendable, CaseIterable {
+        case string, number, integer, boolean, object, array, any
+    }
+
+    /// What the schema says about one key (or one prefix).
+    public struct KeySpec: Sendable, Equatable {
+        /// The key, or the prefix without its `*`.
+        public var key: String
+        /// Whether ``key`` is a prefix.
+        public var isPrefix: Bool
+        /// The type of the values.
+        public var type: ValueKind
+        /// The value read when nothing is stored.
+        public var defaultValue: JSONValue?
+        /// A description for `prefs describe`.
+        public var description: String?
+        /// The allowed values.
+        public var allowed: [JSONValue]?
+        /// The smallest allowed number.
+        public var minimum: Double?
+        /// The largest allowed number.
+        public var maximum: Double?
+        /// A regular expression that string values must match (anywhere; anchor it with ^…$).
+        public var pattern: String?
+        /// Set when the key is deprecated: true, or a message.
+        public var deprecated: JSONValue?
+
+        /// Checks a value against the spec.
+        ///
+        /// - Throws: ``PrefsError`` of kind `invalidValue` naming the constraint.
+        public func validate(_ value: JSONValue, name: String) throws {
+            func fail(_ message: String) -> PrefsError { PrefsError(.invalidValue, "\(name): \(message)") }
+            switch (type, value) {
+            case (.any, _), (.string, .string), (.number, .number), (.boolean, .bool), (.object, .object), (.array, .array): break
+            case (.integer, .number) where value.isIntegerNumber: break
+            default:
+                let got = value.typeName == "number" && type == .integer ? "a non-integer number" : "a \(value.typeName)"
+                throw fail("type: expected \(type.rawValue), got \(got)")
+            }
+            if let allowed, !allowed.contains(where: { $0.compactText == value.compactText }) {
+                throw fail("enum: \(preview(value)) is not one of \(allowed.map(\.compactText).joined(separator: ", "))")
+            }
+            if case .number(let text) = value, let number = Double(text) {
+                if let minimum, number < minimum { throw fail("minimum: \(text) is less than \(Schema.format(minimum))") }
+                if let maximum, number > maximum { throw fail("maximum: \(text) is greater than \(Schema.format(maximum))") }
+            }
+            if let pattern, case .string(let text) = value {
+                let regex = try? NSRegularExpression(pattern: pattern)
+                let range = NSRange(text.startIndex..<text.endIndex, in: text)
+                if regex?.firstMatch(in: text, range: range) == nil {
+                    throw fail("pattern: \(preview(value)) does not match \(JSONValue.string(pattern).compactText)")
+                }
+            }
+        }
+
+        private func preview(_ value: JSONValue) -> String {
+            let text = value.compactText
+            return text.count > 60 ? String(text.prefix(60)) + "…" : text
+        }
+    }
+
+    /// The specs of each domain.
+    public var domains: [Domain: [KeySpec]]
+    /// The document as loaded (for `prefs schema show`).
+    public var document: JSONValue
+
+    /// An empty schema.
+    public init() {
+        domains = [:]
+        document = .object([])
+    }
+
+    /// Parses and checks a schema document.
+    ///
+    /// - Throws: ``PrefsError`` of kind `invalidValue` with the JSON path of the first problem.
+    public init(parsing document: JSONValue) throws {
+        self.document = document
+        self.domains = [:]
+        guard let domainMembers = document.objectMembers else {
+            throw PrefsError(.invalidValue, "$: a schema is a JSON object of domains, got \(document.typeName)")
+        }
+        for domainMember in domainMembers {
+            let domainPath = "$" + Schema.member(domainMember.key)
+            guard Domain.isValidName(domainMember.key), let domain = try? Domain(domainMember.key) else {
+                throw PrefsError(.invalidValue, "\(domainPath): invalid domain name")
+            }
+            guard let keyMembers = domainMember.value.objectMembers else {
+                throw PrefsError(.invalidValue, "\(domainPath): expected an object of keys")
+            }
+            var specs: [KeySpec] = []
+            for keyMember in keyMembers {
+                specs.append(try Schema.parseSpec(keyMember.key, keyMember.value, path: domainPath + Schema.member(keyMember.key)))
+            }
+            domains[domain] = specs
+        }
+    }
+
+    private static func parseSpec(_ rawKey: String, _ value: JSONValue, path: String) throws -> KeySpec {
+        func fail(_ suffix: String, _ message: String) -> PrefsError { PrefsError(.invalidValue, "\(path)\(suffix): \(message)") }
+        let isPrefix = rawKey.hasSuffix("*")
+        let key = isPrefix ? String(rawKey.dropLast()) : rawKey
+        if !isPrefix || !key.isEmpty {
+            do { try Key.validate(key) } catch let error as PrefsError { throw fail("", error.message) }
+        }
+        guard let members = value.objectMembers else { throw fail("", "expected an object with \"type\"") }
+        let known: Set<String> = ["type", "default", "description", "enum", "minimum", "maximum", "pattern", "deprecated"]
+        if let unknown = members.first(where: { !known.contains($0.key) }) {
+            throw fail(Schema.member(unknown.key), "unknown property (known: \(known.sorted().joined(separator: ", ")))")
+        }
+        guard let typeName = value["type"]?.stringValue, let type = ValueKind(rawValue: typeName) else {
+            throw fail(".type", "expected one of \(ValueKind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        var spec = KeySpec(key: key, isPrefix: isPrefix, type: type)
+        if let description = value["description"] {
+            guard let text = description.stringValue else { throw fail(".description", "expected a string") }
+            spec.description = text
+        }
+        if let allowed = value["enum"] {
+            guard case .array(let items) = allowed, !items.isEmpty else { throw fail(".enum", "expected a non-empty array") }
+            spec.allowed = items
+        }
+        for (name, target) in [("minimum", \KeySpec.minimum), ("maximum", \KeySpec.maximum)] {
+            guard let bound = value[name] else { continue }
+            guard case .number(let text) = bound, let number = Double(text) else { throw fail(".\(name)", "expected a number") }
+            spec[keyPath: target] = number
+        }
+        if let minimum = spec.minimum, let maximum = spec.maximum, minimum > maximum {
+            throw fail(".minimum", "is greater than maximum")
+        }
+        if let pattern = value["pattern"] {
+            guard let text = pattern.stringValue else { throw fail(".pattern", "expected a string") }
+            guard (try? NSRegularExpression(pattern: text)) != nil else { throw fail(".pattern", "not a valid regular expression") }
+            spec.pattern = text
+        }
+        if let deprecated = value["deprecated"] {
+            guard deprecated.stringValue != nil || deprecated == .bool(true) || deprecated == .bool(false) else {
+                throw fail(".deprecated", "expected true, false or a message")
+            }
+            if deprecated != .bool(false) { spec.deprecated = deprecated }
+        }
+        if let defaultValue = value["default"] {
+            do {
+                try spec.validate(defaultValue, name: "default")
+            } catch let error as PrefsError {
+                throw fail(".default", String(error.message.dropFirst("default: ".count)))
+            }
+            spec.defaultValue = defaultValue
+        }
+        return spec
+    }
+
+    /// The spec for a key: the exact key, else the longest prefix that matches.
+    public func spec(in domain: Domain, forKey key: String) -> KeySpec? {
+        guard let specs = domains[domain] else { return nil }
+        if let exact = specs.first(where: { !$0.isPrefix && BytewiseString.equal($0.key, key) }) { return exact }
+        return specs.filter { $0.isPrefix && key.utf8.starts(with: $0.key.utf8) }.max { $0.key.utf8.count < $1.key.utf8.count }
+    }
+
+    /// Checks a value for a key; keys the schema does not mention accept anything.
+    ///
+    /// - Throws: ``PrefsError`` of kind `invalidValue` naming the key and the constraint.
+    public func validate(_ value: JSONValue, in domain: Domain, forKey key: String) throws {
+        try spec(in: domain, forKey: key)?.validate(value, name: "\(domain.name)/\(key)")
+    }
+
+    static func member(_ name: String) -> String {
+        let simple =
+            !name.isEmpty && name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F || $0 == 0x2D }
+        return simple ? "." + name : "[" + JSONValue.string(name).compactText + "]"
+    }
+
+    static func format(_ number: Double) -> String {
+        number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+    }
+}
