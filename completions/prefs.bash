@@ -164,7 +164,7 @@ _prefs() {
 
     local -a repeating_flags=()
     local -a non_repeating_flags=(--version -h --help)
-    local -a repeating_options=()
+    local -a repeating_options=(--override)
     local -a non_repeating_options=(--store --actor)
     __prefs_offer_flags_options 0
 
@@ -176,6 +176,9 @@ _prefs() {
     '--actor')
         return
         ;;
+    '--override')
+        return
+        ;;
     esac
 
     # Offer subcommand / subcommand argument completions
@@ -183,21 +186,21 @@ _prefs() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    get|set|rm|list|domains|export|import|batch|incr|apply|log|watch|help)
+    get|set|rm|list|domains|export|import|batch|incr|apply|log|watch|schema|describe|reset|help)
         # Offer subcommand argument completions
         "_prefs_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'get set rm list domains export import batch incr apply log watch help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'get set rm list domains export import batch incr apply log watch schema describe reset help' -- "${cur}"))
         ;;
     esac
 }
 
 _prefs_get() {
     repeating_flags=()
-    non_repeating_flags=(--json --show-meta --version -h --help)
-    repeating_options=()
+    non_repeating_flags=(--json --show-meta --show-origin --version -h --help)
+    repeating_options=(--override)
     non_repeating_options=(--store --actor --default)
     __prefs_offer_flags_options 2
 
@@ -209,6 +212,9 @@ _prefs_get() {
     '--actor')
         return
         ;;
+    '--override')
+        return
+        ;;
     '--default')
         return
         ;;
@@ -217,8 +223,8 @@ _prefs_get() {
 
 _prefs_set() {
     repeating_flags=()
-    non_repeating_flags=(--string --if-absent --version -h --help)
-    repeating_options=()
+    non_repeating_flags=(--string --force --if-absent --version -h --help)
+    repeating_options=(--override)
     non_repeating_options=(--store --actor --type --ttl --if-version --if-value)
     __prefs_offer_flags_options -1
 
@@ -228,6 +234,9 @@ _prefs_set() {
         return
         ;;
     '--actor')
+        return
+        ;;
+    '--override')
         return
         ;;
     '--type')
@@ -248,7 +257,7 @@ _prefs_set() {
 _prefs_rm() {
     repeating_flags=()
     non_repeating_flags=(--must-exist --if-absent --version -h --help)
-    repeating_options=()
+    repeating_options=(--override)
     non_repeating_options=(--store --actor --prefix --if-version --if-value)
     __prefs_offer_flags_options -1
 
@@ -258,6 +267,9 @@ _prefs_rm() {
         return
         ;;
     '--actor')
+        return
+        ;;
+    '--override')
         return
         ;;
     '--prefix')
@@ -274,8 +286,8 @@ _prefs_rm() {
 
 _prefs_list() {
     repeating_flags=()
-    non_repeating_flags=(--keys-only --json -z --meta --version -h --help)
-    repeating_options=()
+    non_repeating_flags=(--keys-only --json -z --meta --show-origin --version -h --help)
+    repeating_options=(--override)
     non_repeating_options=(--store --actor --prefix)
     __prefs_offer_flags_options 1
 
@@ -287,6 +299,9 @@ _prefs_list() {
     '--actor')
         return
         ;;
+    '--override')
+        return
+        ;;
     '--prefix')
         return
         ;;
@@ -296,7 +311,7 @@ _prefs_list() {
 _prefs_domains() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
-    repeating_options=()
+    repeating_options=(--override)
     non_repeating_options=(--store --actor)
     __prefs_offer_flags_options 0
 
@@ -308,13 +323,16 @@ _prefs_domains() {
     '--actor')
         return
         ;;
+    '--override')
+        return
+        ;;
     esac
 }
 
 _prefs_export() {
     repeating_flags=()
-    non_repeating_flags=(--pretty --version -h --help)
-    repeating_options=()
+    non_repeating_flags=(--pretty --effective --version -h --help)
+    repeating_options=(--override)
     non_repeating_options=(--store --actor -o)
     __prefs_offer_flags_options -1
 
@@ -326,6 +344,9 @@ _prefs_export() {
     '--actor')
         return
         ;;
+    '--override')
+        return
+        ;;
     '-o')
         return
         ;;
@@ -334,8 +355,8 @@ _prefs_export() {
 
 _prefs_import() {
     repeating_flags=()
-    non_repeating_flags=(--replace --dry-run --version -h --help)
-    repeating_options=()
+    non_repeating_flags=(--replace --dry-run --force --version -h --help)
+    repeating_options=(--override)
     non_repeating_options=(--store --actor)
     __prefs_offer_flags_options 1
 
@@ -347,13 +368,16 @@ _prefs_import() {
     '--actor')
         return
         ;;
+    '--override')
+        return
+        ;;
     esac
 }
 
 _prefs_batch() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
-    repeating_options=()
+    non_repeating_flags=(--force --version -h --help)
+    repeating_options=(--override)
     non_repeating_options=(--store --actor --window)
     __prefs_offer_flags_options 0
 
@@ -365,6 +389,9 @@ _prefs_batch() {
     '--actor')
         return
         ;;
+    '--override')
+        return
+        ;;
     '--window')
         return
         ;;
@@ -374,7 +401,7 @@ _prefs_batch() {
 _prefs_incr() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
-    repeating_options=()
+    repeating_options=(--override)
     non_repeating_options=(--store --actor --by)
     __prefs_offer_flags_options 2
 
@@ -386,6 +413,9 @@ _prefs_incr() {
     '--actor')
         return
         ;;
+    '--override')
+        return
+        ;;
     '--by')
         return
         ;;
@@ -394,8 +424,8 @@ _prefs_incr() {
 
 _prefs_apply() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
-    repeating_options=()
+    non_repeating_flags=(--force --version -h --help)
+    repeating_options=(--override)
     non_repeating_options=(--store --actor)
     __prefs_offer_flags_options 1
 
@@ -407,13 +437,16 @@ _prefs_apply() {
     '--actor')
         return
         ;;
+    '--override')
+        return
+        ;;
     esac
 }
 
 _prefs_log() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
-    repeating_options=()
+    repeating_options=(--override)
     non_repeating_options=(--store --actor --limit --since --retain)
     __prefs_offer_flags_options 2
 
@@ -423,6 +456,9 @@ _prefs_log() {
         return
         ;;
     '--actor')
+        return
+        ;;
+    '--override')
         return
         ;;
     '--limit')
@@ -440,7 +476,7 @@ _prefs_log() {
 _prefs_watch() {
     repeating_flags=()
     non_repeating_flags=(--json --once --version -h --help)
-    repeating_options=()
+    repeating_options=(--override)
     non_repeating_options=(--store --actor --prefix)
     __prefs_offer_flags_options -1
 
@@ -450,6 +486,119 @@ _prefs_watch() {
         return
         ;;
     '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    '--prefix')
+        return
+        ;;
+    esac
+}
+
+_prefs_schema() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __prefs_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    load|show)
+        # Offer subcommand argument completions
+        "_prefs_schema_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'load show' -- "${cur}"))
+        ;;
+    esac
+}
+
+_prefs_schema_load() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor)
+    __prefs_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    esac
+}
+
+_prefs_schema_show() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor)
+    __prefs_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    esac
+}
+
+_prefs_describe() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor)
+    __prefs_offer_flags_options 2
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    esac
+}
+
+_prefs_reset() {
+    repeating_flags=()
+    non_repeating_flags=(--all --version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor --prefix)
+    __prefs_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
         return
         ;;
     '--prefix')

@@ -206,6 +206,7 @@ extension KeyValueStack {
         in domain: Domain? = nil, prefix: String? = nil, _ body: (Entry, ValueOrigin) throws -> Void
     ) throws {
         let schema = try self.schema()
+        let listingAll = domain == nil
         var domains = Set(try domain.map { [$0] } ?? self.domains())
         if domain == nil {
             domains.formUnion(overrides.keys)
@@ -225,7 +226,14 @@ extension KeyValueStack {
             func extraEntry(_ item: (key: String, value: JSONValue, origin: ValueOrigin)) -> Entry {
                 Entry(domain: domain, key: item.key, json: item.value.compactText, version: 0, updatedAt: 0)
             }
-            try forEachEntry(in: domain, prefix: prefix) { entry in
+            let visit = { (body: (Entry) throws -> Void) throws in
+                do {
+                    try self.forEachEntry(in: domain, prefix: prefix, body)
+                } catch let error as PrefsError where listingAll && domain == .memory && error.kind != .notFound {
+                    // Listing everything: an unusable memory tier does not hide the store file.
+                }
+            }
+            try visit { entry in
                 while let next = pending.first, BytewiseString.precedes(next.key, entry.key) {
                     pending.removeFirst()
                     try body(extraEntry(next), next.origin)

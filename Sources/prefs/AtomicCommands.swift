@@ -44,6 +44,9 @@ extension Prefs {
         @Argument(help: ArgumentHelp("The file to read, or - for standard input.", valueName: "file"))
         var file: String = "-"
 
+        @Flag(help: "Skip the schema's checks (with a warning).")
+        var force = false
+
         func run() throws {
             let source = file == "-" ? "standard input" : file
             let document: JSONValue
@@ -58,7 +61,7 @@ extension Prefs {
             } catch let error as PrefsError {
                 throw PrefsError(.invalidValue, "\(source): \(error.message)")
             }
-            try global.openStack().perform(operations)
+            try global.openStack(force: force).perform(operations)
         }
     }
 }

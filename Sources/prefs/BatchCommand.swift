@@ -25,12 +25,20 @@ extension Prefs {
         @Option(help: ArgumentHelp("The debounce window: 1s, 250ms, 1ms, 2m (at least 1ms).", valueName: "duration"))
         var window: WindowDuration = WindowDuration(duration: .seconds(1))
 
+        @Flag(help: "Skip the schema's checks (with a warning).")
+        var force = false
+
         func run() throws {
             let progress = BatchProgress()
             let environment = ProcessInfo.processInfo.environment
             var options = KeyValueStack.Options(memoryTier: .shared, window: window.duration, environment: environment)
             options.onFlush = { report in progress.flushed(report) }
             options.actor = global.actor
+            options.overrides = try global.overrides()
+            if force {
+                options.validatesWrites = false
+                Output.error("warning: --force: values are not checked against the schema")
+            }
             if let text = environment["PREFS_BUSY_TIMEOUT"], let seconds = Double(text), seconds >= 0 {
                 options.busyTimeout = seconds
             }

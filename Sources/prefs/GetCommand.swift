@@ -29,12 +29,23 @@ extension Prefs {
         @Flag(help: "Print one JSON object with the value, version, updatedAt and expiresAt.")
         var showMeta = false
 
+        @Flag(help: "Print where the value came from first: override, stored, default or fallback, then a tab.")
+        var showOrigin = false
+
+        func validate() throws {
+            if showMeta && showOrigin { throw ValidationError("--show-meta and --show-origin cannot be used together") }
+        }
+
         func run() throws {
             let domain = try parseDomain(domain)
             let stack = try global.openStack()
             if showMeta {
-                if let entry = try stack.entry(in: domain, forKey: key) {
+                if let value = stack.overrides[domain]?[key] {
+                    Output.standard.write(metaJSON(value, entry: nil).compactText + "\n")
+                } else if let entry = try stack.entry(in: domain, forKey: key) {
                     Output.standard.write(metaJSON(try entry.value(), entry: entry).compactText + "\n")
+                } else if let registered = try stack.defaultValue(in: domain, forKey: key) {
+                    Output.standard.write(metaJSON(registered, entry: nil).compactText + "\n")
                 } else if let defaultValue {
                     Output.standard.write(metaJSON(try ValueType.auto.value(from: defaultValue), entry: nil).compactText + "\n")
                 } else {
@@ -42,13 +53,16 @@ extension Prefs {
                 }
                 return
             }
-            if let value = try stack.value(in: domain, forKey: key) {
-                Output.standard.writeValue(value, json: json)
+            let answer: (value: JSONValue, origin: ValueOrigin)
+            if let resolved = try stack.resolve(in: domain, forKey: key) {
+                answer = resolved
             } else if let defaultValue {
-                Output.standard.writeValue(try ValueType.auto.value(from: defaultValue), json: json)
+                answer = (try ValueType.auto.value(from: defaultValue), .fallback)
             } else {
                 throw PrefsError(.notFound, "\(domain.name)/\(key) not found")
             }
+            if showOrigin { Output.standard.write(answer.origin.rawValue + "\t") }
+            Output.standard.writeValue(answer.value, json: json)
         }
     }
 }

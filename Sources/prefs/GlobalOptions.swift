@@ -17,16 +17,66 @@ struct GlobalOptions: ParsableArguments {
     )
     var actor: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Read VALUE for DOMAIN:KEY in this invocation instead of the store (repeatable; never written). Also $PREFS_OVERRIDES, a JSON object {\"domain\":{\"key\":value}}.",
+            valueName: "domain:key=value"))
+    var override: [String] = []
+
+    /// The overrides of `PREFS_OVERRIDES` with `--override` on top.
+    func overrides() throws -> [Domain: [String: JSONValue]] {
+        var result: [Domain: [String: JSONValue]] = [:]
+        if let text = ProcessInfo.processInfo.environment["PREFS_OVERRIDES"], !text.isEmpty {
+            let document: JSONValue
+            do {
+                document = try JSONValue(parsing: text, wrappingLevels: 2)
+            } catch let error as PrefsError {
+                throw PrefsError(.invalidValue, "PREFS_OVERRIDES: \(error.message)")
+            }
+            guard let domains = document.objectMembers else {
+                throw PrefsError(.invalidValue, "PREFS_OVERRIDES: expected a JSON object {\"domain\":{\"key\":value}}")
+            }
+            for member in domains {
+                guard let domain = try? Domain(member.key), let keys = member.value.objectMembers else {
+                    throw PrefsError(
+                        .invalidValue, "PREFS_OVERRIDES: \(JSONValue.string(member.key).compactText) is not a domain with an object of keys"
+                    )
+                }
+                for entry in keys {
+                    try Key.validate(entry.key)
+                    result[domain, default: [:]][entry.key] = entry.value
+                }
+            }
+        }
+        for text in override {
+            guard let colon = text.firstIndex(of: ":"), let equals = text[colon...].firstIndex(of: "=") else {
+                throw PrefsError(.usage, "--override \(JSONValue.string(text).compactText): expected DOMAIN:KEY=VALUE")
+            }
+            let domain = try Domain(String(text[..<colon]))
+            let key = String(text[text.index(after: colon)..<equals])
+            try Key.validate(key)
+            result[domain, default: [:]][key] = try ValueType.auto.value(from: String(text[text.index(after: equals)...]))
+        }
+        return result
+    }
+
     /// The resolved store path.
     var storePath: String {
         StoreLocation.resolve(explicit: store, environment: ProcessInfo.processInfo.environment)
     }
 
-    /// Opens the store; the CLI shares the memory tier between processes.
-    func openStack() throws -> KeyValueStack {
+    /// Opens the store; the CLI shares the memory tier between processes. With `force`,
+    /// writes skip the schema's checks (and a warning says so).
+    func openStack(force: Bool = false) throws -> KeyValueStack {
         let environment = ProcessInfo.processInfo.environment
         var options = KeyValueStack.Options(memoryTier: .shared, environment: environment)
         options.actor = actor
+        options.overrides = try overrides()
+        if force {
+            options.validatesWrites = false
+            Output.error("warning: --force: values are not checked against the schema")
+        }
         if let text = environment["PREFS_BUSY_TIMEOUT"], let seconds = Double(text), seconds >= 0 {
             options.busyTimeout = seconds
         }

@@ -31,10 +31,14 @@ extension Prefs {
         @Flag(help: "With --json: each value as {value, version, updatedAt, expiresAt}.")
         var meta = false
 
+        @Flag(help: "Start each line with the origin (override, stored or default) and a tab; with --json, {value, origin}.")
+        var showOrigin = false
+
         func validate() throws {
             if json && nullTerminated { throw ValidationError("--json and -z cannot be used together") }
             if meta && !json { throw ValidationError("--meta needs --json") }
             if meta && keysOnly { throw ValidationError("--meta and --keys-only cannot be used together") }
+            if meta && showOrigin { throw ValidationError("--meta and --show-origin cannot be used together") }
         }
 
         func run() throws {
@@ -46,7 +50,11 @@ extension Prefs {
                 return
             }
             let end = nullTerminated ? UInt8(0) : UInt8(ascii: "\n")
-            try stack.forEachEntry(in: domain, prefix: prefix) { entry in
+            try stack.forEachEffectiveEntry(in: domain, prefix: prefix) { entry, origin in
+                if showOrigin {
+                    out.write(origin.rawValue)
+                    out.write(byte: UInt8(ascii: "\t"))
+                }
                 if domain == nil {
                     out.write(entry.domain.name)
                     out.write(byte: UInt8(ascii: "\t"))
@@ -65,7 +73,7 @@ extension Prefs {
             var first = true
             let flatKeys = domain != nil && keysOnly
             out.write(flatKeys ? "[" : "{")
-            try stack.forEachEntry(in: domain, prefix: prefix) { entry in
+            try stack.forEachEffectiveEntry(in: domain, prefix: prefix) { entry, origin in
                 if domain == nil && current != entry.domain {
                     if current != nil { out.write(keysOnly ? "]," : "},") }
                     current = entry.domain
@@ -78,7 +86,11 @@ extension Prefs {
                 out.write(JSONValue.string(entry.key).compactText)
                 if meta {
                     out.write(byte: UInt8(ascii: ":"))
-                    out.write(metaJSON((try? entry.value()) ?? .null, entry: entry).compactText)
+                    out.write(metaJSON((try? entry.value()) ?? .null, entry: origin == .stored ? entry : nil).compactText)
+                } else if showOrigin && !keysOnly {
+                    out.write(byte: UInt8(ascii: ":"))
+                    let value = (try? entry.value()) ?? .null
+                    out.write(JSONValue.object([.init("value", value), .init("origin", .string(origin.rawValue))]).compactText)
                 } else if !keysOnly {
                     out.write(byte: UInt8(ascii: ":"))
                     out.write(entry.json)

@@ -30,6 +30,9 @@ extension Prefs {
         @Option(help: ArgumentHelp("Require this type: string, number, integer, boolean, object, array or json.", valueName: "type"))
         var type: ValueTypeArgument?
 
+        @Flag(help: "Skip the schema's checks (with a warning).")
+        var force = false
+
         @Option(help: ArgumentHelp("Expire the key after this long: 30s, 15m, 2h, 7d.", valueName: "duration"))
         var ttl: TTLArgument?
 
@@ -67,7 +70,10 @@ extension Prefs {
             if let ifVersion { condition = .version(ifVersion) }
             if ifAbsent { condition = .absent }
             if let ifValue { condition = .value(try ValueType.json.value(from: ifValue)) }
-            let stack = try global.openStack()
+            let stack = try global.openStack(force: force)
+            if let spec = try stack.schema().spec(in: domain, forKey: key), let deprecated = spec.deprecated {
+                Output.error("warning: \(domain.name)/\(key) is deprecated\(deprecated.stringValue.map { ": " + $0 } ?? "")")
+            }
             if let condition {
                 try stack.set(parsed, in: domain, forKey: key, if: condition, expiresIn: ttl?.duration)
             } else {

@@ -22,10 +22,13 @@ extension Prefs {
         @Flag(help: "Indent the JSON.")
         var pretty = false
 
+        @Flag(help: "Export what reads answer: overrides and registered defaults included.")
+        var effective = false
+
         func run() throws {
             let selected = try domains.map(parseDomain)
             let stack = try global.openStack()
-            var text = try stack.exportJSON(selected.isEmpty ? nil : selected)
+            var text = effective ? try effectiveJSON(stack, selected) : try stack.exportJSON(selected.isEmpty ? nil : selected)
             if pretty { text = try JSONValue(parsing: text, wrappingLevels: 2).prettyText }
             text += "\n"
             if let output {
@@ -57,6 +60,9 @@ extension Prefs {
         @Flag(help: "Print what would change and write nothing.")
         var dryRun = false
 
+        @Flag(help: "Skip the schema's checks (with a warning).")
+        var force = false
+
         func run() throws {
             let bytes = try readInput(file)
             let source = file == "-" ? "standard input" : file
@@ -66,7 +72,7 @@ extension Prefs {
             } catch let error as PrefsError {
                 throw PrefsError(.invalidValue, "\(source): \(error.message)")
             }
-            let stack = try global.openStack()
+            let stack = try global.openStack(force: force)
             let plan: ImportPlan
             do {
                 plan = try stack.importDocument(document, replace: replace, dryRun: dryRun)
@@ -117,4 +123,25 @@ func writeFileAtomically(_ path: String, _ bytes: [UInt8]) throws {
         unlink(temporary)
         throw PrefsError(.cannotWrite, "cannot write \(path): \(reason)")
     }
+}
+
+/// `export --effective`: `{domain:{key:value}}` of what reads answer.
+func effectiveJSON(_ stack: KeyValueStack, _ domains: [Domain]) throws -> String {
+    var members: [JSONValue.Member] = []
+    for domain in domains.isEmpty ? [nil] : domains.map(Optional.some) {
+        try stack.forEachEffectiveEntry(in: domain) { entry, _ in
+            guard entry.domain.isPersistent || domain != nil else { return }
+            let value = try entry.value()
+            if let last = members.last, last.key == entry.domain.name, case .object(var keys) = last.value {
+                keys.append(JSONValue.Member(entry.key, value))
+                members[members.count - 1].value = .object(keys)
+            } else {
+                members.append(JSONValue.Member(entry.domain.name, .object([JSONValue.Member(entry.key, value)])))
+            }
+        }
+        if let domain, !members.contains(where: { $0.key == domain.name }) {
+            members.append(JSONValue.Member(domain.name, .object([])))
+        }
+    }
+    return JSONValue.object(members).compactText
 }

@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+
+@Suite("schema, defaults, overrides, reset")
+struct SchemaTests {
+    static let schema = """
+        {"user": {"theme": {"type": "string", "default": "light", "enum": ["light", "dark"], "description": "UI theme"},
+                  "onboarding.*": {"type": "boolean", "default": false},
+                  "onboarding.tour.*": {"type": "integer", "default": 0},
+                  "old": {"type": "any", "deprecated": "use theme"}},
+         "switch": {"max_retries": {"type": "integer", "default": 3, "minimum": 0, "maximum": 10},
+                    "name": {"type": "string", "pattern": "^[a-z]+$"},
+                    "ratio": {"type": "number", "minimum": 0.5},
+                    "tags": {"type": "array"}, "cfg": {"type": "object"}}}
+        """
+
+    func loaded() throws -> Sandbox {
+        let box = try Sandbox()
+        let result = try box.run(["schema", "load", "-"], stdin: Self.schema)
+        #expect(result.status == 0 && result.stdout.isEmpty, "\(result)")
+        return box
+    }
+
+    @Test func everyOriginInLookupOrder() throws {
+        let box = try loaded()
+        #expect(try box.run(["get", "user", "theme", "--show-origin"]).stdout == "default\tlight\n")
+        try box.run(["set", "user", "theme", "dark"])
+        #expect(try box.run(["get", "user", "theme", "--show-origin"]).stdout == "stored\tdark\n")
+        let overridden = try box.run(["--override", "user:theme=light", "get", "user", "theme", "--show-origin"])
+        #expect(overridden.stdout == "override\tlight\n")
+        let viaEnv = try box.run(
+            ["get", "user", "theme", "--show-origin"], environment: ["PREFS_OVERRIDES": "{\"user\":{\"theme\":\"x\"}}"])
+        #expect(viaEnv.stdout == "override\tx\n")
+        #expect(try box.run(["get", "user", "nothing", "--default", "7", "--show-origin"]).stdout == "fallback\t7\n")
+        #expect(try box.run(["get", "user", "onboarding.done"]).stdout == "false\n", "a prefix declares defaults")
+        #expect(try box.run(["get", "user", "onboarding.tour.step"]).stdout == "0\n", "the longest prefix wins")
+        expectFailure(try box.run(["get", "user", "nothing"]), 1)
+        #expect(try box.run(["get", "switch", "max_retries"]).stdout == "3\n")
+    }
+
+    @Test func overridesAreNeverPersisted() throws {
+        let box = try loaded()
+        try box.run(["set", "user", "theme", "dark"])
+        let before = try box.storeSnapshot()
+        #expect(
+            try box.run(["--override", "user:theme=light", "--override", "user:new={\"a\":1}", "list", "user"]).stdout
+                == "new\t{\"a\":1}\ntheme\t\"light\"\n")
+        #expect(try box.storeSnapshot() == before)
+        #expect(try box.run(["get", "user", "theme"]).stdout == "dark\n")
+        expectFailure(try box.run(["--override", "nocolon", "get", "user", "theme"]), 2)
+        expectFailure(try box.run(["--override", "Bad:k=1", "get", "user", "theme"]), 2)
+        expectFailure(try box.run(["get", "user", "theme"], environment: ["PREFS_OVERRIDES": "[1]"]), 6)
+    }
+
+    @Test func listShowsEffectiveValuesWithOrigins() throws {
+        let box = try loaded()
+        try box.run(["set", "user", "a", "1"])
+        #expect(
+            try box.run(["--override", "user:b=2", "list", "user", "--show-origin"]).stdout
+                == "stored\ta\t1\noverride\tb\t2\ndefault\ttheme\t\"light\"\n")
+        #expect(
+            try box.run(["list", "user", "--json", "--show-origin"]).stdout
+                == "{\"a\":{\"value\":1,\"origin\":\"stored\"},\"theme\":{\"value\":\"light\",\"origin\":\"default\"}}\n")
+        #expect(try box.run(["export"]).stdout == "{\"user\":{\"a\":1}}\n", "export is the stored data")
+        #expect(try box.run(["export", "--effective", "user"]).stdout == "{\"user\":{\"a\":1,\"theme\":\"light\"}}\n")
+    }
+
+    @Test(arguments: [
+        (["user", "theme", "blue"], "enum"), (["switch", "max_retries", "11"], "maximum"), (["switch", "max_retries", "-1"], "minimum"),
+        (["switch", "max_retries", "2.5"], "type: expected integer"), (["switch", "max_retries", "x"], "type"),
+        (["switch", "name", "ABC"], "pattern"), (["switch", "ratio", "0.25"], "minimum"),
+        (["switch", "tags", "{}"], "type: expected array"),
+        (["switch", "cfg", "[]"], "type: expected object"), (["user", "onboarding.x", "1"], "type: expected boolean"),
+    ])
+    func constraintsRejectOnWrite(arguments: [String], constraint: String) throws {
+        let box = try loaded()
+        let before = try box.storeSnapshot()
+        expectFailure(try box.run(["set"] + arguments), 6, contains: constraint)
+        #expect(try box.storeSnapshot() == before)
+        let forced = try box.run(["set", "--force"] + arguments)
+        #expect(forced.status == 0 && forced.stderr.contains("warning: --force"), "\(forced)")
+    }
+
+    @Test(arguments: [
+        ["user", "theme", "dark"], ["switch", "max_retries", "10"], ["switch", "max_retries", "0"], ["switch", "name", "abc"],
+        ["switch", "ratio", "0.5"], ["switch", "tags", "[1]"], ["switch", "cfg", "{}"], ["user", "onboarding.x", "true"],
+        ["user", "free", "x"],
+    ])
+    func constraintsAcceptValidValues(arguments: [String]) throws {
+        let box = try loaded()
+        let result = try box.run(["set"] + arguments)
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
+    }
+
+    @Test func importApplyAndBatchAreValidatedToo() throws {
+        let box = try loaded()
+        let before = try box.storeSnapshot()
+        expectFailure(try box.run(["import"], stdin: "{\"user\":{\"a\":1,\"theme\":\"blue\"}}"), 6, contains: "user/theme: enum")
+        expectFailure(
+            try box.run(["apply"], stdin: "[{\"op\":\"incr\",\"domain\":\"switch\",\"key\":\"max_retries\",\"by\":20}]"), 6,
+            contains: "maximum")
+        let batch = try box.run(["batch"], stdin: "set user a 1\nset user theme blue\n")
+        #expect(batch.status == 6 && batch.stderr.contains("line 2: user/theme: enum"), "\(batch)")
+        #expect(try box.run(["get", "user", "a"]).stdout == "1\n", "lines before the bad one are written")
+        _ = before
+        #expect(try box.run(["import", "--force"], stdin: "{\"user\":{\"theme\":\"blue\"}}").status == 0)
+    }
+
+    @Test func loadReportsViolationsAndRefusesBadFiles() throws {
+        let box = try Sandbox()
+        try box.run(["set", "user", "theme", "blue"])
+        try box.run(["set", "switch", "max_retries", "99"])
+        let load = try box.run(["schema", "load", "-"], stdin: Self.schema)
+        #expect(load.status == 0)
+        #expect(
+            load.stdout
+                == "violation\tswitch/max_retries: maximum: 99 is greater than 10\nviolation\tuser/theme: enum: \"blue\" is not one of \"light\", \"dark\"\n"
+        )
+        let shown = try box.run(["schema", "show"]).stdout
+        let bad: [(String, String)] = [
+            ("[1]", "$: a schema is a JSON object"), ("{\"Bad\":{}}", "$[\"Bad\"]: invalid domain"),
+            ("{\"user\":{\"k\":{}}}", "$.user.k.type"),
+            ("{\"user\":{\"k\":{\"type\":\"string\",\"default\":1}}}", "$.user.k.default: type"),
+            ("{\"user\":{\"k\":{\"type\":\"int\"}}}", "$.user.k.type"),
+            ("{\"user\":{\"k\":{\"type\":\"string\",\"pattern\":\"(\"}}}", "$.user.k.pattern"),
+            ("{\"user\":{\"k\":{\"type\":\"number\",\"minimum\":5,\"maximum\":1}}}", "$.user.k.minimum"),
+            ("{\"user\":{\"k\":{\"type\":\"string\",\"colour\":1}}}", "$.user.k.colour: unknown property"),
+            ("{\"user\":{\"k\":{\"type\":\"string\",\"enum\":[]}}}", "$.user.k.enum"), ("{not json", "invalid JSON"),
+        ]
+        for (document, message) in bad {
+            expectFailure(try box.run(["schema", "load", "-"], stdin: document), 6, contains: message)
+        }
+        #expect(try box.run(["schema", "show"]).stdout == shown, "the previous schema stays active")
+    }
+
+    @Test func describeShowsEverything() throws {
+        let box = try loaded()
+        #expect(
+            try box.run(["describe", "user", "theme"]).stdout
+                == "domain:\tuser\nkey:\ttheme\ntype:\tstring\ndefault:\t\"light\"\nenum:\t\"light\", \"dark\"\ndescription:\tUI theme\nvalue:\t\"light\"\norigin:\tdefault\n"
+        )
+        try box.run(["set", "switch", "max_retries", "5"])
+        #expect(
+            try box.run(["describe", "switch", "max_retries", "--json"]).stdout
+                == "{\"domain\":\"switch\",\"key\":\"max_retries\",\"type\":\"integer\",\"default\":3,\"minimum\":0,\"maximum\":10,\"value\":5,\"origin\":\"stored\"}\n"
+        )
+        #expect(try box.run(["describe", "user", "onboarding.seen"]).stdout.contains("declaredBy:\tonboarding.*\n"))
+        #expect(try box.run(["describe", "user", "unknown"]).stdout.contains("inSchema:\tfalse\n"))
+        let deprecated = try box.run(["set", "user", "old", "1"])
+        #expect(deprecated.status == 0 && deprecated.stderr == "prefs: warning: user/old is deprecated: use theme\n")
+    }
+
+    @Test func resetRestoresTheDefault() throws {
+        let box = try loaded()
+        for key in ["theme", "onboarding.a", "onboarding.b", "other"] {
+            try box.run(["set", "user", key, key == "theme" ? "dark" : "true"])
+        }
+        try box.run(["reset", "user", "theme"])
+        #expect(try box.run(["get", "user", "theme", "--show-origin"]).stdout == "default\tlight\n")
+        try box.run(["reset", "user", "--prefix", "onboarding."])
+        #expect(try box.run(["get", "user", "onboarding.a"]).stdout == "false\n")
+        #expect(try box.run(["get", "user", "other"]).stdout == "true\n")
+        try box.run(["reset", "user", "--all"])
+        expectFailure(try box.run(["get", "user", "other"]), 1)
+        #expect(try box.run(["log", "user"]).stdout.split(separator: "\n").filter { $0.contains("\treset\t") }.count == 4)
+        expectFailure(try box.run(["reset", "user"]), 2)
+        expectFailure(try box.run(["reset", "user", "a", "--all"]), 2)
+    }
+}

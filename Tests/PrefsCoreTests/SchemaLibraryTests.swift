@@ -1,0 +1,52 @@
+import Foundation
+import PrefsCore
+import Testing
+
+@Suite("schema and defaults in the library")
+struct SchemaLibraryTests {
+    struct Window: Codable, Equatable {
+        var width: Int
+    }
+
+    @Test func registeredDefaultsAnswerTypedReads() throws {
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        stack.registerDefaults([.user: ["theme": .string("light"), "window": try JSONValue(parsing: "{\"width\":640}")]])
+        #expect(try stack.value(String.self, in: .user, forKey: "theme") == "light")
+        #expect(try stack.value(Window.self, in: .user, forKey: "window") == Window(width: 640))
+        #expect(try stack.resolve(in: .user, forKey: "theme")?.origin == .default)
+        try stack.set("dark", in: .user, forKey: "theme")
+        #expect(try stack.resolve(in: .user, forKey: "theme")?.origin == .stored)
+        try stack.reset(in: .user, keys: ["theme"])
+        #expect(try stack.value(String.self, in: .user, forKey: "theme") == "light")
+        #expect(try stack.entries(in: .user).isEmpty)
+    }
+
+    @Test func overridesWinAndAreNotWritten() throws {
+        let store = try TemporaryStore()
+        var options = KeyValueStack.Options(environment: ["XDG_RUNTIME_DIR": store.directory])
+        options.overrides = [.switch: ["beta": .bool(true)]]
+        let stack = try KeyValueStack(path: store.path, options: options)
+        try stack.set(.bool(false), in: .switch, forKey: "beta")
+        try stack.flushSynchronously()
+        #expect(try stack.value(in: .switch, forKey: "beta") == .bool(true))
+        #expect(try stack.storedValue(in: .switch, forKey: "beta") == .bool(false))
+    }
+
+    @Test func schemaValidationAndLoading() throws {
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        try stack.set(.number("50"), in: .switch, forKey: "limit")
+        let violations = try stack.loadSchema(
+            try JSONValue(parsing: "{\"switch\":{\"limit\":{\"type\":\"integer\",\"maximum\":10,\"default\":5}}}"))
+        #expect(violations == ["switch/limit: maximum: 50 is greater than 10"])
+        #expect(throws: PrefsError(.invalidValue, "switch/limit: maximum: 11 is greater than 10")) {
+            try stack.set(.number("11"), in: .switch, forKey: "limit")
+        }
+        #expect(throws: PrefsError.self) { try stack.increment(in: .switch, forKey: "limit", by: 100) }
+        #expect(throws: PrefsError.self) { try stack.loadSchema(try JSONValue(parsing: "{\"switch\":{\"limit\":{}}}")) }
+        #expect(try stack.schema().spec(in: .switch, forKey: "limit")?.maximum == 10, "a refused file leaves the schema")
+        let reopened = try store.open()
+        #expect(try reopened.schema().spec(in: .switch, forKey: "limit")?.defaultValue == .number("5"), "stored in the store")
+    }
+}
