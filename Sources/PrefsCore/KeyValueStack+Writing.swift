@@ -262,17 +262,20 @@ extension KeyValueStack {
 
     /// Writes one flush: the persistent domains in one transaction, then the memory tier.
     static func applyBatch(
-        _ batch: [(PendingKey, PendingChange)], main: StoreDatabase, memory: StoreDatabase, observers: ChangeObservers
+        _ batch: [(PendingKey, PendingChange)], main: StoreDatabase, memory: StoreDatabase, observers: ChangeObservers,
+        check: IncrementCheck? = nil
     ) throws -> [String] {
         var rejected: [String] = []
         let persistent = batch.filter { $0.0.domain.isPersistent }
         let inMemory = batch.filter { !$0.0.domain.isPersistent }
         if !persistent.isEmpty {
-            observers.deliver(try commit(persistent, to: main, requireExisting: false, events: !observers.isEmpty, rejected: &rejected))
+            observers.deliver(
+                try commit(persistent, to: main, requireExisting: false, events: !observers.isEmpty, rejected: &rejected, check: check))
         }
         if !inMemory.isEmpty {
             do {
-                observers.deliver(try commit(inMemory, to: memory, requireExisting: false, events: !observers.isEmpty, rejected: &rejected))
+                observers.deliver(
+                    try commit(inMemory, to: memory, requireExisting: false, events: !observers.isEmpty, rejected: &rejected, check: check))
             } catch let error as PrefsError where !persistent.isEmpty {
                 throw PartialFlushFailure(committed: Set(persistent.map(\.0)), error: error)
             }
@@ -290,13 +293,13 @@ extension KeyValueStack {
 
     static func commit(
         _ changes: [(PendingKey, PendingChange)], to database: StoreDatabase, requireExisting: Bool, events: Bool,
-        rejected: inout [String]
+        rejected: inout [String], check: IncrementCheck? = nil
     ) throws -> [ChangeEvent] {
         do {
             return try database.writer().write { db in
                 try database.context.begin(db, op: "set")
                 let (events, skipped) = try applyCollecting(
-                    changes, in: db, context: database.context, requireExisting: requireExisting, events: events)
+                    changes, in: db, context: database.context, requireExisting: requireExisting, events: events, check: check)
                 rejected = skipped
                 try database.context.finish(db)
                 return events
@@ -325,9 +328,12 @@ extension KeyValueStack {
     }
 
     /// ``apply`` that also returns the queued increments it had to skip.
+    /// Checks the final value of a queued increment against the schema at flush time.
+    typealias IncrementCheck = @Sendable (Domain, String, JSONValue) -> PrefsError?
+
     static func applyCollecting(
         _ changes: [(PendingKey, PendingChange)], in db: Database, context: StoreDatabase.WriteContext, op: String? = nil,
-        requireExisting: Bool, events wantEvents: Bool = true
+        requireExisting: Bool, events wantEvents: Bool = true, check: IncrementCheck? = nil
     ) throws -> ([ChangeEvent], [String]) {
         var rejected: [String] = []
         var events: [ChangeEvent] = []
@@ -386,6 +392,10 @@ extension KeyValueStack {
                     continue
                 }
                 let json = String(sum)
+                if let problem = check?(domain, target.key, .number(json)) {
+                    rejected.append("increment of \(domain.name)/\(target.key) skipped: \(problem.message)")
+                    continue
+                }
                 try table.upsert(db, key: target.key, json: json, now: now, expiresAt: old?.expiresAt)
                 events.append(
                     ChangeEvent(kind: old == nil ? .insert : .update, domain: domain, key: target.key, json: json, oldJSON: old?.json))

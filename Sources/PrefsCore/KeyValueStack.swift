@@ -116,13 +116,31 @@ public final class KeyValueStack: Sendable {
         self.main = main
         self.memory = memory
         self.observers = observers
-        self.defaults = DefaultsRegistry()
+        let defaults = DefaultsRegistry()
+        self.defaults = defaults
         self.overrides = options.overrides
         self.validatesWrites = options.validatesWrites
+        // Increments are checked again when they are written: the stored value they add to
+        // may have changed since they were queued. The schema is the one this stack read.
+        var check: IncrementCheck?
+        if options.validatesWrites {
+            check = { (domain: Domain, key: String, value: JSONValue) -> PrefsError? in
+                do {
+                    try defaults.cachedSchema?.validate(value, in: domain, forKey: key)
+                    return nil
+                } catch let error as PrefsError {
+                    return error
+                } catch {
+                    return PrefsError(.invalidValue, "\(error)")
+                }
+            }
+        }
+        let incrementCheck = check
         self.queue = WriteQueue(
             window: options.window,
             maximumPending: options.maximumPending,
-            apply: { batch in try KeyValueStack.applyBatch(batch, main: main, memory: memory, observers: observers) },
+            apply: { batch in try KeyValueStack.applyBatch(batch, main: main, memory: memory, observers: observers, check: incrementCheck)
+            },
             onFlush: options.onFlush)
     }
 

@@ -30,10 +30,10 @@ public struct Schema: Sendable, Equatable {
         public var description: String?
         /// The allowed values.
         public var allowed: [JSONValue]?
-        /// The smallest allowed number.
-        public var minimum: Double?
-        /// The largest allowed number.
-        public var maximum: Double?
+        /// The smallest allowed number, as written in the schema.
+        public var minimum: String?
+        /// The largest allowed number, as written in the schema.
+        public var maximum: String?
         /// A regular expression that string values must match (anywhere; anchor it with ^…$).
         public var pattern: String?
         /// Set when the key is deprecated: true, or a message.
@@ -51,12 +51,16 @@ public struct Schema: Sendable, Equatable {
                 let got = value.typeName == "number" && type == .integer ? "a non-integer number" : "a \(value.typeName)"
                 throw fail("type: expected \(type.rawValue), got \(got)")
             }
-            if let allowed, !allowed.contains(where: { $0.compactText == value.compactText }) {
+            if let allowed, !allowed.contains(where: { $0.isEquivalent(to: value) }) {
                 throw fail("enum: \(preview(value)) is not one of \(allowed.map(\.compactText).joined(separator: ", "))")
             }
-            if case .number(let text) = value, let number = Double(text) {
-                if let minimum, number < minimum { throw fail("minimum: \(text) is less than \(Schema.format(minimum))") }
-                if let maximum, number > maximum { throw fail("maximum: \(text) is greater than \(Schema.format(maximum))") }
+            if case .number(let text) = value {
+                if let minimum, Schema.compare(text, minimum) == .orderedAscending {
+                    throw fail("minimum: \(text) is less than \(minimum)")
+                }
+                if let maximum, Schema.compare(text, maximum) == .orderedDescending {
+                    throw fail("maximum: \(text) is greater than \(maximum)")
+                }
             }
             if let pattern, case .string(let text) = value {
                 let regex = try? NSRegularExpression(pattern: pattern)
@@ -135,14 +139,23 @@ public struct Schema: Sendable, Equatable {
         }
         for (name, target) in [("minimum", \KeySpec.minimum), ("maximum", \KeySpec.maximum)] {
             guard let bound = value[name] else { continue }
-            guard case .number(let text) = bound, let number = Double(text) else { throw fail(".\(name)", "expected a number") }
-            spec[keyPath: target] = number
+            guard case .number(let text) = bound else { throw fail(".\(name)", "expected a number") }
+            guard [.number, .integer, .any].contains(type) else { throw fail(".\(name)", "only numbers have a \(name)") }
+            spec[keyPath: target] = text
         }
-        if let minimum = spec.minimum, let maximum = spec.maximum, minimum > maximum {
+        if let minimum = spec.minimum, let maximum = spec.maximum, compare(minimum, maximum) == .orderedDescending {
             throw fail(".minimum", "is greater than maximum")
+        }
+        if let allowed = spec.allowed {
+            var typeOnly = KeySpec(key: key, isPrefix: isPrefix, type: type)
+            typeOnly.minimum = nil
+            for (index, item) in allowed.enumerated() {
+                do { try typeOnly.validate(item, name: "enum") } catch { throw fail(".enum[\(index)]", "not a \(type.rawValue)") }
+            }
         }
         if let pattern = value["pattern"] {
             guard let text = pattern.stringValue else { throw fail(".pattern", "expected a string") }
+            guard [.string, .any].contains(type) else { throw fail(".pattern", "only strings have a pattern") }
             guard (try? NSRegularExpression(pattern: text)) != nil else { throw fail(".pattern", "not a valid regular expression") }
             spec.pattern = text
         }
@@ -183,7 +196,17 @@ public struct Schema: Sendable, Equatable {
         return simple ? "." + name : "[" + JSONValue.string(name).compactText + "]"
     }
 
-    static func format(_ number: Double) -> String {
-        number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+    /// Compares two JSON numbers exactly (decimal), falling back to doubles beyond
+    /// `Decimal`'s range.
+    static func compare(_ a: String, _ b: String) -> ComparisonResult {
+        if let x = Decimal(string: a, locale: Locale(identifier: "en_US_POSIX")),
+            let y = Decimal(string: b, locale: Locale(identifier: "en_US_POSIX")),
+            !x.isNaN, !y.isNaN
+        {
+            return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
+        }
+        let x = Double(a) ?? .nan
+        let y = Double(b) ?? .nan
+        return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
     }
 }

@@ -44,7 +44,11 @@ struct GlobalOptions: ParsableArguments {
                     )
                 }
                 for entry in keys {
-                    try Key.validate(entry.key)
+                    do {
+                        try Key.validate(entry.key)
+                    } catch let error as PrefsError {
+                        throw PrefsError(.invalidValue, "PREFS_OVERRIDES: \(error.message)")
+                    }
                     result[domain, default: [:]][entry.key] = entry.value
                 }
             }
@@ -56,7 +60,11 @@ struct GlobalOptions: ParsableArguments {
             let domain = try Domain(String(text[..<colon]))
             let key = String(text[text.index(after: colon)..<equals])
             try Key.validate(key)
-            result[domain, default: [:]][key] = try ValueType.auto.value(from: String(text[text.index(after: equals)...]))
+            do {
+                result[domain, default: [:]][key] = try ValueType.auto.value(from: String(text[text.index(after: equals)...]))
+            } catch let error as PrefsError {
+                throw PrefsError(error.kind, "--override \(domain.name):\(key): \(error.message)")
+            }
         }
         return result
     }

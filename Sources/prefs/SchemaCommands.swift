@@ -78,8 +78,8 @@ extension Prefs {
             if let spec, spec.isPrefix { fields.append(("declaredBy", .string(spec.key + "*"))) }
             if let value = try stack.defaultValue(in: domain, forKey: key) { fields.append(("default", value)) }
             if let allowed = spec?.allowed { fields.append(("enum", .array(allowed))) }
-            if let minimum = spec?.minimum { fields.append(("minimum", .number(formatNumber(minimum)))) }
-            if let maximum = spec?.maximum { fields.append(("maximum", .number(formatNumber(maximum)))) }
+            if let minimum = spec?.minimum { fields.append(("minimum", .number(minimum))) }
+            if let maximum = spec?.maximum { fields.append(("maximum", .number(maximum))) }
             if let pattern = spec?.pattern { fields.append(("pattern", .string(pattern))) }
             if let deprecated = spec?.deprecated { fields.append(("deprecated", deprecated)) }
             if let description = spec?.description { fields.append(("description", .string(description))) }
@@ -101,9 +101,6 @@ extension Prefs {
             }
         }
 
-        private func formatNumber(_ number: Double) -> String {
-            number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
-        }
     }
 
     struct Reset: ParsableCommand {

@@ -128,7 +128,7 @@ func writeFileAtomically(_ path: String, _ bytes: [UInt8]) throws {
 /// `export --effective`: `{domain:{key:value}}` of what reads answer.
 func effectiveJSON(_ stack: KeyValueStack, _ domains: [Domain]) throws -> String {
     var members: [JSONValue.Member] = []
-    for domain in domains.isEmpty ? [nil] : domains.map(Optional.some) {
+    for domain in domains.isEmpty ? [nil] : Array(Set(domains)).sorted().map(Optional.some) {
         try stack.forEachEffectiveEntry(in: domain) { entry, _ in
             guard entry.domain.isPersistent || domain != nil else { return }
             let value = try entry.value()

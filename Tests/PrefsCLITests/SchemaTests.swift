@@ -167,3 +167,46 @@ struct SchemaTests {
         expectFailure(try box.run(["reset", "user", "a", "--all"]), 2)
     }
 }
+
+@Suite("schema edge cases")
+struct SchemaEdgeCaseTests {
+    @Test func boundsAreComparedExactlyAndShownAsWritten() throws {
+        let box = try Sandbox()
+        let schema =
+            "{\"default\":{\"big\":{\"type\":\"integer\",\"maximum\":9007199254740992},\"r\":{\"type\":\"number\",\"minimum\":0.5}}}"
+        #expect(try box.run(["schema", "load", "-"], stdin: schema).status == 0)
+        expectFailure(try box.run(["set", "default", "big", "9007199254740993"]), 6, contains: "greater than 9007199254740992")
+        #expect(try box.run(["set", "default", "big", "9007199254740992"]).status == 0)
+        expectFailure(try box.run(["set", "default", "r", "0.49999999999999999"]), 6, contains: "less than 0.5")
+        #expect(try box.run(["describe", "default", "big"]).stdout.contains("maximum:\t9007199254740992\n"))
+    }
+
+    @Test func enumComparesByMeaningAndMustFitTheType() throws {
+        let box = try Sandbox()
+        #expect(try box.run(["schema", "load", "-"], stdin: "{\"default\":{\"n\":{\"type\":\"number\",\"enum\":[1,2.5]}}}").status == 0)
+        #expect(try box.run(["set", "default", "n", "2.50"]).status == 0)
+        #expect(try box.run(["set", "default", "n", "1e0"]).status == 0)
+        expectFailure(
+            try box.run(["schema", "load", "-"], stdin: "{\"default\":{\"s\":{\"type\":\"string\",\"enum\":[1]}}}"), 6,
+            contains: "$.default.s.enum[0]")
+        expectFailure(
+            try box.run(["schema", "load", "-"], stdin: "{\"default\":{\"s\":{\"type\":\"string\",\"minimum\":1}}}"), 6,
+            contains: "$.default.s.minimum")
+        expectFailure(
+            try box.run(["schema", "load", "-"], stdin: "{\"default\":{\"s\":{\"type\":\"number\",\"pattern\":\"x\"}}}"), 6,
+            contains: "$.default.s.pattern")
+    }
+
+    @Test func effectiveExportNamesEachDomainOnce() throws {
+        let box = try Sandbox()
+        try box.run(["set", "user", "a", "1"])
+        #expect(try box.run(["export", "--effective", "user", "user"]).stdout == "{\"user\":{\"a\":1}}\n")
+    }
+
+    @Test func overrideErrorsNameTheirSource() throws {
+        let box = try Sandbox()
+        expectFailure(try box.run(["--override", "user:theme={bad", "get", "user", "theme"]), 6, contains: "--override user:theme")
+        expectFailure(
+            try box.run(["get", "user", "theme"], environment: ["PREFS_OVERRIDES": "{\"user\":{\"\":1}}"]), 6, contains: "PREFS_OVERRIDES")
+    }
+}

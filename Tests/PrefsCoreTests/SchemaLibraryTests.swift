@@ -45,7 +45,7 @@ struct SchemaLibraryTests {
         }
         #expect(throws: PrefsError.self) { try stack.increment(in: .switch, forKey: "limit", by: 100) }
         #expect(throws: PrefsError.self) { try stack.loadSchema(try JSONValue(parsing: "{\"switch\":{\"limit\":{}}}")) }
-        #expect(try stack.schema().spec(in: .switch, forKey: "limit")?.maximum == 10, "a refused file leaves the schema")
+        #expect(try stack.schema().spec(in: .switch, forKey: "limit")?.maximum == "10", "a refused file leaves the schema")
         let reopened = try store.open()
         #expect(try reopened.schema().spec(in: .switch, forKey: "limit")?.defaultValue == .number("5"), "stored in the store")
     }

@@ -1,0 +1,219 @@
+import Foundation
+
+/// The type a flag evaluation asks for (OpenFeature's resolver types).
+public enum FlagType: String, Sendable, CaseIterable {
+    case boolean, string, integer, float, object
+
+    func matches(_ value: JSONValue) -> Bool {
+        switch (self, value) {
+        case (.boolean, .bool), (.string, .string), (.float, .number), (.object, .object): true
+        case (.integer, .number): value.isIntegerNumber || (Double(value.compactText).map { $0 == $0.rounded() } ?? false)
+        default: false
+        }
+    }
+}
+
+/// The result of evaluating a flag, with flagd's fields.
+public struct FlagResolution: Sendable, Equatable {
+    /// The value: the selected variant's, or the caller's default.
+    public var value: JSONValue
+    /// The selected variant, when there is one.
+    public var variant: String?
+    /// STATIC, DEFAULT, TARGETING_MATCH, DISABLED or ERROR.
+    public var reason: String
+    /// FLAG_NOT_FOUND, PARSE_ERROR, TYPE_MISMATCH or GENERAL when the reason is ERROR.
+    public var errorCode: String?
+    /// What went wrong, when something did.
+    public var errorMessage: String?
+    /// Flag-set metadata with the flag's own merged over it.
+    public var metadata: [JSONValue.Member]
+
+    /// The result as one compact JSON object (`prefs flag eval --json`).
+    public var json: String {
+        JSONValue.object([
+            .init("value", value), .init("variant", variant.map(JSONValue.string) ?? .null), .init("reason", .string(reason)),
+            .init("errorCode", errorCode.map(JSONValue.string) ?? .null),
+            .init("errorMessage", errorMessage.map(JSONValue.string) ?? .null), .init("metadata", .object(metadata)),
+        ]).compactText
+    }
+}
+
+/// The flags of the `switch` domain, compiled for evaluation.
+///
+/// ```swift
+/// let flags = try stack.flags()
+/// let result = flags.evaluate("new-checkout", type: .boolean, default: .bool(false),
+///                             context: ["email": .string("ada@example.com")])
+/// ```
+public struct FlagSet: Sendable {
+    /// One flag definition (or a static value).
+    public struct Flag: Sendable {
+        /// The flag's key.
+        public var key: String
+        /// The definition as stored.
+        public var definition: JSONValue
+        /// Whether the stored value is a plain JSON value rather than a flagd definition.
+        public var isStatic: Bool
+        /// ENABLED or DISABLED.
+        public var state: String
+        /// Variant names and values, in order.
+        public var variants: [JSONValue.Member]
+        /// The default variant, if any.
+        public var defaultVariant: String?
+        /// The targeting rule with `$ref`s expanded, if any.
+        var rule: Result<JsonLogic, RuleError>?
+        /// The flag's own metadata.
+        public var metadata: [JSONValue.Member]
+
+        /// Whether the flag has a targeting rule.
+        public var hasTargeting: Bool { rule != nil }
+
+        /// The variants' type: boolean, string, number, object (or mixed).
+        public var variantType: String {
+            let types = Set(variants.map(\.value.typeName))
+            return types.count == 1 ? types.first ?? "none" : "mixed"
+        }
+
+        func variant(_ name: String) -> JSONValue? {
+            variants.first { BytewiseString.equal($0.key, name) }?.value
+        }
+    }
+
+    /// The flags by key.
+    public private(set) var flags: [String: Flag] = [:]
+    /// The flag set's metadata.
+    public var metadata: [JSONValue.Member] = []
+    /// The shared evaluators (`$evaluators`).
+    public var evaluators: [JSONValue.Member] = []
+    /// Which hashing `fractional` uses.
+    public var fractionalVersion: FractionalVersion
+
+    /// The key under which the `$evaluators` of an imported document are stored.
+    public static let evaluatorsKey = "$evaluators"
+    /// The key under which the flag-set metadata of an imported document is stored.
+    public static let metadataKey = "$metadata"
+
+    /// Builds a flag set from the `switch` domain's entries (key → stored JSON).
+    public init(entries: [(key: String, value: JSONValue)], fractionalVersion: FractionalVersion = .v2) {
+        self.fractionalVersion = fractionalVersion
+        var evaluators: [String: JSONValue] = [:]
+        for entry in entries {
+            if entry.key == Self.evaluatorsKey, let members = entry.value.objectMembers {
+                self.evaluators = members
+                for member in members { evaluators[member.key] = member.value }
+            } else if entry.key == Self.metadataKey, let members = entry.value.objectMembers {
+                metadata = members
+            }
+        }
+        for entry in entries where entry.key != Self.evaluatorsKey && entry.key != Self.metadataKey {
+            flags[entry.key] = Self.flag(entry.key, entry.value, evaluators: evaluators, fractionalVersion: fractionalVersion)
+        }
+    }
+
+    /// Whether a stored value is a flagd flag definition.
+    public static func isDefinition(_ value: JSONValue) -> Bool {
+        value["state"]?.stringValue != nil && value["variants"]?.objectMembers != nil
+    }
+
+    static func flag(_ key: String, _ value: JSONValue, evaluators: [String: JSONValue], fractionalVersion: FractionalVersion) -> Flag {
+        guard isDefinition(value) else {
+            return Flag(
+                key: key, definition: value, isStatic: true, state: "ENABLED", variants: [], defaultVariant: nil, rule: nil, metadata: [])
+        }
+        var rule: Result<JsonLogic, RuleError>?
+        if let targeting = value["targeting"], targeting != .object([]), targeting != .null {
+            rule = Result {
+                try JsonLogic(try expand(targeting, evaluators: evaluators, depth: 0), fractionalVersion: fractionalVersion)
+            }.mapError { ($0 as? RuleError) ?? RuleError(message: "\($0)") }
+        }
+        return Flag(
+            key: key, definition: value, isStatic: false, state: value["state"]?.stringValue ?? "DISABLED",
+            variants: value["variants"]?.objectMembers ?? [], defaultVariant: value["defaultVariant"]?.stringValue, rule: rule,
+            metadata: value["metadata"]?.objectMembers ?? [])
+    }
+
+    /// Replaces `{"$ref": "name"}` with `$evaluators.name`, recursively.
+    static func expand(_ rule: JSONValue, evaluators: [String: JSONValue], depth: Int) throws -> JSONValue {
+        guard depth < 64 else { throw RuleError(message: "$ref nesting too deep (a cycle?)") }
+        switch rule {
+        case .object(let members):
+            if members.count == 1, members[0].key == "$ref" {
+                guard let name = members[0].value.stringValue, let target = evaluators[name] else {
+                    throw RuleError(message: "$ref to a missing evaluator \(members[0].value.compactText)")
+                }
+                return try expand(target, evaluators: evaluators, depth: depth + 1)
+            }
+            return .object(try members.map { JSONValue.Member($0.key, try expand($0.value, evaluators: evaluators, depth: depth)) })
+        case .array(let items):
+            return .array(try items.map { try expand($0, evaluators: evaluators, depth: depth) })
+        default:
+            return rule
+        }
+    }
+
+    /// Evaluates a flag with flagd's rules.
+    ///
+    /// - Parameters:
+    ///   - key: the flag.
+    ///   - type: the type the caller expects.
+    ///   - defaultValue: the caller's default (answered on errors, DISABLED and DEFAULT).
+    ///   - context: the evaluation context (an object's members).
+    ///   - targetingKey: overrides the context's `targetingKey`.
+    ///   - now: seconds since 1970 for `$flagd.timestamp`.
+    public func evaluate(
+        _ key: String, type: FlagType, default defaultValue: JSONValue, context: [String: LogicValue] = [:],
+        targetingKey: String? = nil, now: Int64? = nil
+    ) -> FlagResolution {
+        guard let flag = flags[key] else {
+            return FlagResolution(
+                value: defaultValue, variant: nil, reason: "ERROR", errorCode: "FLAG_NOT_FOUND",
+                errorMessage: "flag \(JSONValue.string(key).compactText) not found", metadata: [])
+        }
+        var merged = metadata
+        for member in flag.metadata {
+            if let index = merged.firstIndex(where: { $0.key == member.key }) { merged[index] = member } else { merged.append(member) }
+        }
+        func result(_ value: JSONValue, _ variant: String?, _ reason: String) -> FlagResolution {
+            guard type.matches(value) else {
+                return FlagResolution(
+                    value: defaultValue, variant: nil, reason: "ERROR", errorCode: "TYPE_MISMATCH",
+                    errorMessage: "flag \(key) has a \(value.typeName) value, not \(type.rawValue)", metadata: merged)
+            }
+            return FlagResolution(value: value, variant: variant, reason: reason, errorCode: nil, errorMessage: nil, metadata: merged)
+        }
+        func error(_ code: String, _ message: String) -> FlagResolution {
+            FlagResolution(value: defaultValue, variant: nil, reason: "ERROR", errorCode: code, errorMessage: message, metadata: merged)
+        }
+        if flag.isStatic { return result(flag.definition, nil, "STATIC") }
+        if flag.state == "DISABLED" {
+            return FlagResolution(
+                value: defaultValue, variant: nil, reason: "DISABLED", errorCode: nil, errorMessage: nil, metadata: merged)
+        }
+        func defaultAnswer(_ reason: String) -> FlagResolution {
+            if let name = flag.defaultVariant, let value = flag.variant(name) { return result(value, name, reason) }
+            return FlagResolution(value: defaultValue, variant: nil, reason: "DEFAULT", errorCode: nil, errorMessage: nil, metadata: merged)
+        }
+        guard let rule = flag.rule else { return defaultAnswer("STATIC") }
+        let logic: JsonLogic
+        switch rule {
+        case .success(let compiled): logic = compiled
+        case .failure(let failure): return error("PARSE_ERROR", failure.message)
+        }
+        var data = context
+        if let targetingKey { data["targetingKey"] = .string(targetingKey) }
+        let seconds = now ?? Int64(Date().timeIntervalSince1970)
+        data["$flagd"] = .object(["flagKey": .string(key), "timestamp": .number(Double(seconds))])
+        let outcome = logic.evaluate(.object(data))
+        let name: String
+        switch outcome {
+        case .null: return defaultAnswer("DEFAULT")
+        case .string(let s): name = s
+        case .bool(let b): name = b ? "true" : "false"
+        default: return error("GENERAL", "targeting returned \(outcome.json.compactText), not a variant name")
+        }
+        guard let value = flag.variant(name) else {
+            return error("GENERAL", "targeting returned \(JSONValue.string(name).compactText), which is not a variant")
+        }
+        return result(value, name, "TARGETING_MATCH")
+    }
+}
