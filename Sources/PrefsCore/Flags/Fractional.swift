@@ -46,7 +46,7 @@ enum Fractional {
                 bytes = CBOR.encode(.array([.string(flagKey), .string(targetingKey)])) ?? []
             }
         }
-        let hash = MurmurHash3.x86_32(bytes, seed: 0)
+        let hash = MurmurHash3.x86Hash32(bytes, seed: 0)
         if version == .v1 {
             let signed = Int64(Int32(bitPattern: hash))
             let bucket = Double(abs(signed)) / 2_147_483_647 * 100

@@ -1,11 +1,11 @@
 /// MurmurHash3, x86 32-bit variant (the hash flagd's `fractional` uses).
 ///
 /// ```swift
-/// MurmurHash3.x86_32(Array("ejOoVL".utf8), seed: 0)  // 0
+/// MurmurHash3.x86Hash32(Array("ejOoVL".utf8), seed: 0)  // 0
 /// ```
 public enum MurmurHash3 {
     /// Hashes bytes with a seed.
-    public static func x86_32(_ bytes: [UInt8], seed: UInt32 = 0) -> UInt32 {
+    public static func x86Hash32(_ bytes: [UInt8], seed: UInt32 = 0) -> UInt32 {
         let c1: UInt32 = 0xcc9e_2d51
         let c2: UInt32 = 0x1b87_3593
         var h = seed
