@@ -186,13 +186,13 @@ _prefs() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    get|set|rm|list|domains|export|import|batch|incr|apply|log|watch|schema|describe|reset|help)
+    get|set|rm|list|domains|export|import|batch|incr|apply|log|watch|schema|describe|reset|flag|help)
         # Offer subcommand argument completions
         "_prefs_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'get set rm list domains export import batch incr apply log watch schema describe reset help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'get set rm list domains export import batch incr apply log watch schema describe reset flag help' -- "${cur}"))
         ;;
     esac
 }
@@ -602,6 +602,224 @@ _prefs_reset() {
         return
         ;;
     '--prefix')
+        return
+        ;;
+    esac
+}
+
+_prefs_flag() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __prefs_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    import|export|list|show|eval|enabled|enable|disable)
+        # Offer subcommand argument completions
+        "_prefs_flag_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'import export list show eval enabled enable disable' -- "${cur}"))
+        ;;
+    esac
+}
+
+_prefs_flag_import() {
+    repeating_flags=()
+    non_repeating_flags=(--replace --dry-run --version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor)
+    __prefs_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    esac
+}
+
+_prefs_flag_export() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor -o)
+    __prefs_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    '-o')
+        return
+        ;;
+    esac
+}
+
+_prefs_flag_list() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor)
+    __prefs_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    esac
+}
+
+_prefs_flag_show() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor)
+    __prefs_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    esac
+}
+
+_prefs_flag_eval() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor --type --default --context --targeting-key --fractional-version)
+    __prefs_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    '--type')
+        return
+        ;;
+    '--default')
+        return
+        ;;
+    '--context')
+        return
+        ;;
+    '--targeting-key')
+        return
+        ;;
+    '--fractional-version')
+        return
+        ;;
+    esac
+}
+
+_prefs_flag_enabled() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor --context --targeting-key --fractional-version)
+    __prefs_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    '--context')
+        return
+        ;;
+    '--targeting-key')
+        return
+        ;;
+    '--fractional-version')
+        return
+        ;;
+    esac
+}
+
+_prefs_flag_enable() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor)
+    __prefs_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    esac
+}
+
+_prefs_flag_disable() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor)
+    __prefs_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
         return
         ;;
     esac

@@ -1,0 +1,181 @@
+import Foundation
+
+extension KeyValueStack {
+    /// The flags of the `switch` domain (overrides and defaults included), compiled.
+    ///
+    /// ```swift
+    /// let result = try stack.flags().evaluate("new-checkout", type: .boolean, default: .bool(false))
+    /// ```
+    /// - Throws: ``PrefsError`` when the store cannot be read.
+    public func flags(fractionalVersion: FractionalVersion = .v2) throws -> FlagSet {
+        var entries: [(key: String, value: JSONValue)] = []
+        try forEachEffectiveEntry(in: .switch) { entry, _ in entries.append((entry.key, try entry.value())) }
+        return FlagSet(entries: entries, fractionalVersion: fractionalVersion)
+    }
+
+    /// Evaluates one flag with a context given as JSON (an object).
+    ///
+    /// ```swift
+    /// let r = try stack.evaluateFlag("new-checkout", type: .boolean, default: .bool(false),
+    ///                                context: JSONValue(parsing: #"{"email":"a@example.com"}"#))
+    /// ```
+    /// - Throws: ``PrefsError``: `invalidValue` when the context is not an object;
+    ///   `storeUnreadable`. Evaluation problems are results, not errors.
+    public func evaluateFlag(
+        _ key: String, type: FlagType, default defaultValue: JSONValue, context: JSONValue = .object([]), targetingKey: String? = nil,
+        fractionalVersion: FractionalVersion = .v2
+    ) throws -> FlagResolution {
+        guard case .object(let members) = context else {
+            throw PrefsError(.invalidValue, "the evaluation context must be a JSON object, got \(context.typeName)")
+        }
+        var data: [String: LogicValue] = [:]
+        for member in members { data[member.key] = LogicValue(member.value) }
+        return try flags(fractionalVersion: fractionalVersion).evaluate(
+            key, type: type, default: defaultValue, context: data, targetingKey: targetingKey)
+    }
+
+    /// Checks a flagd document completely and loads it into `switch`: flags, `$evaluators`
+    /// and flag-set metadata. With `replace`, `switch` becomes exactly the document.
+    ///
+    /// - Returns: what changed (see ``importDocument(_:replace:dryRun:)``).
+    /// - Throws: ``PrefsError`` of kind `invalidValue` with the JSON path of the first
+    ///   problem; nothing changes then.
+    @discardableResult
+    public func importFlags(_ document: JSONValue, replace: Bool = false, dryRun: Bool = false) throws -> ImportPlan {
+        let members = try FlagDocument.validate(document)
+        return try importDocument(.object([JSONValue.Member(Domain.switch.name, .object(members))]), replace: replace, dryRun: dryRun)
+    }
+
+    /// The `switch` domain as a flagd document. Plain values become flags with one variant
+    /// named `static`, so evaluations stay the same after an import.
+    ///
+    /// - Throws: ``PrefsError`` when the store cannot be read.
+    public func exportFlags() throws -> JSONValue {
+        var flags: [JSONValue.Member] = []
+        var evaluators: JSONValue?
+        var metadata: JSONValue?
+        try forEachEntry(in: .switch) { entry in
+            let value = try entry.value()
+            switch entry.key {
+            case FlagSet.evaluatorsKey: evaluators = value
+            case FlagSet.metadataKey: metadata = value
+            default:
+                if FlagSet.isDefinition(value) {
+                    flags.append(JSONValue.Member(entry.key, value))
+                } else {
+                    flags.append(
+                        JSONValue.Member(
+                            entry.key,
+                            .object([
+                                .init("state", .string("ENABLED")), .init("variants", .object([.init("static", value)])),
+                                .init("defaultVariant", .string("static")),
+                            ])))
+                }
+            }
+        }
+        var document: [JSONValue.Member] = [.init("$schema", .string("https://flagd.dev/schema/v0/flags.json"))]
+        if let metadata { document.append(.init("metadata", metadata)) }
+        if let evaluators { document.append(.init("$evaluators", evaluators)) }
+        document.append(.init("flags", .object(flags)))
+        return .object(document)
+    }
+
+    /// Sets a flag's `state` (a definition) or value (a plain boolean) and commits.
+    ///
+    /// - Throws: ``PrefsError``: `notFound` for a missing flag; `invalidValue` for a plain
+    ///   value that is not a boolean; `preconditionFailed` when it changed meanwhile.
+    public func setFlag(_ key: String, enabled: Bool) throws {
+        guard let current = try storedValue(in: .switch, forKey: key) else {
+            throw PrefsError(.notFound, "flag \(JSONValue.string(key).compactText) not found")
+        }
+        let updated: JSONValue
+        if FlagSet.isDefinition(current), case .object(var members) = current {
+            if let index = members.firstIndex(where: { $0.key == "state" }) {
+                members[index].value = .string(enabled ? "ENABLED" : "DISABLED")
+            }
+            updated = .object(members)
+        } else if case .bool = current {
+            updated = .bool(enabled)
+        } else {
+            throw PrefsError(.invalidValue, "switch/\(key) is a plain \(current.typeName), not a flag definition or a boolean")
+        }
+        try set(updated, in: .switch, forKey: key, if: .value(current))
+    }
+}
+
+/// Validation of flagd flag-definition documents.
+public enum FlagDocument {
+    /// Checks a document and returns the `switch` entries it stands for: one per flag, plus
+    /// `$evaluators` and `$metadata` when present.
+    ///
+    /// - Throws: ``PrefsError`` of kind `invalidValue` naming the JSON path of the problem.
+    public static func validate(_ document: JSONValue) throws -> [JSONValue.Member] {
+        func fail(_ path: String, _ message: String) -> PrefsError { PrefsError(.invalidValue, "\(path): \(message)") }
+        guard let top = document.objectMembers else { throw fail("$", "a flagd document is a JSON object") }
+        for member in top where !["$schema", "flags", "$evaluators", "metadata"].contains(member.key) {
+            throw fail("$" + Schema.member(member.key), "unknown property")
+        }
+        guard let flags = document["flags"]?.objectMembers else { throw fail("$.flags", "required, an object of flags") }
+        var result: [JSONValue.Member] = []
+        var evaluatorNames = Set<String>()
+        if let evaluators = document["$evaluators"] {
+            guard let members = evaluators.objectMembers else { throw fail("$.$evaluators", "expected an object") }
+            evaluatorNames = Set(members.map(\.key))
+            result.append(.init(FlagSet.evaluatorsKey, evaluators))
+        }
+        if let metadata = document["metadata"] {
+            try checkMetadata(metadata, path: "$.metadata")
+            result.append(.init(FlagSet.metadataKey, metadata))
+        }
+        _ = evaluatorNames
+        for flag in flags {
+            let path = "$.flags" + Schema.member(flag.key)
+            do {
+                try Key.validate(flag.key)
+            } catch let error as PrefsError {
+                throw fail(path, error.message)
+            }
+            if flag.key == FlagSet.evaluatorsKey || flag.key == FlagSet.metadataKey { throw fail(path, "reserved name") }
+            guard let members = flag.value.objectMembers else { throw fail(path, "expected an object") }
+            let known: Set<String> = ["state", "variants", "defaultVariant", "targeting", "metadata"]
+            if let unknown = members.first(where: { !known.contains($0.key) }) {
+                throw fail(path + Schema.member(unknown.key), "unknown property")
+            }
+            guard let state = flag.value["state"]?.stringValue, state == "ENABLED" || state == "DISABLED" else {
+                throw fail(path + ".state", "required, ENABLED or DISABLED")
+            }
+            guard let variants = flag.value["variants"]?.objectMembers, !variants.isEmpty else {
+                throw fail(path + ".variants", "required, an object with at least one variant")
+            }
+            let types = Set(variants.map(\.value.typeName))
+            guard types.count == 1, let type = types.first, ["boolean", "string", "number", "object"].contains(type) else {
+                throw fail(path + ".variants", "all variants must be of one type: boolean, string, number or object")
+            }
+            switch flag.value["defaultVariant"] {
+            case nil, .null?: break
+            case .string(let name)?:
+                guard variants.contains(where: { $0.key == name }) else {
+                    throw fail(path + ".defaultVariant", "\(JSONValue.string(name).compactText) is not a variant")
+                }
+            default: throw fail(path + ".defaultVariant", "expected a variant name or null")
+            }
+            if let targeting = flag.value["targeting"] {
+                guard case .object = targeting else { throw fail(path + ".targeting", "expected a JsonLogic object") }
+            }
+            if let metadata = flag.value["metadata"] { try checkMetadata(metadata, path: path + ".metadata") }
+            result.append(flag)
+        }
+        return result
+    }
+
+    private static func checkMetadata(_ metadata: JSONValue, path: String) throws {
+        guard let members = metadata.objectMembers else { throw PrefsError(.invalidValue, "\(path): expected an object") }
+        for member in members {
+            switch member.value {
+            case .string, .number, .bool: continue
+            default:
+                throw PrefsError(.invalidValue, "\(path)\(Schema.member(member.key)): metadata values are strings, numbers or booleans")
+            }
+        }
+    }
+}

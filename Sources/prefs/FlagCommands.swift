@@ -1,0 +1,253 @@
+import ArgumentParser
+import Foundation
+import PrefsCore
+
+extension Prefs {
+    struct FlagGroup: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "flag",
+            abstract: "Feature flags in the switch domain, in OpenFeature flagd's format.",
+            subcommands: [
+                FlagImport.self, FlagExport.self, FlagList.self, FlagShow.self, FlagEval.self, FlagEnabled.self, FlagEnable.self,
+                FlagDisable.self,
+            ])
+    }
+
+    struct FlagImport: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "import",
+            abstract: "Load a flagd document into switch (flags, $evaluators, metadata).",
+            discussion: "The document is checked whole first: any problem is exit 6 with its JSON path and nothing changes.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: ArgumentHelp("The flagd file, or - for standard input.", valueName: "file"))
+        var file: String = "-"
+
+        @Flag(help: "Make the switch domain exactly the document's flags.")
+        var replace = false
+
+        @Flag(help: "Print what would change and write nothing.")
+        var dryRun = false
+
+        func run() throws {
+            let source = file == "-" ? "standard input" : file
+            do {
+                let document = try JSONValue(parsingUTF8: try readInput(file), wrappingLevels: 4)
+                let plan = try global.openStack().importFlags(document, replace: replace, dryRun: dryRun)
+                if dryRun {
+                    for change in plan.changes { Output.standard.write("\(change.action.rawValue)\t\(change.key)\n") }
+                }
+            } catch let error as PrefsError where error.kind == .invalidValue {
+                throw PrefsError(.invalidValue, "\(source): \(error.message)")
+            }
+        }
+    }
+
+    struct FlagExport: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "export", abstract: "Write switch as a flagd document.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Option(name: .short, help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
+        var output: String?
+
+        func run() throws {
+            let text = try global.openStack().exportFlags().prettyText + "\n"
+            if let output { try writeFileAtomically(output, Array(text.utf8)) } else { Output.standard.write(text) }
+        }
+    }
+
+    struct FlagList: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list",
+            abstract: "List flags: KEY, STATE, TYPE, DEFAULT VARIANT, TARGETING (yes/no), VARIANTS, tab-separated.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(help: "Print one JSON object per line.")
+        var json = false
+
+        func run() throws {
+            let flags = try global.openStack().flags()
+            for key in flags.flags.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
+                guard let flag = flags.flags[key] else { continue }
+                let type = flag.isStatic ? flag.definition.typeName : flag.variantType
+                if json {
+                    let object: JSONValue = .object([
+                        .init("key", .string(key)), .init("state", .string(flag.state)), .init("type", .string(type)),
+                        .init("static", .bool(flag.isStatic)), .init("variants", .array(flag.variants.map { .string($0.key) })),
+                        .init("defaultVariant", flag.defaultVariant.map(JSONValue.string) ?? .null),
+                        .init("targeting", .bool(flag.hasTargeting)), .init("metadata", .object(flag.metadata)),
+                    ])
+                    Output.standard.write(object.compactText + "\n")
+                } else {
+                    let fields = [
+                        key, flag.state, type, flag.isStatic ? "static" : (flag.defaultVariant ?? "-"), flag.hasTargeting ? "yes" : "no",
+                        flag.isStatic ? flag.definition.compactText : flag.variants.map(\.key).joined(separator: ","),
+                    ]
+                    Output.standard.write(fields.joined(separator: "\t") + "\n")
+                }
+            }
+        }
+    }
+
+    struct FlagShow: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Print a flag's definition.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "The flag.")
+        var key: String
+
+        func run() throws {
+            try Key.validate(key)
+            guard let value = try global.openStack().value(in: .switch, forKey: key) else {
+                throw PrefsError(.notFound, "flag \(JSONValue.string(key).compactText) not found")
+            }
+            Output.standard.write(value.prettyText + "\n")
+        }
+    }
+
+    /// Options shared by `flag eval` and `flag enabled`.
+    struct EvaluationOptions: ParsableArguments {
+        @Option(help: ArgumentHelp("The evaluation context, a JSON object.", valueName: "json"))
+        var context: String?
+
+        @Option(help: ArgumentHelp("The targeting key (the context's targetingKey).", valueName: "key"))
+        var targetingKey: String?
+
+        @Option(help: ArgumentHelp("fractional hashing: 1 (legacy), 2 (flagd's default) or 3 (CBOR).", valueName: "n"))
+        var fractionalVersion: Int = 2
+
+        func validate() throws {
+            if FractionalVersion(rawValue: fractionalVersion) == nil { throw ValidationError("--fractional-version must be 1, 2 or 3") }
+        }
+
+        func contextValue() throws -> JSONValue {
+            guard let context else { return .object([]) }
+            let value: JSONValue
+            do {
+                value = try JSONValue(parsing: context)
+            } catch let error as PrefsError {
+                throw PrefsError(.invalidValue, "--context: \(error.message)")
+            }
+            guard case .object = value else { throw PrefsError(.invalidValue, "--context must be a JSON object, got \(value.typeName)") }
+            return value
+        }
+
+        func evaluate(_ stack: KeyValueStack, _ key: String, type: FlagType, default value: JSONValue) throws -> FlagResolution {
+            try stack.evaluateFlag(
+                key, type: type, default: value, context: contextValue(), targetingKey: targetingKey,
+                fractionalVersion: FractionalVersion(rawValue: fractionalVersion) ?? .v2)
+        }
+    }
+
+    struct FlagEval: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "eval",
+            abstract: "Evaluate a flag for a context.",
+            discussion: """
+                Prints the value (strings raw), or with --json one object with value, variant, reason, \
+                errorCode, errorMessage and metadata. An evaluation error is a result: exit 0.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "The flag.")
+        var key: String
+
+        @Option(help: ArgumentHelp("boolean, string, integer, float or object.", valueName: "type"))
+        var type: FlagTypeArgument
+
+        @Option(
+            name: .customLong("default"),
+            help: ArgumentHelp("The value when the flag does not give one, read as --type.", valueName: "value"))
+        var defaultValue: String
+
+        @OptionGroup var evaluation: EvaluationOptions
+
+        @Flag(help: "Print the whole result as JSON.")
+        var json = false
+
+        func run() throws {
+            try Key.validate(key)
+            let fallback = try type.parse(defaultValue)
+            let result = try evaluation.evaluate(try global.openStack(), key, type: type.type, default: fallback)
+            if json {
+                Output.standard.write(result.json + "\n")
+            } else {
+                Output.standard.writeValue(result.value, json: false)
+            }
+        }
+    }
+
+    struct FlagEnabled: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "enabled",
+            abstract: "Exit 0 when the flag evaluates to true, 1 otherwise (for shell conditions).")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "The flag.")
+        var key: String
+
+        @OptionGroup var evaluation: EvaluationOptions
+
+        func run() throws {
+            try Key.validate(key)
+            let result = try evaluation.evaluate(try global.openStack(), key, type: .boolean, default: .bool(false))
+            if result.value != .bool(true) { throw ExitCode(1) }
+        }
+    }
+
+    struct FlagEnable: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "enable", abstract: "Set a flag's state to ENABLED.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "The flag.")
+        var key: String
+
+        func run() throws {
+            try Key.validate(key)
+            try global.openStack().setFlag(key, enabled: true)
+        }
+    }
+
+    struct FlagDisable: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "disable", abstract: "Set a flag's state to DISABLED.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "The flag.")
+        var key: String
+
+        func run() throws {
+            try Key.validate(key)
+            try global.openStack().setFlag(key, enabled: false)
+        }
+    }
+}
+
+/// `--type` of `flag eval`, and how it reads `--default`.
+struct FlagTypeArgument: ExpressibleByArgument {
+    var type: FlagType
+
+    init?(argument: String) {
+        guard let type = FlagType(rawValue: argument) else { return nil }
+        self.type = type
+    }
+
+    static var allValueStrings: [String] { FlagType.allCases.map(\.rawValue) }
+
+    func parse(_ text: String) throws -> JSONValue {
+        switch type {
+        case .string: return .string(text)
+        case .boolean: return try ValueType.boolean.value(from: text)
+        case .integer: return try ValueType.integer.value(from: text)
+        case .float: return try ValueType.number.value(from: text)
+        case .object: return try ValueType.object.value(from: text)
+        }
+    }
+}
