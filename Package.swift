@@ -37,6 +37,12 @@ let package = Package(
             path: "Benchmarks/QueueBench",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "prefs-flag-bench",
+            dependencies: ["PrefsCore"],
+            path: "Benchmarks/FlagBench",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "PrefsCoreTests",
             dependencies: ["PrefsCore", .product(name: "GRDB", package: "GRDB.swift")]

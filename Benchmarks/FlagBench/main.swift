@@ -1,0 +1,45 @@
+// Library benchmark: flag evaluations per second on one core for a static flag, a rule with
+// `if`, `ends_with` and `sem_ver`, and a `fractional` split over four variants.
+//
+//   swift run -c release prefs-flag-bench [SECONDS_PER_CASE]
+import Foundation
+import PrefsCore
+
+let seconds = Double(CommandLine.arguments.dropFirst().first ?? "") ?? 1.0
+let document = """
+    {"flags": {
+      "static": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"},
+      "rule": {"state": "ENABLED", "variants": {"new": "new", "old": "old"}, "defaultVariant": "old",
+               "targeting": {"if": [{"and": [{"ends_with": [{"var": "email"}, "@example.com"]},
+                                              {"sem_ver": [{"var": "app"}, ">=", "2.1.0"]}]}, "new", "old"]}},
+      "split": {"state": "ENABLED", "variants": {"a": 1, "b": 2, "c": 3, "d": 4}, "defaultVariant": "a",
+                "targeting": {"fractional": [["a", 25], ["b", 25], ["c", 25], ["d", 25]]}}
+    }}
+    """
+let members = try FlagDocument.validate(JSONValue(parsing: document))
+let flags = FlagSet(entries: members.map { ($0.key, $0.value) })
+let context: [String: LogicValue] = ["email": .string("ada@example.com"), "app": .string("2.3.1")]
+let keys = (0..<1024).map { "user-\($0)" }
+
+func measure(_ name: String, _ body: (Int) -> FlagResolution) -> Double {
+    var count = 0
+    var sink = 0
+    let start = DispatchTime.now().uptimeNanoseconds
+    let deadline = start + UInt64(seconds * 1e9)
+    while DispatchTime.now().uptimeNanoseconds < deadline {
+        for i in 0..<1000 { sink &+= body(count &+ i).reason.utf8.count }
+        count += 1000
+    }
+    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    let rate = Double(count) / elapsed
+    print(name.padding(toLength: 44, withPad: " ", startingAt: 0) + String(format: "%12.0f evaluations/s", rate) + (sink == 0 ? "" : ""))
+    return rate
+}
+
+let now: Int64 = 1_800_000_000
+_ = measure("(a) static flag") { _ in flags.evaluate("static", type: .boolean, default: .bool(false), now: now) }
+_ = measure("(b) if + ends_with + sem_ver") { _ in flags.evaluate("rule", type: .string, default: .string("?"), context: context, now: now)
+}
+_ = measure("(c) fractional over 4 variants") { i in
+    flags.evaluate("split", type: .integer, default: .number("0"), context: context, targetingKey: keys[i & 1023], now: now)
+}

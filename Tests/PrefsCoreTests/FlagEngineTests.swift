@@ -1,0 +1,249 @@
+import Foundation
+import PrefsCore
+import Testing
+
+/// Evaluates a JsonLogic rule (JSON text) against data (JSON text).
+func logic(_ rule: String, _ data: String = "{}", version: FractionalVersion = .v2) throws -> JSONValue {
+    try JsonLogic(JSONValue(parsing: rule), fractionalVersion: version).evaluate(LogicValue(JSONValue(parsing: data))).json
+}
+
+@Suite("JsonLogic operators")
+struct JsonLogicTests {
+    @Test(arguments: [
+        // var, missing
+        (#"{"var":"a.b"}"#, #"{"a":{"b":3}}"#, "3"), (#"{"var":["x", 9]}"#, "{}", "9"), (#"{"var":"list.1"}"#, #"{"list":[5,6]}"#, "6"),
+        (#"{"var":""}"#, "7", "7"), (#"{"missing":["a","b"]}"#, #"{"a":1}"#, #"["b"]"#),
+        (#"{"missing_some":[1,["a","b"]]}"#, #"{"b":1}"#, "[]"), (#"{"missing_some":[2,["a","b"]]}"#, #"{"b":1}"#, #"["a"]"#),
+        // if
+        (#"{"if":[true,"y","n"]}"#, "{}", #""y""#), (#"{"if":[false,"a",true,"b","c"]}"#, "{}", #""b""#),
+        (#"{"if":[false,"a"]}"#, "{}", "null"),
+        (#"{"if":[[],"a","b"]}"#, "{}", #""b""#),
+        // equality and logic
+        (#"{"==":[1,"1"]}"#, "{}", "true"), (#"{"===":[1,"1"]}"#, "{}", "false"), (#"{"!=":[1,2]}"#, "{}", "true"),
+        (#"{"!==":[1,1]}"#, "{}", "false"), (#"{"==":[null,0]}"#, "{}", "false"), (#"{"!":[0]}"#, "{}", "true"),
+        (#"{"!!":["x"]}"#, "{}", "true"),
+        (#"{"or":[0,"",3]}"#, "{}", "3"), (#"{"and":[1,0,2]}"#, "{}", "0"), (#"{"and":[1,2]}"#, "{}", "2"),
+        // comparison
+        (#"{"<":[1,2]}"#, "{}", "true"), (#"{"<":[1,2,3]}"#, "{}", "true"), (#"{"<":[1,3,2]}"#, "{}", "false"),
+        (#"{"<=":[2,2,3]}"#, "{}", "true"),
+        (#"{">":[3,2]}"#, "{}", "true"), (#"{">=":[2,2]}"#, "{}", "true"), (#"{"<":["a","b"]}"#, "{}", "true"),
+        // arithmetic
+        (#"{"%":[7,3]}"#, "{}", "1"), (#"{"/":[1,4]}"#, "{}", "0.25"), (#"{"*":[2,3,4]}"#, "{}", "24"), (#"{"+":[1,"2",3]}"#, "{}", "6"),
+        (#"{"-":[5,7]}"#, "{}", "-2"), (#"{"-":[5]}"#, "{}", "-5"), (#"{"min":[3,1,2]}"#, "{}", "1"), (#"{"max":[3,1,2]}"#, "{}", "3"),
+        // strings and arrays
+        (#"{"merge":[[1],[2,[3]],4]}"#, "{}", "[1,2,[3],4]"), (#"{"cat":["a",1,true,null]}"#, "{}", #""a1truenull""#),
+        (#"{"substr":["jsonlogic",4]}"#, "{}", #""logic""#), (#"{"substr":["jsonlogic",-5,3]}"#, "{}", #""log""#),
+        (#"{"substr":["jsonlogic",1,-3]}"#, "{}", #""sonlo""#), (#"{"in":["Spring","Springfield"]}"#, "{}", "true"),
+        (#"{"in":["b",["a","b"]]}"#, "{}", "true"), (#"{"map":[[1,2],{"*":[{"var":""},2]}]}"#, "{}", "[2,4]"),
+        (#"{"filter":[[1,2,3],{">":[{"var":""},1]}]}"#, "{}", "[2,3]"), (#"{"all":[[1,2],{">":[{"var":""},0]}]}"#, "{}", "true"),
+        (#"{"all":[[],{">":[{"var":""},0]}]}"#, "{}", "false"), (#"{"none":[[1,2],{">":[{"var":""},5]}]}"#, "{}", "true"),
+        (#"{"some":[[1,2],{">":[{"var":""},1]}]}"#, "{}", "true"),
+        (#"{"reduce":[[1,2,3],{"+":[{"var":"current"},{"var":"accumulator"}]},10]}"#, "{}", "16"),
+        // flagd: starts_with / ends_with
+        (#"{"starts_with":["abc","ab"]}"#, "{}", "true"), (#"{"ends_with":["abc","bc"]}"#, "{}", "true"),
+        (#"{"ends_with":["abc",1]}"#, "{}", "null"), (#"{"starts_with":["abc"]}"#, "{}", "null"),
+        (#"{"starts_with":[1,"1"]}"#, "{}", "null"),
+    ])
+    func operators(rule: String, data: String, expected: String) throws {
+        #expect(try logic(rule, data).compactText == expected, "\(rule)")
+    }
+
+    @Test func unknownOperatorsAreRuleErrors() {
+        #expect(throws: RuleError.self) { try JsonLogic(JSONValue(parsing: #"{"frobnicate":[1]}"#)) }
+        #expect(throws: RuleError.self) { try JsonLogic(JSONValue(parsing: #"{"if":[{"nope":1},1,2]}"#)) }
+    }
+
+    @Test(arguments: [
+        ("1.2.3", "=", "1.2.3", "true"), ("v1.2.3", "=", "1.2.3", "true"), ("V1.2.3", "=", "1.2.3", "true"), ("1", "=", "1.0.0", "true"),
+        ("1.2", "=", "1.2.0", "true"), ("1.2.3", "!=", "1.2.4", "true"), ("1.2.3", "<", "1.10.0", "true"), ("1.2.3", "<=", "1.2.3", "true"),
+        ("2.0.0", ">", "1.99.99", "true"), ("2.0.0", ">=", "2.0.0", "true"), ("2.0.0-alpha", "<", "2.0.0", "true"),
+        ("2.0.0-alpha", "<", "2.0.0-alpha.1", "true"), ("2.0.0-alpha.1", "<", "2.0.0-alpha.beta", "true"),
+        ("2.0.0-beta.2", "<", "2.0.0-beta.11", "true"), ("2.0.0-rc.1", "<", "2.0.0", "true"), ("1.0.0+build.1", "=", "1.0.0+other", "true"),
+        ("1.5.0", "^", "1.9.9", "true"), ("2.0.0", "^", "1.9.9", "false"), ("1.5.3", "~", "1.5.0", "true"),
+        ("1.6.0", "~", "1.5.0", "false"),
+        ("not.a.version", "=", "1.0.0", "null"), ("1.2.3.4", "=", "1.2.3", "null"), ("1.2.3", "===", "1.2.3", "null"),
+        ("01.2.3", "=", "1.2.3", "null"),
+    ])
+    func semVer(left: String, op: String, right: String, expected: String) throws {
+        let rule = "{\"sem_ver\":[\"\(left)\",\"\(op)\",\"\(right)\"]}"
+        #expect(try logic(rule).compactText == expected, "\(rule)")
+    }
+
+    @Test func semVerEdgeArguments() throws {
+        #expect(try logic(#"{"sem_ver":[2,">=","1.0.0"]}"#) == .bool(true), "numbers become strings")
+        #expect(try logic(#"{"sem_ver":[1.5,"=","1.5.0"]}"#) == .bool(true))
+        #expect(try logic(#"{"sem_ver":["1.0.0",">="]}"#) == .null, "wrong argument count")
+        #expect(try logic(#"{"sem_ver":["1.0.0","<>","1.0.0"]}"#) == .null, "unknown operator")
+    }
+}
+
+@Suite("fractional and hashing")
+struct FractionalTests {
+    @Test(arguments: [("ejOoVL", UInt32(0)), ("bY9fO-", 1), ("SI7p-", 2_147_483_647), ("6LvT0", 2_147_483_648), ("ceQdGm", 4_294_967_295)])
+    func murmurCheckValues(text: String, hash: UInt32) {
+        #expect(MurmurHash3.x86Hash32(Array(text.utf8), seed: 0) == hash)
+    }
+
+    @Test func bucketingByKeyIsStable() throws {
+        let rule = #"{"fractional":[{"var":"id"},["a",50],["b",50]]}"#
+        let first = try logic(rule, #"{"id":"user-1"}"#)
+        for _ in 0..<5 { #expect(try logic(rule, #"{"id":"user-1"}"#) == first) }
+        // The hash range ends map to the first and last bucket.
+        #expect(try logic(#"{"fractional":["ejOoVL",["a",1],["b",1]]}"#) == .string("a"))
+        #expect(try logic(#"{"fractional":["ceQdGm",["a",1],["b",1]]}"#) == .string("b"))
+    }
+
+    @Test func edgeCasesGiveNull() throws {
+        let data = #"{"targetingKey":"k","$flagd":{"flagKey":"f"}}"#
+        #expect(try logic(#"{"fractional":[["a",0],["b",0]]}"#, data) == .null, "total weight 0")
+        #expect(try logic(#"{"fractional":[["a",2147483647],["b",1]]}"#, data) == .null, "total weight too large")
+        #expect(try logic(#"{"fractional":[["a",1.5],["b",1]]}"#, data) == .null, "non-integer weight")
+        #expect(try logic(#"{"fractional":[["a",-5],["b",1]]}"#, data) == .string("b"), "negative weight counts as 0")
+        #expect(try logic(#"{"fractional":[["a"],["b"]]}"#, data) != .null, "missing weight is 1")
+        #expect(try logic(#"{"fractional":[["a",1],["b",1]]}"#, #"{"$flagd":{"flagKey":"f"}}"#) == .null, "no targeting key")
+        #expect(try logic(#"{"fractional":[["a",1],["b",1]]}"#, #"{"targetingKey":"","$flagd":{"flagKey":"f"}}"#) == .null)
+        #expect(try logic(#"{"fractional":[{"if":[true,"a","b"]},["x",1]]}"#, data) == .string("x"), "bucketBy may be a rule")
+        #expect(try logic(#"{"fractional":[[{"cat":["v","1"]},1]]}"#, data) == .string("v1"), "a variant may be a rule")
+    }
+
+    @Test func splitLandsWithinOnePercentOfTheWeights() throws {
+        let rule = try JsonLogic(JSONValue(parsing: #"{"fractional":[["a",50],["b",30],["c",20]]}"#))
+        var counts: [String: Int] = [:]
+        for i in 0..<100_000 {
+            let data = LogicValue.object(["targetingKey": .string("user-\(i)"), "$flagd": .object(["flagKey": .string("split")])])
+            if case .string(let variant) = rule.evaluate(data) { counts[variant, default: 0] += 1 }
+        }
+        #expect(abs(Double(counts["a"] ?? 0) / 1000 - 50) < 1)
+        #expect(abs(Double(counts["b"] ?? 0) / 1000 - 30) < 1)
+        #expect(abs(Double(counts["c"] ?? 0) / 1000 - 20) < 1)
+    }
+
+    @Test func hashingVersionsDiffer() throws {
+        let data = #"{"targetingKey":"user-7","$flagd":{"flagKey":"f"}}"#
+        let rule = #"{"fractional":[["a",1],["b",1],["c",1],["d",1]]}"#
+        let results = try FractionalVersion.allCases.map { try logic(rule, data, version: $0) }
+        #expect(results.allSatisfy { if case .string = $0 { true } else { false } })
+        // v2 is flagKey + targetingKey hashed as UTF-8.
+        let hash = MurmurHash3.x86Hash32(Array("fuser-7".utf8))
+        let bucket = (UInt64(hash) * 4) >> 32
+        #expect(results[1] == .string(["a", "b", "c", "d"][Int(bucket)]))
+    }
+}
+
+@Suite("flag evaluation")
+struct FlagEvaluationTests {
+    static let document = """
+        {"metadata": {"flagSetId": "shop", "version": 3},
+         "$evaluators": {"is_staff": {"ends_with": [{"var": "email"}, "@example.com"]}},
+         "flags": {
+           "static-on": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on", "metadata": {"version": 4}},
+           "no-default": {"state": "ENABLED", "variants": {"on": true}},
+           "off": {"state": "DISABLED", "variants": {"on": true}, "defaultVariant": "on", "targeting": {"frobnicate": 1}},
+           "staff": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
+                     "targeting": {"if": [{"$ref": "is_staff"}, "on", null]}},
+           "staff-spaced": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
+                     "targeting": {"if": [{ "$ref" :  "is_staff" }, "on", null]}},
+           "bools": {"state": "ENABLED", "variants": {"true": "yes", "false": "no"}, "defaultVariant": "false",
+                     "targeting": {"==": [{"var": "plan"}, "pro"]}},
+           "null-nodefault": {"state": "ENABLED", "variants": {"a": 1}, "targeting": {"if": [false, "a", null]}},
+           "unknown-variant": {"state": "ENABLED", "variants": {"a": 1}, "defaultVariant": "a", "targeting": {"cat": ["z"]}},
+           "bad-op": {"state": "ENABLED", "variants": {"a": 1}, "defaultVariant": "a", "targeting": {"frobnicate": [1]}},
+           "bad-ref": {"state": "ENABLED", "variants": {"a": 1}, "defaultVariant": "a", "targeting": {"$ref": "missing"}},
+           "flagd-context": {"state": "ENABLED", "variants": {"a": "A", "b": "B"}, "defaultVariant": "a",
+                     "targeting": {"if": [{"==": [{"var": "$flagd.flagKey"}, "flagd-context"]}, "b", "a"]}},
+           "version-gate": {"state": "ENABLED", "variants": {"new": "new", "old": "old"}, "defaultVariant": "old",
+                     "targeting": {"if": [{"and": [{"ends_with": [{"var": "email"}, "@example.com"]}, {"sem_ver": [{"var": "app"}, ">=", "2.1"]}]}, "new", "old"]}}
+         }}
+        """
+
+    func flags() throws -> FlagSet {
+        let members = try FlagDocument.validate(JSONValue(parsing: Self.document))
+        return FlagSet(entries: members.map { ($0.key, $0.value) } + [("plain", .number("42"))])
+    }
+
+    func context(_ text: String) throws -> [String: LogicValue] {
+        guard case .object(let object) = LogicValue(try JSONValue(parsing: text)) else { return [:] }
+        return object
+    }
+
+    @Test func theReasonAndErrorTable() throws {
+        let flags = try flags()
+        let fallback = JSONValue.bool(false)
+        func eval(_ key: String, _ type: FlagType = .boolean, _ ctx: String = "{}", _ def: JSONValue = fallback) throws -> FlagResolution {
+            flags.evaluate(key, type: type, default: def, context: try context(ctx))
+        }
+        var r = try eval("missing")
+        #expect((r.reason, r.errorCode, r.value) == ("ERROR", "FLAG_NOT_FOUND", fallback))
+        r = try eval("off", .boolean, "{}", .bool(false))
+        #expect((r.reason, r.errorCode, r.value, r.variant) == ("DISABLED", nil, .bool(false), nil), "targeting not run")
+        r = try eval("static-on")
+        #expect((r.reason, r.value, r.variant) == ("STATIC", .bool(true), "on"))
+        r = try eval("no-default", .boolean, "{}", .bool(false))
+        #expect((r.reason, r.value, r.variant) == ("DEFAULT", .bool(false), nil))
+        r = try eval("staff", .boolean, #"{"email":"x@other.org"}"#)
+        #expect((r.reason, r.value, r.variant) == ("DEFAULT", .bool(false), "off"), "targeting null → default variant")
+        r = try eval("null-nodefault", .integer, "{}", .number("9"))
+        #expect((r.reason, r.value, r.variant) == ("DEFAULT", .number("9"), nil), "no default variant → caller default")
+        r = try eval("staff", .boolean, #"{"email":"ada@example.com"}"#)
+        #expect((r.reason, r.value, r.variant) == ("TARGETING_MATCH", .bool(true), "on"))
+        r = try eval("staff-spaced", .boolean, #"{"email":"ada@example.com"}"#)
+        #expect(r.reason == "TARGETING_MATCH", "$ref with whitespace")
+        r = try eval("bools", .string, #"{"plan":"pro"}"#, .string("?"))
+        #expect((r.reason, r.value, r.variant) == ("TARGETING_MATCH", .string("yes"), "true"), "true → variant named \"true\"")
+        r = try eval("bools", .string, #"{"plan":"free"}"#, .string("?"))
+        #expect((r.value, r.variant) == (.string("no"), "false"))
+        r = try eval("unknown-variant", .integer, "{}", .number("0"))
+        #expect((r.reason, r.errorCode, r.value) == ("ERROR", "GENERAL", .number("0")))
+        r = try eval("bad-op", .integer, "{}", .number("0"))
+        #expect((r.reason, r.errorCode) == ("ERROR", "PARSE_ERROR"))
+        r = try eval("bad-ref", .integer, "{}", .number("0"))
+        #expect((r.reason, r.errorCode) == ("ERROR", "PARSE_ERROR"))
+        r = try eval("static-on", .string, "{}", .string("s"))
+        #expect((r.reason, r.errorCode, r.value) == ("ERROR", "TYPE_MISMATCH", .string("s")))
+        r = try eval("plain", .integer, "{}", .number("0"))
+        #expect((r.reason, r.value) == ("STATIC", .number("42")), "plain values are static flags")
+        r = try eval("flagd-context", .string, #"{"$flagd":{"flagKey":"spoofed"}}"#, .string("?"))
+        #expect(r.value == .string("B"), "$flagd is set by the evaluator")
+        r = try eval("version-gate", .string, #"{"email":"a@example.com","app":"v2.3.0"}"#, .string("?"))
+        #expect(r.value == .string("new"))
+        r = try eval("version-gate", .string, #"{"email":"a@example.com","app":"2.0"}"#, .string("?"))
+        #expect(r.value == .string("old"))
+    }
+
+    @Test func metadataIsMerged() throws {
+        let r = try flags().evaluate("static-on", type: .boolean, default: .bool(false))
+        #expect(JSONValue.object(r.metadata).compactText == #"{"flagSetId":"shop","version":4}"#)
+        let other = try flags().evaluate("staff", type: .boolean, default: .bool(false))
+        #expect(JSONValue.object(other.metadata).compactText == #"{"flagSetId":"shop","version":3}"#)
+    }
+
+    @Test func timestampIsSeconds() throws {
+        let members = try FlagDocument.validate(
+            JSONValue(
+                parsing:
+                    #"{"flags":{"t":{"state":"ENABLED","variants":{"a":"a","b":"b"},"defaultVariant":"a","targeting":{"if":[{">":[{"var":"$flagd.timestamp"},1700000000]},"b","a"]}}}}"#
+            ))
+        let r = FlagSet(entries: members.map { ($0.key, $0.value) }).evaluate("t", type: .string, default: .string("?"), now: 1_800_000_000)
+        #expect(r.value == .string("b"))
+    }
+
+    @Test(arguments: [
+        ("[]", "$: a flagd document"), ("{}", "$.flags: required"), (#"{"flags":{"f":{"variants":{"a":1}}}}"#, "$.flags.f.state"),
+        (#"{"flags":{"f":{"state":"ON","variants":{"a":1}}}}"#, "$.flags.f.state"),
+        (#"{"flags":{"f":{"state":"ENABLED","variants":{}}}}"#, "$.flags.f.variants"),
+        (#"{"flags":{"f":{"state":"ENABLED","variants":{"a":1,"b":"x"}}}}"#, "one type"),
+        (#"{"flags":{"f":{"state":"ENABLED","variants":{"a":1},"defaultVariant":"z"}}}"#, "$.flags.f.defaultVariant"),
+        (#"{"flags":{"f":{"state":"ENABLED","variants":{"a":1},"targeting":[1]}}}"#, "$.flags.f.targeting"),
+        (#"{"flags":{"f":{"state":"ENABLED","variants":{"a":1},"metadata":{"x":[1]}}}}"#, "$.flags.f.metadata.x"),
+        (#"{"flags":{},"extra":1}"#, "$.extra"), (#"{"flags":{"f":{"state":"ENABLED","variants":{"a":[1]}}}}"#, "one type"),
+    ])
+    func invalidDocumentsAreRefused(document: String, message: String) throws {
+        do {
+            _ = try FlagDocument.validate(JSONValue(parsing: document))
+            Issue.record("accepted \(document)")
+        } catch let error as PrefsError {
+            #expect(error.kind == .invalidValue)
+            #expect(error.message.contains(message), "\(error.message)")
+        }
+    }
+}
