@@ -186,13 +186,13 @@ _prefs() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    get|set|rm|list|domains|export|import|batch|incr|apply|log|watch|schema|describe|reset|flag|help)
+    get|set|rm|list|domains|export|import|batch|incr|apply|log|watch|schema|describe|reset|flag|refresh|help)
         # Offer subcommand argument completions
         "_prefs_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'get set rm list domains export import batch incr apply log watch schema describe reset flag help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'get set rm list domains export import batch incr apply log watch schema describe reset flag refresh help' -- "${cur}"))
         ;;
     esac
 }
@@ -820,6 +820,39 @@ _prefs_flag_disable() {
         return
         ;;
     '--override')
+        return
+        ;;
+    esac
+}
+
+_prefs_refresh() {
+    repeating_flags=()
+    non_repeating_flags=(--status --json --version -h --help)
+    repeating_options=(--override --header)
+    non_repeating_options=(--store --actor --from --timeout --max-age)
+    __prefs_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    '--from')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--header')
+        return
+        ;;
+    '--max-age')
         return
         ;;
     esac

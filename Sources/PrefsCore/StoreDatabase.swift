@@ -285,6 +285,17 @@ final class StoreDatabase: Sendable {
                     );
                     CREATE TABLE write_context (id INTEGER PRIMARY KEY CHECK (id = 1), op TEXT NOT NULL, actor TEXT NOT NULL);
                     INSERT INTO write_context VALUES (1, 'set', 'unknown');
+                    CREATE TABLE refresh_sources (
+                        domain TEXT PRIMARY KEY NOT NULL,
+                        source TEXT NOT NULL,
+                        headers TEXT NOT NULL DEFAULT '[]',
+                        etag TEXT,
+                        last_modified TEXT,
+                        last_success_at INTEGER,
+                        copy_at INTEGER,
+                        last_failure_at INTEGER,
+                        last_failure TEXT
+                    ) WITHOUT ROWID;
                     """)
             for name in try String.fetchAll(db, sql: "SELECT name FROM domains") {
                 guard let domain = try? Domain(name) else { continue }

@@ -93,7 +93,8 @@ struct WriteQueueTests {
 
     @Test func observersSeeEventsOnlyAfterCommit() async throws {
         let store = try TemporaryStore()
-        let stack = try open(store)
+        let log = FlushLog()
+        let stack = try open(store, window: .seconds(3600), log: log)
         try stack.set(.number("1"), in: .user, forKey: "existing")
         try stack.flushSynchronously()
         let events = stack.changes(in: .user)
@@ -105,7 +106,7 @@ struct WriteQueueTests {
         try stack.set(.number("3"), in: .user, forKey: "new")
         try stack.set(.number("4"), in: .switch, forKey: "other")
         try await Task.sleep(for: .milliseconds(100))
-        #expect(received.withLock { $0.isEmpty }, "nothing is delivered before the commit")
+        #expect(received.withLock { $0.isEmpty }, "nothing is delivered before the commit (flushes so far: \(log.all))")
         try await stack.flush()
         try stack.remove(in: .user, keys: ["existing"])
         try await stack.flush()

@@ -1,0 +1,333 @@
+import Foundation
+import GRDB
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What `refresh` did.
+public struct RefreshResult: Sendable, Equatable {
+    /// What happened.
+    public enum Outcome: String, Sendable {
+        /// A new copy replaced the domain.
+        case updated
+        /// The server answered 304 Not Modified: the copy is current.
+        case notModified
+        /// The copy was younger than `maxAge`: nothing was fetched.
+        case fresh
+    }
+
+    /// What happened.
+    public var outcome: Outcome
+    /// How many keys the domain holds now.
+    public var keys: Int
+}
+
+/// The remembered source of a server-fed domain and how its last refreshes went.
+public struct RefreshStatus: Sendable, Equatable {
+    /// The domain.
+    public var domain: Domain
+    /// The URL or file.
+    public var source: String
+    /// When the last refresh succeeded (milliseconds since 1970).
+    public var lastSuccessAt: Int64?
+    /// When the copy in use was fetched (milliseconds since 1970).
+    public var copyAt: Int64?
+    /// When the last refresh failed.
+    public var lastFailureAt: Int64?
+    /// Why it failed.
+    public var lastFailure: String?
+
+    /// The status as one compact JSON object.
+    public var json: String {
+        func time(_ value: Int64?) -> JSONValue { value.map { .string(ISOTime.format(milliseconds: $0)) } ?? .null }
+        return JSONValue.object([
+            .init("domain", .string(domain.name)), .init("source", .string(source)), .init("lastSuccess", time(lastSuccessAt)),
+            .init("lastFailure", time(lastFailureAt)), .init("lastFailureCause", lastFailure.map(JSONValue.string) ?? .null),
+            .init("copyAgeSeconds", copyAt.map { .number(String(max(0, Clock.nowMilliseconds() - $0) / 1000)) } ?? .null),
+        ]).compactText
+    }
+}
+
+extension KeyValueStack {
+    /// Refreshes a server-fed domain from a URL (http, https) or a file, keeping the last good
+    /// copy when anything fails.
+    ///
+    /// The document — an object of key → value, or for `switch` also a flagd document — is
+    /// validated completely (JSON, keys, the schema, flagd rules) before anything changes;
+    /// then the domain's content is replaced in one transaction (logged as `refresh`). The
+    /// ETag/Last-Modified of the last good copy are sent back; a 304 changes nothing. The
+    /// source is remembered: pass nil to reuse it.
+    ///
+    /// ```swift
+    /// try await stack.refresh(.dynamic, from: "https://config.example.com/app.json")
+    /// ```
+    /// - Parameters:
+    ///   - maxAge: do nothing when the copy was fetched less than this long ago.
+    /// - Throws: ``PrefsError``: `unreachable` (with the cause and the age of the copy in use)
+    ///   when fetching or validating fails — the domain keeps its copy; `usage` when no
+    ///   source is given or remembered.
+    @discardableResult
+    public func refresh(
+        _ domain: Domain, from source: String? = nil, timeout: Duration = .seconds(5), headers: [String: String] = [:],
+        maxAge: Duration? = nil
+    ) async throws -> RefreshResult {
+        guard domain.isPersistent else { throw PrefsError(.usage, "the memory domain cannot be refreshed") }
+        let remembered = try refreshRecord(domain)
+        guard let source = source ?? remembered?.source else {
+            throw PrefsError(.usage, "no source for \(domain.name): give --from URL|FILE the first time")
+        }
+        let sameSource = remembered?.source == source
+        let headers = headers.isEmpty && sameSource ? (remembered?.headers ?? [:]) : headers
+        if let maxAge, sameSource, let copyAt = remembered?.copyAt ?? remembered?.lastSuccessAt {
+            let ageMilliseconds = Clock.nowMilliseconds() - copyAt
+            let limit = maxAge.components.seconds * 1000 + maxAge.components.attoseconds / 1_000_000_000_000_000
+            if ageMilliseconds < limit { return RefreshResult(outcome: .fresh, keys: try entries(in: domain).count) }
+        }
+        let fetched: Fetched
+        do {
+            fetched = try await Self.fetch(
+                source, timeout: timeout, headers: headers, etag: sameSource ? remembered?.etag : nil,
+                lastModified: sameSource ? remembered?.lastModified : nil)
+        } catch let error as PrefsError {
+            throw try refreshFailed(domain, source: source, headers: headers, cause: error.message, remembered: remembered)
+        }
+        guard let body = fetched.body else {
+            try recordRefresh(
+                domain, source: source, headers: headers, etag: remembered?.etag, lastModified: remembered?.lastModified, changed: false)
+            return RefreshResult(outcome: .notModified, keys: try entries(in: domain).count)
+        }
+        let members: [JSONValue.Member]
+        do {
+            members = try validateRefreshDocument(domain, body)
+        } catch let error as PrefsError {
+            throw try refreshFailed(
+                domain, source: source, headers: headers, cause: "invalid document: \(error.message)", remembered: remembered)
+        }
+        try flushSynchronously()
+        try replaceDomain(domain, with: members)
+        try recordRefresh(domain, source: source, headers: headers, etag: fetched.etag, lastModified: fetched.lastModified, changed: true)
+        return RefreshResult(outcome: .updated, keys: members.count)
+    }
+
+    /// Every remembered source with its last success and failure.
+    ///
+    /// - Throws: ``PrefsError`` of kind `storeUnreadable`.
+    public func refreshStatus() throws -> [RefreshStatus] {
+        guard let reader = try main.reader() else { return [] }
+        do {
+            return try reader.read { db in
+                try Row.fetchAll(
+                    db,
+                    sql:
+                        "SELECT domain, source, last_success_at, copy_at, last_failure_at, last_failure FROM refresh_sources ORDER BY domain"
+                ).compactMap { row in
+                    guard let domain = try? Domain(row[0] as String) else { return nil }
+                    return RefreshStatus(
+                        domain: domain, source: row[1], lastSuccessAt: row[2], copyAt: row[3], lastFailureAt: row[4], lastFailure: row[5])
+                }
+            }
+        } catch {
+            throw PrefsError.database(error, path: main.displayPath, writing: false)
+        }
+    }
+
+    // MARK: - Parts
+
+    struct RefreshRecord {
+        var source: String
+        var headers: [String: String]
+        var etag: String?
+        var lastModified: String?
+        var lastSuccessAt: Int64?
+        var copyAt: Int64?
+    }
+
+    struct Fetched: Sendable {
+        /// nil for 304 Not Modified.
+        var body: [UInt8]?
+        var etag: String?
+        var lastModified: String?
+    }
+
+    func refreshRecord(_ domain: Domain) throws -> RefreshRecord? {
+        guard let reader = try main.reader() else { return nil }
+        do {
+            return try reader.read { db in
+                guard
+                    let row = try Row.fetchOne(
+                        db,
+                        sql: "SELECT source, headers, etag, last_modified, last_success_at, copy_at FROM refresh_sources WHERE domain = ?",
+                        arguments: [domain.name])
+                else { return nil }
+                var headers: [String: String] = [:]
+                if let members = (try? JSONValue(parsing: row[1] as String))?.objectMembers {
+                    for member in members { headers[member.key] = member.value.stringValue }
+                }
+                return RefreshRecord(
+                    source: row[0], headers: headers, etag: row[2], lastModified: row[3], lastSuccessAt: row[4], copyAt: row[5])
+            }
+        } catch {
+            throw PrefsError.database(error, path: main.displayPath, writing: false)
+        }
+    }
+
+    private func headersJSON(_ headers: [String: String]) -> String {
+        JSONValue.object(headers.keys.sorted().map { JSONValue.Member($0, .string(headers[$0] ?? "")) }).compactText
+    }
+
+    private func recordRefresh(
+        _ domain: Domain, source: String, headers: [String: String], etag: String?, lastModified: String?, changed: Bool
+    ) throws {
+        let now = Clock.nowMilliseconds()
+        do {
+            try main.writer().write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO refresh_sources (domain, source, headers, etag, last_modified, last_success_at, copy_at)
+                        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
+                        ON CONFLICT (domain) DO UPDATE SET source = ?2, headers = ?3, etag = ?4, last_modified = ?5,
+                            last_success_at = ?6, copy_at = CASE WHEN ?7 THEN ?6 ELSE coalesce(copy_at, ?6) END
+                        """, arguments: [domain.name, source, headersJSON(headers), etag, lastModified, now, changed])
+            }
+        } catch {
+            throw PrefsError.database(error, path: main.displayPath, writing: true)
+        }
+    }
+
+    /// Records a failure and returns the error to throw (exit 7), naming the copy in use.
+    private func refreshFailed(
+        _ domain: Domain, source: String, headers: [String: String], cause: String, remembered: RefreshRecord?
+    ) throws -> PrefsError {
+        let now = Clock.nowMilliseconds()
+        do {
+            try main.writer().write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO refresh_sources (domain, source, headers, last_failure_at, last_failure) VALUES (?1, ?2, ?3, ?4, ?5)
+                        ON CONFLICT (domain) DO UPDATE SET last_failure_at = ?4, last_failure = ?5,
+                            source = CASE WHEN last_success_at IS NULL THEN ?2 ELSE source END
+                        """, arguments: [domain.name, source, headersJSON(headers), now, cause])
+            }
+        } catch {
+            // The failure is reported either way; a store that cannot record it still serves reads.
+        }
+        let copy: String
+        if let copyAt = remembered?.copyAt ?? remembered?.lastSuccessAt {
+            copy = "using the copy from \(Self.describeAge(now - copyAt)) ago"
+        } else {
+            copy = "no copy fetched yet"
+        }
+        return PrefsError(.unreachable, "refresh of \(domain.name) from \(source) failed: \(cause); \(copy)")
+    }
+
+    static func describeAge(_ milliseconds: Int64) -> String {
+        let seconds = max(0, milliseconds / 1000)
+        if seconds < 120 { return "\(seconds)s" }
+        if seconds < 7200 { return "\(seconds / 60)m" }
+        if seconds < 172_800 { return "\(seconds / 3600)h" }
+        return "\(seconds / 86400)d"
+    }
+
+    /// Checks a fetched document and returns the domain's new content.
+    func validateRefreshDocument(_ domain: Domain, _ body: [UInt8]) throws -> [JSONValue.Member] {
+        let document = try JSONValue(parsingUTF8: body, wrappingLevels: 4)
+        let members: [JSONValue.Member]
+        if domain == .switch, document["flags"] != nil {
+            members = try FlagDocument.validate(document)
+        } else {
+            guard let object = document.objectMembers else {
+                throw PrefsError(.invalidValue, "$: expected an object of key → value, got \(document.typeName)")
+            }
+            members = object
+        }
+        let schema = validatesWrites ? try self.schema() : Schema()
+        for member in members {
+            do {
+                try Key.validate(member.key)
+            } catch let error as PrefsError {
+                throw PrefsError(.invalidValue, "$\(Schema.member(member.key)): \(error.message)")
+            }
+            if validatesWrites { try schema.validate(member.value, in: domain, forKey: member.key) }
+        }
+        return members
+    }
+
+    /// Replaces a domain's content in one transaction, logged as `refresh`.
+    func replaceDomain(_ domain: Domain, with members: [JSONValue.Member]) throws {
+        let database = main
+        let events: [ChangeEvent]
+        do {
+            events = try database.writer().write { db in
+                try database.context.begin(db, op: "refresh")
+                let now = Clock.nowMilliseconds()
+                if try !Self.tableMayExist(db, domain) { try DomainTable.create(db, domain) }
+                var current: [BytewiseString: String] = [:]
+                try DomainTable(domain).forEach(db, prefix: nil, now: now) { current[BytewiseString($0.key)] = $0.json }
+                var changes: [(PendingKey, PendingChange)] = []
+                var incoming = Set<BytewiseString>()
+                for member in members {
+                    let json = member.value.compactText
+                    incoming.insert(BytewiseString(member.key))
+                    if let old = current[BytewiseString(member.key)], BytewiseString.equal(old, json) { continue }
+                    changes.append((PendingKey(domain: domain, key: member.key), .set(json, expiresAt: nil)))
+                }
+                for key in current.keys where !incoming.contains(key) {
+                    changes.append((PendingKey(domain: domain, key: key.value), .remove))
+                }
+                let events = try Self.apply(changes, in: db, context: database.context, op: "refresh", requireExisting: false)
+                try database.context.finish(db)
+                return events.map { ChangeEvent(kind: .refresh, domain: $0.domain, key: $0.key, json: $0.json, oldJSON: $0.oldJSON) }
+            }
+        } catch {
+            throw PrefsError.database(error, path: database.displayPath, writing: true)
+        }
+        observers.deliver(events)
+    }
+
+    static func fetch(_ source: String, timeout: Duration, headers: [String: String], etag: String?, lastModified: String?) async throws
+        -> Fetched
+    {
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        if source.hasPrefix("http://") || source.hasPrefix("https://") {
+            guard let url = URL(string: source) else { throw PrefsError(.unreachable, "not a valid URL") }
+            var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalAndRemoteCacheData, timeoutInterval: seconds)
+            for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+            if let etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+            if let lastModified { request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.timeoutIntervalForRequest = seconds
+            configuration.timeoutIntervalForResource = seconds
+            configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+            let session = URLSession(configuration: configuration)
+            defer { session.finishTasksAndInvalidate() }
+            let data: Data
+            let response: URLResponse
+            do {
+                (data, response) = try await session.data(for: request)
+            } catch let error as URLError {
+                switch error.code {
+                case .timedOut: throw PrefsError(.unreachable, "timed out after \(describe(seconds))")
+                case .cannotConnectToHost: throw PrefsError(.unreachable, "connection refused")
+                case .cannotFindHost, .dnsLookupFailed: throw PrefsError(.unreachable, "host not found")
+                default: throw PrefsError(.unreachable, error.localizedDescription)
+                }
+            } catch {
+                throw PrefsError(.unreachable, "\(error.localizedDescription)")
+            }
+            guard let http = response as? HTTPURLResponse else { throw PrefsError(.unreachable, "not an HTTP response") }
+            if http.statusCode == 304 { return Fetched(body: nil, etag: etag, lastModified: lastModified) }
+            guard (200..<300).contains(http.statusCode) else { throw PrefsError(.unreachable, "HTTP status \(http.statusCode)") }
+            return Fetched(
+                body: Array(data), etag: http.value(forHTTPHeaderField: "ETag"),
+                lastModified: http.value(forHTTPHeaderField: "Last-Modified"))
+        }
+        let path = source.hasPrefix("file://") ? String(source.dropFirst("file://".count)) : source
+        guard let data = FileManager.default.contents(atPath: path) else { throw PrefsError(.unreachable, "cannot read \(path)") }
+        return Fetched(body: Array(data), etag: nil, lastModified: nil)
+    }
+
+    private static func describe(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? "\(Int(seconds))s" : String(format: "%.1fs", seconds)
+    }
+}

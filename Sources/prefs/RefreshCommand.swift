@@ -1,0 +1,104 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import PrefsCore
+
+extension Prefs {
+    struct Refresh: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Refresh a server-fed domain from a URL or a file; keep the last good copy on failure.",
+            discussion: """
+                The document (an object of key → value; for switch also a flagd document) is checked \
+                completely before the domain's content is replaced in one transaction. ETag and \
+                Last-Modified are sent back; 304 changes nothing. On any failure the copy stays, stderr \
+                names the cause and the copy's age, and the exit code is 7. The source is remembered: \
+                'prefs refresh DOMAIN' reuses it. --status shows every source.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "The domain (dynamic, switch or another persistent one).")
+        var domain: String?
+
+        @Option(name: .customLong("from"), help: ArgumentHelp("An http(s) URL or a file.", valueName: "url|file"))
+        var source: String?
+
+        @Option(help: ArgumentHelp("Give up after this long (default 5s).", valueName: "duration"))
+        var timeout: TTLArgument?
+
+        @Option(name: .customLong("header"), help: ArgumentHelp("An HTTP header 'Name: value' (repeatable).", valueName: "header"))
+        var headers: [String] = []
+
+        @Option(help: ArgumentHelp("Do nothing when the copy is younger than this (e.g. 10m).", valueName: "duration"))
+        var maxAge: TTLArgument?
+
+        @Flag(help: "Show each domain's source, last success, last failure and copy age.")
+        var status = false
+
+        @Flag(help: "With --status: JSON Lines.")
+        var json = false
+
+        func validate() throws {
+            if status && (domain != nil || source != nil) { throw ValidationError("--status takes no domain or --from") }
+            if !status && domain == nil { throw ValidationError("Missing expected argument '<domain>'") }
+            for header in headers where !header.contains(":") { throw ValidationError("--header must look like 'Name: value'") }
+        }
+
+        func run() throws {
+            let stack = try global.openStack()
+            if status {
+                for entry in try stack.refreshStatus() {
+                    if json {
+                        Output.standard.write(entry.json + "\n")
+                    } else {
+                        func time(_ value: Int64?) -> String { value.map { ISOTime.format(milliseconds: $0) } ?? "-" }
+                        let age = entry.copyAt.map { String(max(0, (Int64(Date().timeIntervalSince1970 * 1000) - $0) / 1000)) + "s" } ?? "-"
+                        Output.standard.write(
+                            [
+                                entry.domain.name, entry.source, time(entry.lastSuccessAt), time(entry.lastFailureAt),
+                                entry.lastFailure ?? "-", age,
+                            ]
+                            .joined(separator: "\t") + "\n")
+                    }
+                }
+                return
+            }
+            let domain = try parseDomain(domain ?? "")
+            var parsedHeaders: [String: String] = [:]
+            for header in headers {
+                let parts = header.split(separator: ":", maxSplits: 1)
+                parsedHeaders[String(parts[0]).trimmingCharacters(in: .whitespaces)] =
+                    parts.count > 1 ? String(parts[1]).trimmingCharacters(in: .whitespaces) : ""
+            }
+            let source = self.source
+            let timeout = self.timeout?.duration ?? .seconds(5)
+            let maxAge = self.maxAge?.duration
+            let requestHeaders = parsedHeaders
+            let outcome = Blocking.run {
+                try await stack.refresh(domain, from: source, timeout: timeout, headers: requestHeaders, maxAge: maxAge)
+            }
+            _ = try outcome.get()
+        }
+    }
+}
+
+/// Runs async work to completion from synchronous command code.
+enum Blocking {
+    static func run<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) -> Result<T, any Error> {
+        let box = ResultBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do { box.set(.success(try await work())) } catch { box.set(.failure(error)) }
+            done.signal()
+        }
+        done.wait()
+        return box.get()
+    }
+
+    final class ResultBox<T: Sendable>: @unchecked Sendable {
+        private var result: Result<T, any Error>?
+        private let lock = NSLock()
+        func set(_ value: Result<T, any Error>) { lock.withLock { result = value } }
+        func get() -> Result<T, any Error> { lock.withLock { result ?? .failure(CancellationError()) } }
+    }
+}
