@@ -53,7 +53,9 @@ extension Prefs {
         var output: String?
 
         func run() throws {
-            let text = try global.openStack().exportFlags().prettyText + "\n"
+            let (document, skipped) = try global.openStack().exportFlags()
+            for key in skipped { Output.error("warning: switch/\(key) is not exported: arrays and null cannot be flagd variants") }
+            let text = document.prettyText + "\n"
             if let output { try writeFileAtomically(output, Array(text.utf8)) } else { Output.standard.write(text) }
         }
     }
@@ -137,7 +139,10 @@ extension Prefs {
         }
 
         func evaluate(_ stack: KeyValueStack, _ key: String, type: FlagType, default value: JSONValue) throws -> FlagResolution {
-            try stack.evaluateFlag(
+            guard FileManager.default.fileExists(atPath: stack.path) else {
+                throw PrefsError(.usage, "no store at \(stack.path): import flags first (prefs flag import FILE)")
+            }
+            return try stack.evaluateFlag(
                 key, type: type, default: value, context: contextValue(), targetingKey: targetingKey,
                 fractionalVersion: FractionalVersion(rawValue: fractionalVersion) ?? .v2)
         }

@@ -247,3 +247,51 @@ struct FlagEvaluationTests {
         }
     }
 }
+
+@Suite("JsonLogic review cases")
+struct JsonLogicReviewTests {
+    @Test func hugeAndNonFiniteNumbersNeverCrash() throws {
+        #expect(try logic(#"{"substr":["abc",{"var":"from"}]}"#, #"{"from":1e19}"#) == .string(""))
+        #expect(try logic(#"{"substr":["abc",{"/":[1,0]}]}"#) == .string(""))
+        #expect(try logic(#"{"substr":["abc",0,{"/":[-1,0]}]}"#) == .string(""))
+        #expect(try logic(#"{"substr":["abc",-1e30]}"#) == .string("abc"))
+        #expect(try logic(#"{"missing_some":["x",["a"]]}"#) == .array([]))
+        #expect(try logic(#"{"missing_some":[1e30,["a"]]}"#) == .array([.string("a")]))
+    }
+
+    @Test func javascriptSemantics() throws {
+        #expect(try logic(#"{"!":[[0]]}"#) == .bool(false))
+        #expect(try logic(#"{"!!":[[""]]}"#) == .bool(true))
+        #expect(try logic(#"{"in":["","abc"]}"#) == .bool(true))
+        #expect(try logic(#"{"*":["3px",2]}"#) == .number("6"))
+        #expect(try logic(#"{"+":["",1]}"#) == .null)
+        #expect(try logic(#"{"+":[true,1]}"#) == .null)
+        #expect(try logic(#"{"var":["x","d"]}"#, #"{"x":null}"#) == .null, "an explicit null is found")
+        #expect(try logic(#"{"var":["y","d"]}"#, #"{"x":null}"#) == .string("d"))
+        #expect(try logic(#"{"cat":[1e-7," ",1e21," ",0.5]}"#) == .string("1e-7 1e+21 0.5"))
+    }
+
+    @Test func stringsAreComparedByTheirBytes() throws {
+        #expect(try logic("{\"===\":[\"e\\u0301\",\"\\u00e9\"]}") == .bool(false))
+        #expect(try logic("{\"==\":[\"e\\u0301\",\"\\u00e9\"]}") == .bool(false))
+        #expect(try logic("{\"starts_with\":[\"e\\u0301tude\",\"e\"]}") == .bool(true))
+        #expect(try logic("{\"substr\":[\"a\\ud83d\\ude00b\",1,2]}") == .string("😀"), "UTF-16 units, like JavaScript")
+    }
+
+    @Test func fractionalAcceptsFlagdsVariantsAndFallsBack() throws {
+        let data = #"{"targetingKey":"k1","$flagd":{"flagKey":"f"}}"#
+        let bools = try logic(#"{"fractional":[[true,1],[false,1]]}"#, data)
+        #expect(bools == .bool(true) || bools == .bool(false))
+        #expect(try logic(#"{"fractional":[["a",null]]}"#, data) == .string("a"), "a null weight is 1")
+        let fallback = try logic(#"{"fractional":[{"var":"nope"},["a",1],["b",1]]}"#, data)
+        #expect(fallback == (try logic(#"{"fractional":[["a",1],["b",1]]}"#, data)), "a null bucketBy falls back to flagKey+targetingKey")
+    }
+
+    @Test func cborUsesTheShortestExactFloat() throws {
+        // Version 3 hashes CBOR: 1.5 is the half-precision F9 3E 00.
+        let expected = MurmurHash3.x86Hash32([0xF9, 0x3E, 0x00])
+        let bucket = (UInt64(expected) * 2) >> 32
+        let result = try logic(#"{"fractional":[1.5,["a",1],["b",1]]}"#, "{}", version: .v3)
+        #expect(result == .string(bucket == 0 ? "a" : "b"))
+    }
+}

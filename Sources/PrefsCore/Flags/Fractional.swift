@@ -7,18 +7,30 @@ enum Fractional {
         var bucketBy: LogicValue?
         if case .array = args[0] {
         } else {
-            bucketBy = args[0]
+            // A bucketBy that evaluates to null (a missing property) falls back to
+            // flagKey + targetingKey, as flagd does.
+            if args[0] != .null { bucketBy = args[0] }
             buckets = args.dropFirst()
         }
         guard !buckets.isEmpty else { return .null }
-        var variants: [(String, UInt64)] = []
+        var variants: [(LogicValue, UInt64)] = []
         var total: UInt64 = 0
         for bucket in buckets {
-            guard case .array(let parts) = bucket, (1...2).contains(parts.count), case .string(let variant) = parts[0] else { return .null }
+            guard case .array(let parts) = bucket, (1...2).contains(parts.count) else { return .null }
+            // A variant may be a string, a boolean (variant "true"/"false"), a number or null.
+            let variant: LogicValue
+            switch parts[0] {
+            case .string, .bool, .null: variant = parts[0]
+            case .number(let n): variant = .string(LogicValue.format(n))
+            default: return .null
+            }
             var weight: Double = 1
             if parts.count == 2 {
-                guard case .number(let w) = parts[1], w == w.rounded(), w.isFinite else { return .null }
-                weight = w
+                switch parts[1] {
+                case .null: weight = 1
+                case .number(let w) where w == w.rounded() && w.isFinite: weight = w
+                default: return .null
+                }
             }
             let clamped = weight < 0 ? 0 : UInt64(min(weight, 4_294_967_296))
             total += clamped
@@ -53,15 +65,15 @@ enum Fractional {
             var end = 0.0
             for (variant, weight) in variants {
                 end += 100 * Double(weight) / Double(total)
-                if bucket < end { return .string(variant) }
+                if bucket < end { return variant }
             }
-            return .string(variants.last?.0 ?? "")
+            return variants.last?.0 ?? .null
         }
         let bucket = (UInt64(hash) * total) >> 32
         var sum: UInt64 = 0
         for (variant, weight) in variants {
             sum += weight
-            if bucket < sum { return .string(variant) }
+            if bucket < sum { return variant }
         }
         return .null
     }
@@ -96,7 +108,12 @@ enum CBOR {
         case .number(let n):
             if n == n.rounded(), abs(n) < 1.8e19 {
                 if n >= 0 { head(0, UInt64(n), into: &out) } else { head(1, UInt64(-n - 1), into: &out) }
-            } else if Double(Float(n)) == n || n.isNaN {
+            } else if n.isNaN {
+                out += [0xF9, 0x7E, 0x00]
+            } else if Double(Float16(n)) == n {
+                let bits = Float16(n).bitPattern
+                out += [0xF9, UInt8(bits >> 8), UInt8(bits & 0xFF)]
+            } else if Double(Float(n)) == n {
                 let bits = Float(n).bitPattern
                 out.append(0xFA)
                 out += (0..<4).reversed().map { UInt8((bits >> (8 * UInt32($0))) & 0xFF) }

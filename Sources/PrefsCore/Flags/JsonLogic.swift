@@ -37,11 +37,39 @@ public indirect enum LogicValue: Sendable, Equatable {
         }
     }
 
+    /// JavaScript's number-to-string: `3`, `0.1`, `1e-7`, `1e+21`.
     static func format(_ n: Double) -> String {
+        if n.isNaN { return "NaN" }
+        if n.isInfinite { return n > 0 ? "Infinity" : "-Infinity" }
         if n == n.rounded(), abs(n) < 1e21 {
             return n == 0 ? "0" : String(format: "%.0f", n)
         }
-        return "\(n)"
+        var text = "\(n)"
+        if let e = text.firstIndex(of: "e") {
+            var exponent = String(text[text.index(after: e)...])
+            let sign = exponent.first == "-" ? "-" : "+"
+            exponent = String(exponent.drop { $0 == "-" || $0 == "+" || $0 == "0" })
+            text = String(text[..<e]) + "e" + sign + (exponent.isEmpty ? "0" : exponent)
+        }
+        return text
+    }
+
+    /// JavaScript's parseFloat: the longest numeric prefix of the string form, else NaN.
+    var parsedFloat: Double {
+        switch self {
+        case .number(let n): return n
+        case .string(let s):
+            let trimmed = s.drop { $0 == " " || $0 == "\t" || $0 == "\n" }
+            var best = Double.nan
+            var prefix = ""
+            for character in trimmed {
+                prefix.append(character)
+                if let value = Double(prefix) { best = value } else if !"+-.eE".contains(character) { break }
+            }
+            return best
+        case .array: return LogicValue.string(text).parsedFloat
+        default: return .nan
+        }
     }
 
     /// JavaScript truthiness as JsonLogic defines it (an empty array is false).
@@ -169,9 +197,7 @@ public struct JsonLogic: Sendable {
         func arg(_ i: Int) -> LogicValue { i < args.count ? eval(args[i], data) : .null }
         switch op {
         case .var:
-            let path = arg(0)
-            let found = JsonLogic.lookup(data, path)
-            if found == .null, args.count > 1 { return arg(1) }
+            guard let found = JsonLogic.find(data, arg(0)) else { return args.count > 1 ? arg(1) : .null }
             return found
         case .missing:
             var keys = args.map { eval($0, data) }
@@ -181,7 +207,7 @@ public struct JsonLogic: Sendable {
                     let v = JsonLogic.lookup(data, $0); return v == .null || v == .string("")
                 })
         case .missingSome:
-            let need = Int(arg(0).number)
+            let need = JsonLogic.int(arg(0).number)
             guard case .array(let keys) = arg(1) else { return .array([]) }
             let missing = keys.filter {
                 let v = JsonLogic.lookup(data, $0); return v == .null || v == .string("")
@@ -198,8 +224,8 @@ public struct JsonLogic: Sendable {
         case .ne: return .bool(!JsonLogic.looseEquals(arg(0), arg(1)))
         case .strictEq: return .bool(JsonLogic.strictEquals(arg(0), arg(1)))
         case .strictNe: return .bool(!JsonLogic.strictEquals(arg(0), arg(1)))
-        case .not: return .bool(!JsonLogic.unwrap(arg(0)).truthy)
-        case .notNot: return .bool(JsonLogic.unwrap(arg(0)).truthy)
+        case .not: return .bool(!arg(0).truthy)
+        case .notNot: return .bool(arg(0).truthy)
         case .or:
             var last = LogicValue.null
             for node in args {
@@ -225,8 +251,8 @@ public struct JsonLogic: Sendable {
         case .ge: return .bool(!JsonLogic.less(arg(0), arg(1)) && JsonLogic.comparable(arg(0), arg(1)))
         case .mod: return .number(arg(0).number.truncatingRemainder(dividingBy: arg(1).number))
         case .div: return .number(arg(0).number / arg(1).number)
-        case .mul: return .number(args.reduce(1) { $0 * eval($1, data).number })
-        case .add: return .number(args.reduce(0) { $0 + eval($1, data).number })
+        case .mul: return .number(args.reduce(1) { $0 * eval($1, data).parsedFloat })
+        case .add: return .number(args.reduce(0) { $0 + eval($1, data).parsedFloat })
         case .sub:
             if args.count == 1 { return .number(-arg(0).number) }
             return .number(arg(0).number - arg(1).number)
@@ -244,20 +270,23 @@ public struct JsonLogic: Sendable {
             return .array(result)
         case .cat: return .string(args.map { eval($0, data).text }.joined())
         case .substr:
-            let characters = Array(arg(0).text)
-            var start = Int(arg(1).number.isNaN ? 0 : arg(1).number)
-            if start < 0 { start = max(characters.count + start, 0) }
-            start = min(start, characters.count)
-            var end = characters.count
+            // JavaScript strings are UTF-16.
+            let units = Array(arg(0).text.utf16)
+            var start = JsonLogic.int(arg(1).number)
+            if start < 0 { start = max(units.count + start, 0) }
+            start = min(start, units.count)
+            var end = units.count
             if args.count > 2 {
-                let length = Int(arg(2).number.isNaN ? 0 : arg(2).number)
-                end = length < 0 ? max(characters.count + length, start) : min(start + length, characters.count)
+                let length = JsonLogic.int(arg(2).number)
+                end = length < 0 ? max(units.count + length, start) : min(start &+ min(length, units.count), units.count)
             }
-            return .string(String(characters[start..<max(end, start)]))
+            return .string(String(decoding: units[start..<max(end, start)], as: UTF16.self))
         case .in:
             let needle = arg(0)
             switch arg(1) {
-            case .string(let haystack): return .bool(haystack.contains(needle.text))
+            case .string(let haystack):
+                let text = needle.text
+                return .bool(text.isEmpty || haystack.utf8.count >= text.utf8.count && haystack.range(of: text, options: .literal) != nil)
             case .array(let items): return .bool(items.contains { JsonLogic.strictEquals($0, needle) })
             default: return .bool(false)
             }
@@ -281,7 +310,9 @@ public struct JsonLogic: Sendable {
             }
         case .startsWith, .endsWith:
             guard args.count == 2, case .string(let subject) = arg(0), case .string(let affix) = arg(1) else { return .null }
-            return .bool(op == .startsWith ? subject.hasPrefix(affix) : subject.hasSuffix(affix))
+            let bytes = Array(subject.utf8)
+            let part = Array(affix.utf8)
+            return .bool(op == .startsWith ? bytes.starts(with: part) : bytes.reversed().starts(with: part.reversed()))
         case .semVer:
             return JsonLogic.semVer(args.map { eval($0, data) })
         case .fractional:
@@ -289,29 +320,39 @@ public struct JsonLogic: Sendable {
         }
     }
 
-    static func unwrap(_ value: LogicValue) -> LogicValue {
-        if case .array(let items) = value, items.count == 1 { return items[0] }
-        return value
+    /// A double as an Int, NaN as 0 and clamped (never a crash on 1e19 or infinity).
+    static func int(_ value: Double) -> Int {
+        if value.isNaN { return 0 }
+        if value >= 9.0e15 { return 9_000_000_000_000_000 }
+        if value <= -9.0e15 { return -9_000_000_000_000_000 }
+        return Int(value)
     }
 
     static func lookup(_ data: LogicValue, _ path: LogicValue) -> LogicValue {
+        find(data, path) ?? .null
+    }
+
+    /// The value at a path; nil when it does not exist (an explicit null is found).
+    static func find(_ data: LogicValue, _ path: LogicValue) -> LogicValue? {
         let text: String
         switch path {
         case .null: return data
         case .string(let s): text = s
         case .number(let n): text = LogicValue.format(n)
-        case .array(let items): return items.first.map { lookup(data, $0) } ?? data
-        default: return .null
+        case .array(let items): return items.first.map { find(data, $0) } ?? data
+        default: return nil
         }
         if text.isEmpty { return data }
         var current = data
         for part in text.split(separator: ".", omittingEmptySubsequences: false) {
             switch current {
-            case .object(let object): current = object[String(part)] ?? .null
+            case .object(let object):
+                guard let next = object[String(part)] else { return nil }
+                current = next
             case .array(let items):
-                guard let index = Int(part), index >= 0, index < items.count else { return .null }
+                guard let index = Int(part), index >= 0, index < items.count else { return nil }
                 current = items[index]
-            default: return .null
+            default: return nil
             }
         }
         return current
@@ -320,6 +361,7 @@ public struct JsonLogic: Sendable {
     static func strictEquals(_ a: LogicValue, _ b: LogicValue) -> Bool {
         switch (a, b) {
         case (.array, .array), (.object, .object): return false  // JavaScript compares references
+        case (.string(let x), .string(let y)): return BytewiseString.equal(x, y)
         default: return a == b
         }
     }
@@ -328,7 +370,7 @@ public struct JsonLogic: Sendable {
         switch (a, b) {
         case (.null, .null): return true
         case (.null, _), (_, .null): return false
-        case (.string(let x), .string(let y)): return x == y
+        case (.string(let x), .string(let y)): return BytewiseString.equal(x, y)
         case (.bool, .bool), (.number, .number): return a == b
         case (.array, .array), (.object, .object): return false
         case (.array, _), (.object, _): return looseEquals(.string(a.text), b)

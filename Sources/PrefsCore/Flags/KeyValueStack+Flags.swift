@@ -42,15 +42,36 @@ extension KeyValueStack {
     ///   problem; nothing changes then.
     @discardableResult
     public func importFlags(_ document: JSONValue, replace: Bool = false, dryRun: Bool = false) throws -> ImportPlan {
-        let members = try FlagDocument.validate(document)
+        var members = try FlagDocument.validate(document)
+        if !replace {
+            // Merge shared evaluators and set metadata by name, so flags already stored keep
+            // the evaluators their $refs name.
+            for key in [FlagSet.evaluatorsKey, FlagSet.metadataKey] {
+                guard let index = members.firstIndex(where: { $0.key == key }),
+                    case .object(var merged)? = try storedValue(in: .switch, forKey: key),
+                    let incoming = members[index].value.objectMembers
+                else { continue }
+                for member in incoming {
+                    if let existing = merged.firstIndex(where: { $0.key == member.key }) {
+                        merged[existing] = member
+                    } else {
+                        merged.append(member)
+                    }
+                }
+                members[index].value = .object(merged)
+            }
+        }
         return try importDocument(.object([JSONValue.Member(Domain.switch.name, .object(members))]), replace: replace, dryRun: dryRun)
     }
 
     /// The `switch` domain as a flagd document. Plain values become flags with one variant
-    /// named `static`, so evaluations stay the same after an import.
+    /// named `static`, so evaluations stay the same after an import (their variant is then
+    /// `static` rather than none). Plain arrays and nulls cannot be flagd variants: they are
+    /// left out and their keys returned in `skipped`.
     ///
     /// - Throws: ``PrefsError`` when the store cannot be read.
-    public func exportFlags() throws -> JSONValue {
+    public func exportFlags() throws -> (document: JSONValue, skipped: [String]) {
+        var skipped: [String] = []
         var flags: [JSONValue.Member] = []
         var evaluators: JSONValue?
         var metadata: JSONValue?
@@ -62,6 +83,10 @@ extension KeyValueStack {
             default:
                 if FlagSet.isDefinition(value) {
                     flags.append(JSONValue.Member(entry.key, value))
+                } else if case .array = value {
+                    skipped.append(entry.key)
+                } else if case .null = value {
+                    skipped.append(entry.key)
                 } else {
                     flags.append(
                         JSONValue.Member(
@@ -77,7 +102,7 @@ extension KeyValueStack {
         if let metadata { document.append(.init("metadata", metadata)) }
         if let evaluators { document.append(.init("$evaluators", evaluators)) }
         document.append(.init("flags", .object(flags)))
-        return .object(document)
+        return (.object(document), skipped)
     }
 
     /// Sets a flag's `state` (a definition) or value (a plain boolean) and commits.
