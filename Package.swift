@@ -8,7 +8,9 @@ let package = Package(
     name: "prefs",
     products: [
         .library(name: "PrefsCore", targets: ["PrefsCore"]),
+        .library(name: "PrefsRemote", targets: ["PrefsRemote"]),
         .executable(name: "prefs", targets: ["prefs"]),
+        .executable(name: "prefs-http-get", targets: ["prefs-http-get"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -31,6 +33,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "PrefsRemote",
+            dependencies: ["PrefsCore"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "prefs-http-get",
+            dependencies: ["PrefsCore", "PrefsRemote"],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "prefs-queue-bench",
             dependencies: ["PrefsCore"],
@@ -49,7 +61,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PrefsCLITests",
-            dependencies: ["prefs", "PrefsCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["prefs", "prefs-http-get", "PrefsCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ],
     swiftLanguageModes: [.v6]

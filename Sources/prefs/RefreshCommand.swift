@@ -75,7 +75,8 @@ extension Prefs {
             let maxAge = self.maxAge?.duration
             let requestHeaders = parsedHeaders
             let outcome = Blocking.run {
-                try await stack.refresh(domain, from: source, timeout: timeout, headers: requestHeaders, maxAge: maxAge)
+                try await stack.refresh(
+                    domain, from: source, timeout: timeout, headers: requestHeaders, maxAge: maxAge, http: HelperFetcher())
             }
             _ = try outcome.get()
         }
@@ -100,5 +101,78 @@ enum Blocking {
         private let lock = NSLock()
         func set(_ value: Result<T, any Error>) { lock.withLock { result = value } }
         func get() -> Result<T, any Error> { lock.withLock { result ?? .failure(CancellationError()) } }
+    }
+}
+
+/// Fetches over HTTP by running `prefs-http-get` (installed next to `prefs`), which keeps the
+/// networking stack out of the `prefs` binary's start-up.
+struct HelperFetcher: HTTPFetcher {
+    static var helperPath: String? {
+        let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let sibling = URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent("prefs-http-get").path
+        if FileManager.default.isExecutableFile(atPath: sibling) { return sibling }
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+            let candidate = "\(directory)/prefs-http-get"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    func get(_ url: String, timeout: Duration, headers: [String: String]) async throws -> HTTPResponse {
+        guard let helper = Self.helperPath else {
+            throw PrefsError(.unreachable, "prefs-http-get is not installed next to prefs or on PATH")
+        }
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: helper)
+        process.arguments = [url, String(seconds)] + headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        do {
+            try process.run()
+        } catch {
+            throw PrefsError(.unreachable, "cannot run \(helper): \(error.localizedDescription)")
+        }
+        let collector = ErrorText(errors.fileHandleForReading)
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let message = collector.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            throw PrefsError(.unreachable, message.isEmpty ? "HTTP client failed (status \(process.terminationStatus))" : message)
+        }
+        let bytes = [UInt8](data)
+        guard let split = bytes.indices.first(where: { $0 > 0 && bytes[$0] == 10 && bytes[$0 - 1] == 10 }) else {
+            throw PrefsError(.unreachable, "malformed answer from prefs-http-get")
+        }
+        let head = String(decoding: bytes[..<split], as: UTF8.self).split(separator: "\n")
+        guard let status = head.first.flatMap({ Int($0) }) else { throw PrefsError(.unreachable, "malformed answer from prefs-http-get") }
+        var etag: String?
+        var lastModified: String?
+        for line in head.dropFirst() {
+            if line.hasPrefix("ETag: ") { etag = String(line.dropFirst(6)) }
+            if line.hasPrefix("Last-Modified: ") { lastModified = String(line.dropFirst(15)) }
+        }
+        return HTTPResponse(status: status, etag: etag, lastModified: lastModified, body: Array(bytes[(split + 1)...]))
+    }
+}
+
+/// Reads a pipe to its end on another thread.
+final class ErrorText: @unchecked Sendable {
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread {
+            self.data = handle.readDataToEndOfFile()
+            self.done.signal()
+        }.start()
+    }
+
+    var text: String {
+        done.wait()
+        done.signal()
+        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -1,9 +1,36 @@
 import Foundation
 import GRDB
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
+/// One HTTP GET for `refresh`: implemented with URLSession by the `PrefsRemote` library and by
+/// the `prefs-http-get` helper the CLI runs, so the core and the `prefs` binary do not load an
+/// HTTP stack (it would double the start-up cost of every `prefs get`).
+public protocol HTTPFetcher: Sendable {
+    /// Fetches `url`. Returns the status, the ETag and Last-Modified headers and the body.
+    ///
+    /// - Throws: ``PrefsError`` of kind `unreachable` naming the cause (timed out, connection
+    ///   refused, host not found, …).
+    func get(_ url: String, timeout: Duration, headers: [String: String]) async throws -> HTTPResponse
+}
+
+/// The parts of an HTTP response `refresh` uses.
+public struct HTTPResponse: Sendable, Equatable {
+    /// The status code.
+    public var status: Int
+    /// The ETag header.
+    public var etag: String?
+    /// The Last-Modified header.
+    public var lastModified: String?
+    /// The body.
+    public var body: [UInt8]
+
+    /// Creates a response.
+    public init(status: Int, etag: String?, lastModified: String?, body: [UInt8]) {
+        self.status = status
+        self.etag = etag
+        self.lastModified = lastModified
+        self.body = body
+    }
+}
 
 /// What `refresh` did.
 public struct RefreshResult: Sendable, Equatable {
@@ -67,10 +94,12 @@ extension KeyValueStack {
     /// - Throws: ``PrefsError``: `unreachable` (with the cause and the age of the copy in use)
     ///   when fetching or validating fails — the domain keeps its copy; `usage` when no
     ///   source is given or remembered.
+    /// - Parameter http: fetches http(s) sources; without one, only files can be refreshed
+    ///   (`import PrefsRemote` for a URLSession fetcher).
     @discardableResult
     public func refresh(
         _ domain: Domain, from source: String? = nil, timeout: Duration = .seconds(5), headers: [String: String] = [:],
-        maxAge: Duration? = nil
+        maxAge: Duration? = nil, http: (any HTTPFetcher)? = nil
     ) async throws -> RefreshResult {
         guard domain.isPersistent else { throw PrefsError(.usage, "the memory domain cannot be refreshed") }
         let remembered = try refreshRecord(domain)
@@ -88,7 +117,7 @@ extension KeyValueStack {
         do {
             fetched = try await Self.fetch(
                 source, timeout: timeout, headers: headers, etag: sameSource ? remembered?.etag : nil,
-                lastModified: sameSource ? remembered?.lastModified : nil)
+                lastModified: sameSource ? remembered?.lastModified : nil, http: http)
         } catch let error as PrefsError {
             throw try refreshFailed(domain, source: source, headers: headers, cause: error.message, remembered: remembered)
         }
@@ -285,42 +314,18 @@ extension KeyValueStack {
         observers.deliver(events)
     }
 
-    static func fetch(_ source: String, timeout: Duration, headers: [String: String], etag: String?, lastModified: String?) async throws
-        -> Fetched
-    {
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+    static func fetch(
+        _ source: String, timeout: Duration, headers: [String: String], etag: String?, lastModified: String?, http: (any HTTPFetcher)?
+    ) async throws -> Fetched {
         if source.hasPrefix("http://") || source.hasPrefix("https://") {
-            guard let url = URL(string: source) else { throw PrefsError(.unreachable, "not a valid URL") }
-            var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalAndRemoteCacheData, timeoutInterval: seconds)
-            for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-            if let etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
-            if let lastModified { request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
-            let configuration = URLSessionConfiguration.ephemeral
-            configuration.timeoutIntervalForRequest = seconds
-            configuration.timeoutIntervalForResource = seconds
-            configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-            let session = URLSession(configuration: configuration)
-            defer { session.finishTasksAndInvalidate() }
-            let data: Data
-            let response: URLResponse
-            do {
-                (data, response) = try await session.data(for: request)
-            } catch let error as URLError {
-                switch error.code {
-                case .timedOut: throw PrefsError(.unreachable, "timed out after \(describe(seconds))")
-                case .cannotConnectToHost: throw PrefsError(.unreachable, "connection refused")
-                case .cannotFindHost, .dnsLookupFailed: throw PrefsError(.unreachable, "host not found")
-                default: throw PrefsError(.unreachable, error.localizedDescription)
-                }
-            } catch {
-                throw PrefsError(.unreachable, "\(error.localizedDescription)")
-            }
-            guard let http = response as? HTTPURLResponse else { throw PrefsError(.unreachable, "not an HTTP response") }
-            if http.statusCode == 304 { return Fetched(body: nil, etag: etag, lastModified: lastModified) }
-            guard (200..<300).contains(http.statusCode) else { throw PrefsError(.unreachable, "HTTP status \(http.statusCode)") }
-            return Fetched(
-                body: Array(data), etag: http.value(forHTTPHeaderField: "ETag"),
-                lastModified: http.value(forHTTPHeaderField: "Last-Modified"))
+            guard let http else { throw PrefsError(.unreachable, "no HTTP client available") }
+            var headers = headers
+            if let etag { headers["If-None-Match"] = etag }
+            if let lastModified { headers["If-Modified-Since"] = lastModified }
+            let response = try await http.get(source, timeout: timeout, headers: headers)
+            if response.status == 304 { return Fetched(body: nil, etag: etag, lastModified: lastModified) }
+            guard (200..<300).contains(response.status) else { throw PrefsError(.unreachable, "HTTP status \(response.status)") }
+            return Fetched(body: response.body, etag: response.etag, lastModified: response.lastModified)
         }
         let path = source.hasPrefix("file://") ? String(source.dropFirst("file://".count)) : source
         guard let data = FileManager.default.contents(atPath: path) else { throw PrefsError(.unreachable, "cannot read \(path)") }
