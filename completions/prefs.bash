@@ -186,13 +186,13 @@ _prefs() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    get|set|rm|list|domains|export|import|batch|incr|apply|log|watch|schema|describe|reset|flag|refresh|help)
+    get|set|rm|list|domains|export|import|batch|incr|apply|log|watch|schema|describe|reset|flag|refresh|doctor|backup|help)
         # Offer subcommand argument completions
         "_prefs_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'get set rm list domains export import batch incr apply log watch schema describe reset flag refresh help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'get set rm list domains export import batch incr apply log watch schema describe reset flag refresh doctor backup help' -- "${cur}"))
         ;;
     esac
 }
@@ -853,6 +853,48 @@ _prefs_refresh() {
         return
         ;;
     '--max-age')
+        return
+        ;;
+    esac
+}
+
+_prefs_doctor() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor)
+    __prefs_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    esac
+}
+
+_prefs_backup() {
+    repeating_flags=()
+    non_repeating_flags=(--force --version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor)
+    __prefs_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
         return
         ;;
     esac

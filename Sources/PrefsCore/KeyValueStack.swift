@@ -110,7 +110,9 @@ public final class KeyValueStack: Sendable {
             memory = StoreDatabase(location: .inProcess, kind: .memoryTier, busyTimeout: options.busyTimeout, actor: actor)
         case .shared:
             let file = StoreLocation.memoryFile(forStore: path, environment: options.environment)
-            memory = StoreDatabase(location: .file(file), kind: .memoryTier, busyTimeout: options.busyTimeout, actor: actor)
+            memory = StoreDatabase(
+                location: .file(file), kind: .memoryTier, busyTimeout: options.busyTimeout, actor: actor,
+                ownerPath: StoreLocation.absolutePath(path))
         }
         let observers = ChangeObservers()
         self.main = main

@@ -66,11 +66,16 @@ final class StoreDatabase: Sendable {
     let context: WriteContext
     private let queue = Mutex<(queue: DatabaseQueue, readonly: Bool)?>(nil)
 
-    init(location: Location, kind: Kind, busyTimeout: TimeInterval, actor: String = "unknown") {
+    /// For a shared memory tier: the store file it belongs to (recorded in its meta table,
+    /// so `prefs doctor` can find memory files whose store is gone).
+    let ownerPath: String?
+
+    init(location: Location, kind: Kind, busyTimeout: TimeInterval, actor: String = "unknown", ownerPath: String? = nil) {
         self.location = location
         self.kind = kind
         self.busyTimeout = busyTimeout
         self.context = WriteContext(actor: actor)
+        self.ownerPath = ownerPath
     }
 
     var displayPath: String {
@@ -227,6 +232,11 @@ final class StoreDatabase: Sendable {
                 }
             }
             try migrator.migrate(db)
+            if let ownerPath {
+                try db.write { db in
+                    try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('store_path', ?)", arguments: [ownerPath])
+                }
+            }
         } catch let error as PrefsError {
             throw error
         } catch {

@@ -1,0 +1,149 @@
+import Foundation
+import GRDB
+
+/// One finding of ``KeyValueStack/doctor()``.
+public struct DoctorFinding: Sendable, Equatable {
+    /// How serious it is.
+    public enum Level: String, Sendable {
+        /// Fine.
+        case ok
+        /// Worth attention; the store works.
+        case warning
+        /// The store is damaged.
+        case error
+    }
+
+    /// How serious.
+    public var level: Level
+    /// What was checked, e.g. `integrity`.
+    public var check: String
+    /// What was found.
+    public var message: String
+
+    /// The finding as one compact JSON object.
+    public var json: String {
+        JSONValue.object([.init("level", .string(level.rawValue)), .init("check", .string(check)), .init("message", .string(message))])
+            .compactText
+    }
+}
+
+extension KeyValueStack {
+    /// Checks the store's health: integrity, schema version, WAL state, permissions, orphaned
+    /// memory-tier files and expired keys waiting to be purged. Reads only.
+    ///
+    /// ```swift
+    /// let healthy = try stack.doctor().allSatisfy { $0.level != .error }
+    /// ```
+    /// - Throws: ``PrefsError`` of kind `storeUnreadable` when the store cannot be opened.
+    public func doctor(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> [DoctorFinding] {
+        var findings: [DoctorFinding] = []
+        func add(_ level: DoctorFinding.Level, _ check: String, _ message: String) {
+            findings.append(DoctorFinding(level: level, check: check, message: message))
+        }
+        guard FileManager.default.fileExists(atPath: path) else {
+            add(.ok, "store", "\(path) does not exist yet (created on the first write)")
+            return findings
+        }
+        let reader: DatabaseQueue
+        do {
+            guard let opened = try main.reader() else {
+                add(.ok, "store", "\(path) is empty")
+                return findings
+            }
+            reader = opened
+        } catch let error as PrefsError {
+            add(.error, "store", error.message)
+            return findings
+        }
+        do {
+            try reader.read { db in
+                let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+                if integrity == ["ok"] {
+                    add(.ok, "integrity", "PRAGMA integrity_check: ok")
+                } else {
+                    add(.error, "integrity", integrity.prefix(5).joined(separator: "; "))
+                }
+                let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                add(.ok, "schema", "schema version \(version) (this prefs: \(StoreDatabase.schemaVersion))")
+                let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?"
+                let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+                add(mode == "wal" ? .ok : .warning, "wal", "journal mode \(mode), WAL file \(walSize) bytes")
+                var expired = 0
+                let now = Clock.nowMilliseconds()
+                for domain in try DomainTable.all(db) {
+                    expired +=
+                        try Int.fetchOne(
+                            db, sql: "SELECT count(*) FROM \(DomainTable(domain).table) WHERE expires_at IS NOT NULL AND expires_at <= ?",
+                            arguments: [now]) ?? 0
+                }
+                add(.ok, "expiry", "\(expired) expired key(s) waiting to be purged at the next write to their domain")
+            }
+        } catch {
+            add(.error, "integrity", PrefsError.database(error, path: path, writing: false).message)
+        }
+        for (file, label) in [(path, "store file"), ((path as NSString).deletingLastPathComponent, "store directory")] {
+            var info = stat()
+            guard stat(file, &info) == 0 else { continue }
+            let mode = info.st_mode & 0o777
+            if mode & 0o077 != 0 {
+                add(
+                    .warning, "permissions",
+                    "\(label) \(file) is open to group/other (mode \(String(mode, radix: 8))); expected 0\(label == "store file" ? "600" : "700")"
+                )
+            } else {
+                add(.ok, "permissions", "\(label) mode \(String(mode, radix: 8))")
+            }
+        }
+        let memoryDirectory = StoreLocation.memoryDirectory(environment: environment)
+        var orphans: [String] = []
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: memoryDirectory)) ?? []
+        where name.hasPrefix("memory-") && name.hasSuffix(".db") {
+            let file = memoryDirectory + "/" + name
+            var configuration = Configuration()
+            configuration.readonly = true
+            guard let queue = try? DatabaseQueue(path: file, configuration: configuration),
+                let owner = try? queue.read({ try String.fetchOne($0, sql: "SELECT value FROM meta WHERE key = 'store_path'") })
+            else { continue }
+            if !FileManager.default.fileExists(atPath: owner) { orphans.append("\(file) (store \(owner) is gone)") }
+        }
+        if orphans.isEmpty {
+            add(.ok, "memory", "no orphaned memory-tier files in \(memoryDirectory)")
+        } else {
+            for orphan in orphans { add(.warning, "memory", "orphaned memory-tier file \(orphan)") }
+        }
+        return findings
+    }
+
+    /// Writes a consistent copy of the store file to `destination` while other processes
+    /// may be writing (SQLite's `VACUUM INTO`), mode 0600.
+    ///
+    /// ```swift
+    /// try stack.backup(to: "/var/backups/prefs.db")
+    /// ```
+    /// - Parameter overwrite: replace an existing file.
+    /// - Throws: ``PrefsError``: `cannotWrite` when the destination exists (without
+    ///   `overwrite`) or cannot be written; `storeUnreadable`; `notFound` when there is no store.
+    public func backup(to destination: String, overwrite: Bool = false) throws {
+        if FileManager.default.fileExists(atPath: destination) && !overwrite {
+            throw PrefsError(.cannotWrite, "\(destination) exists; use --force to overwrite it")
+        }
+        guard let reader = try main.reader() else { throw PrefsError(.notFound, "no store at \(path) to back up") }
+        try flushSynchronously()
+        let temporary = destination + ".tmp-\(getpid())"
+        unlink(temporary)
+        do {
+            try reader.writeWithoutTransaction { db in
+                try db.execute(sql: "VACUUM INTO ?", arguments: [temporary])
+            }
+        } catch {
+            unlink(temporary)
+            throw PrefsError.database(error, path: destination, writing: true)
+        }
+        chmod(temporary, 0o600)
+        if rename(temporary, destination) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw PrefsError(.cannotWrite, "cannot write \(destination): \(reason)")
+        }
+    }
+}

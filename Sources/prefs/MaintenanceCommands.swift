@@ -1,0 +1,43 @@
+import ArgumentParser
+import PrefsCore
+
+extension Prefs {
+    struct Doctor: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check the store: integrity, schema version, WAL, permissions, orphaned memory files, expired keys.",
+            discussion: "One line per finding: LEVEL<TAB>CHECK<TAB>MESSAGE (ok, warning, error). Exit 0 when healthy, 3 when damaged.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(help: "Print JSON Lines.")
+        var json = false
+
+        func run() throws {
+            let findings = try global.openStack().doctor()
+            for finding in findings {
+                Output.standard.write(json ? finding.json + "\n" : "\(finding.level.rawValue)\t\(finding.check)\t\(finding.message)\n")
+            }
+            if findings.contains(where: { $0.level == .error }) {
+                Output.standard.flush()
+                throw PrefsError(.storeUnreadable, "the store is damaged; see the findings above")
+            }
+        }
+    }
+
+    struct Backup: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a consistent copy of the store while other processes keep writing (mode 0600).")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: ArgumentHelp("The backup file.", valueName: "file"))
+        var file: String
+
+        @Flag(help: "Overwrite an existing file.")
+        var force = false
+
+        func run() throws {
+            try global.openStack().backup(to: file, overwrite: force)
+        }
+    }
+}
