@@ -28,7 +28,7 @@ public struct URLSessionFetcher: HTTPFetcher {
         configuration.timeoutIntervalForRequest = seconds
         configuration.timeoutIntervalForResource = seconds
         configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-        let session = URLSession(configuration: configuration)
+        let session = URLSession(configuration: configuration, delegate: SameOriginRedirects(), delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
         let data: Data
         let response: URLResponse
@@ -51,5 +51,22 @@ public struct URLSessionFetcher: HTTPFetcher {
             status: http.statusCode, etag: http.value(forHTTPHeaderField: "ETag"),
             lastModified: http.value(forHTTPHeaderField: "Last-Modified"),
             body: Array(data))
+    }
+}
+
+/// Follows a redirect only to the same scheme, host and port, so headers such as
+/// Authorization are never sent to another origin; any other redirect is answered as is
+/// (a 3xx, which `refresh` reports as a failure).
+final class SameOriginRedirects: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        let from = task.originalRequest?.url
+        let to = request.url
+        let same =
+            from?.scheme?.lowercased() == to?.scheme?.lowercased() && from?.host?.lowercased() == to?.host?.lowercased()
+            && from?.port == to?.port
+        completionHandler(same ? request : nil)
     }
 }

@@ -125,9 +125,11 @@ struct HelperFetcher: HTTPFetcher {
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         let process = Process()
         process.executableURL = URL(fileURLWithPath: helper)
-        process.arguments = [url, String(seconds)] + headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        process.arguments = [url, String(seconds)]
+        let input = Pipe()
         let output = Pipe()
         let errors = Pipe()
+        process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
         do {
@@ -135,9 +137,26 @@ struct HelperFetcher: HTTPFetcher {
         } catch {
             throw PrefsError(.unreachable, "cannot run \(helper): \(error.localizedDescription)")
         }
+        let headerText = headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\n" }.joined()
+        input.fileHandleForWriting.write(Data(headerText.utf8))
+        try? input.fileHandleForWriting.close()
+        // The whole request gets the timeout (plus a little for start-up), however the server
+        // drips its answer; then the helper is killed.
+        let expired = TimeoutFlag()
+        let pid = process.processIdentifier
+        let watchdog = DispatchWorkItem {
+            expired.set()
+            kill(pid, SIGKILL)
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds + 2, execute: watchdog)
         let collector = ErrorText(errors.fileHandleForReading)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        watchdog.cancel()
+        if expired.isSet {
+            let shown = seconds == seconds.rounded() ? "\(Int(seconds))s" : String(format: "%.1fs", seconds)
+            throw PrefsError(.unreachable, "timed out after \(shown)")
+        }
         guard process.terminationStatus == 0 else {
             let message = collector.text.trimmingCharacters(in: .whitespacesAndNewlines)
             throw PrefsError(.unreachable, message.isEmpty ? "HTTP client failed (status \(process.terminationStatus))" : message)
@@ -175,4 +194,11 @@ final class ErrorText: @unchecked Sendable {
         done.signal()
         return String(decoding: data, as: UTF8.self)
     }
+}
+
+final class TimeoutFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
 }

@@ -116,3 +116,61 @@ struct RefreshTests {
         expectFailure(try box.run(["refresh", "memory", "--from", file]), 2)
     }
 }
+
+@Suite("prefs refresh review cases")
+struct RefreshReviewTests {
+    @Test func redirectsToAnotherOriginAreNotFollowed() throws {
+        let box = try Sandbox()
+        let other = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: "{\"stolen\":true}") }
+        let first = try TestHTTPServer { _ in .respond(status: 302, headers: ["Location": "http://localhost:\(other.port)/x"], body: "") }
+        let result = try box.run(["refresh", "dynamic", "--from", first.url, "--header", "Authorization: Bearer SECRET"])
+        expectFailure(result, 7, contains: "HTTP status 302")
+        #expect(other.received.isEmpty, "the credentials never reach another origin")
+    }
+
+    @Test func aDrippingServerHitsTheWholeRequestDeadline() throws {
+        let box = try Sandbox()
+        let server = try TestHTTPServer { _ in .drip }
+        let started = Date()
+        expectFailure(try box.run(["refresh", "dynamic", "--from", server.url, "--timeout", "1s"]), 7, contains: "timed out")
+        #expect(Date().timeIntervalSince(started) < 6)
+        server.stop()
+    }
+
+    @Test func aRefreshReplacesLocalExpiryToo() throws {
+        let box = try Sandbox()
+        try box.run(["set", "dynamic", "banner", "hello", "--ttl", "1s"])
+        let server = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: "{\"banner\":\"hello\"}") }
+        #expect(try box.run(["refresh", "dynamic", "--from", server.url]).status == 0)
+        Thread.sleep(forTimeInterval: 1.2)
+        #expect(try box.run(["get", "dynamic", "banner"]).stdout == "hello\n", "the server's copy has no expiry")
+    }
+
+    @Test func relativeFilesAreRememberedAbsolute() throws {
+        let box = try Sandbox()
+        try FileManager.default.createDirectory(atPath: box.root + "/d1", withIntermediateDirectories: true)
+        try Data("{\"k\":\"one\"}".utf8).write(to: URL(fileURLWithPath: box.root + "/d1/cfg.json"))
+        let first = try Sandbox.exec(
+            "/bin/sh",
+            ["-c", "cd \"$2\" && exec \"$0\" --store \"$1\" refresh dynamic --from cfg.json", Sandbox.binary, box.store, box.root + "/d1"],
+            stdin: nil, environment: box.environment())
+        #expect(first.status == 0, "\(first)")
+        #expect(try box.run(["refresh", "--status"]).stdout.contains(box.root + "/d1/cfg.json"))
+    }
+
+    @Test func notModifiedWithoutACopyIsAFailureAndMaxAgeCountsFromTheLastSuccess() throws {
+        let box = try Sandbox()
+        let always304 = try TestHTTPServer { _ in .respond(status: 304, headers: [:], body: "") }
+        expectFailure(try box.run(["refresh", "dynamic", "--from", always304.url]), 7, contains: "without a copy")
+        let server = try TestHTTPServer { request in
+            request.headers["if-none-match"] == "\"e\""
+                ? .respond(status: 304, headers: [:], body: "") : .respond(status: 200, headers: ["ETag": "\"e\""], body: "{\"a\":1}")
+        }
+        #expect(try box.run(["refresh", "user", "--from", server.url]).status == 0)
+        Thread.sleep(forTimeInterval: 1.2)
+        #expect(try box.run(["refresh", "user", "--max-age", "1s"]).status == 0)
+        #expect(server.received.count == 2, "older than max-age: fetched (304)")
+        #expect(try box.run(["refresh", "user", "--max-age", "1s"]).status == 0)
+        #expect(server.received.count == 2, "the 304 confirmed the copy: fresh again")
+    }
+}

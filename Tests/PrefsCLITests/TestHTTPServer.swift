@@ -12,6 +12,8 @@ final class TestHTTPServer: @unchecked Sendable {
         case respond(status: Int, headers: [String: String], body: String)
         /// Accept, read the request, never answer.
         case hang
+        /// Answer 200 with a long body, one byte every half second.
+        case drip
     }
 
     let port: UInt16
@@ -95,6 +97,18 @@ final class TestHTTPServer: @unchecked Sendable {
             switch handler(request) {
             case .hang:
                 lock.withLock { held.append(client) }
+            case .drip:
+                lock.withLock { held.append(client) }
+                Thread {
+                    let head = Array("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n".utf8)
+                    _ = head.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+                    for _ in 0..<100 {
+                        usleep(500_000)
+                        if self.lock.withLock({ self.stopped }) { return }
+                        var byte: UInt8 = 0x20
+                        if write(client, &byte, 1) < 0 { return }
+                    }
+                }.start()
             case .respond(let status, let extra, let body):
                 var response = "HTTP/1.1 \(status) Status\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n"
                 for (name, value) in extra { response += "\(name): \(value)\r\n" }

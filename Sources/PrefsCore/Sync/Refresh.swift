@@ -103,13 +103,16 @@ extension KeyValueStack {
     ) async throws -> RefreshResult {
         guard domain.isPersistent else { throw PrefsError(.usage, "the memory domain cannot be refreshed") }
         let remembered = try refreshRecord(domain)
-        guard let source = source ?? remembered?.source else {
+        guard var source = source ?? remembered?.source else {
             throw PrefsError(.usage, "no source for \(domain.name): give --from URL|FILE the first time")
+        }
+        if !Self.isHTTP(source) && !source.lowercased().hasPrefix("file://") {
+            source = StoreLocation.absolutePath(source)  // remembered: must not depend on the current directory
         }
         let sameSource = remembered?.source == source
         let headers = headers.isEmpty && sameSource ? (remembered?.headers ?? [:]) : headers
-        if let maxAge, sameSource, let copyAt = remembered?.copyAt ?? remembered?.lastSuccessAt {
-            let ageMilliseconds = Clock.nowMilliseconds() - copyAt
+        if let maxAge, sameSource, let confirmed = remembered?.lastSuccessAt {
+            let ageMilliseconds = Clock.nowMilliseconds() - confirmed
             let limit = maxAge.components.seconds * 1000 + maxAge.components.attoseconds / 1_000_000_000_000_000
             if ageMilliseconds < limit { return RefreshResult(outcome: .fresh, keys: try entries(in: domain).count) }
         }
@@ -122,6 +125,10 @@ extension KeyValueStack {
             throw try refreshFailed(domain, source: source, headers: headers, cause: error.message, remembered: remembered)
         }
         guard let body = fetched.body else {
+            guard sameSource, remembered?.lastSuccessAt != nil else {
+                throw try refreshFailed(
+                    domain, source: source, headers: headers, cause: "304 Not Modified without a copy to keep", remembered: remembered)
+            }
             try recordRefresh(
                 domain, source: source, headers: headers, etag: remembered?.etag, lastModified: remembered?.lastModified, changed: false)
             return RefreshResult(outcome: .notModified, keys: try entries(in: domain).count)
@@ -134,8 +141,11 @@ extension KeyValueStack {
                 domain, source: source, headers: headers, cause: "invalid document: \(error.message)", remembered: remembered)
         }
         try flushSynchronously()
-        try replaceDomain(domain, with: members)
-        try recordRefresh(domain, source: source, headers: headers, etag: fetched.etag, lastModified: fetched.lastModified, changed: true)
+        // The content and the validators it came with commit together.
+        try replaceDomain(domain, with: members) { db in
+            try self.recordRefresh(
+                db, domain, source: source, headers: headers, etag: fetched.etag, lastModified: fetched.lastModified, changed: true)
+        }
         return RefreshResult(outcome: .updated, keys: members.count)
     }
 
@@ -208,20 +218,26 @@ extension KeyValueStack {
     private func recordRefresh(
         _ domain: Domain, source: String, headers: [String: String], etag: String?, lastModified: String?, changed: Bool
     ) throws {
-        let now = Clock.nowMilliseconds()
         do {
             try main.writer().write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO refresh_sources (domain, source, headers, etag, last_modified, last_success_at, copy_at)
-                        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
-                        ON CONFLICT (domain) DO UPDATE SET source = ?2, headers = ?3, etag = ?4, last_modified = ?5,
-                            last_success_at = ?6, copy_at = CASE WHEN ?7 THEN ?6 ELSE coalesce(copy_at, ?6) END
-                        """, arguments: [domain.name, source, headersJSON(headers), etag, lastModified, now, changed])
+                try recordRefresh(db, domain, source: source, headers: headers, etag: etag, lastModified: lastModified, changed: changed)
             }
         } catch {
             throw PrefsError.database(error, path: main.displayPath, writing: true)
         }
+    }
+
+    /// Records a success; a 304 confirms the copy, so its age starts again too.
+    private func recordRefresh(
+        _ db: Database, _ domain: Domain, source: String, headers: [String: String], etag: String?, lastModified: String?, changed: Bool
+    ) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO refresh_sources (domain, source, headers, etag, last_modified, last_success_at, copy_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
+                ON CONFLICT (domain) DO UPDATE SET source = ?2, headers = ?3, etag = ?4, last_modified = ?5,
+                    last_success_at = ?6, copy_at = ?6
+                """, arguments: [domain.name, source, headersJSON(headers), etag, lastModified, Clock.nowMilliseconds()])
     }
 
     /// Records a failure and returns the error to throw (exit 7), naming the copy in use.
@@ -236,7 +252,7 @@ extension KeyValueStack {
                         INSERT INTO refresh_sources (domain, source, headers, last_failure_at, last_failure) VALUES (?1, ?2, ?3, ?4, ?5)
                         ON CONFLICT (domain) DO UPDATE SET last_failure_at = ?4, last_failure = ?5,
                             source = CASE WHEN last_success_at IS NULL THEN ?2 ELSE source END
-                        """, arguments: [domain.name, source, headersJSON(headers), now, cause])
+                        """, arguments: [domain.name, source, headersJSON(headers), now, source + ": " + cause])
             }
         } catch {
             // The failure is reported either way; a store that cannot record it still serves reads.
@@ -283,7 +299,7 @@ extension KeyValueStack {
     }
 
     /// Replaces a domain's content in one transaction, logged as `refresh`.
-    func replaceDomain(_ domain: Domain, with members: [JSONValue.Member]) throws {
+    func replaceDomain(_ domain: Domain, with members: [JSONValue.Member], also: ((Database) throws -> Void)? = nil) throws {
         let database = main
         let events: [ChangeEvent]
         do {
@@ -292,7 +308,10 @@ extension KeyValueStack {
                 let now = Clock.nowMilliseconds()
                 if try !Self.tableMayExist(db, domain) { try DomainTable.create(db, domain) }
                 var current: [BytewiseString: String] = [:]
-                try DomainTable(domain).forEach(db, prefix: nil, now: now) { current[BytewiseString($0.key)] = $0.json }
+                try DomainTable(domain).forEach(db, prefix: nil, now: now) { entry in
+                    // A local expiry is not the server's: such keys are rewritten without it.
+                    current[BytewiseString(entry.key)] = entry.expiresAt == nil ? entry.json : "\u{0}expiring"
+                }
                 var changes: [(PendingKey, PendingChange)] = []
                 var incoming = Set<BytewiseString>()
                 for member in members {
@@ -305,6 +324,7 @@ extension KeyValueStack {
                     changes.append((PendingKey(domain: domain, key: key.value), .remove))
                 }
                 let events = try Self.apply(changes, in: db, context: database.context, op: "refresh", requireExisting: false)
+                try also?(db)
                 try database.context.finish(db)
                 return events.map { ChangeEvent(kind: .refresh, domain: $0.domain, key: $0.key, json: $0.json, oldJSON: $0.oldJSON) }
             }
@@ -317,7 +337,7 @@ extension KeyValueStack {
     static func fetch(
         _ source: String, timeout: Duration, headers: [String: String], etag: String?, lastModified: String?, http: (any HTTPFetcher)?
     ) async throws -> Fetched {
-        if source.hasPrefix("http://") || source.hasPrefix("https://") {
+        if isHTTP(source) {
             guard let http else { throw PrefsError(.unreachable, "no HTTP client available") }
             var headers = headers
             if let etag { headers["If-None-Match"] = etag }
@@ -325,11 +345,25 @@ extension KeyValueStack {
             let response = try await http.get(source, timeout: timeout, headers: headers)
             if response.status == 304 { return Fetched(body: nil, etag: etag, lastModified: lastModified) }
             guard (200..<300).contains(response.status) else { throw PrefsError(.unreachable, "HTTP status \(response.status)") }
+            guard response.body.count <= maximumDocumentSize else {
+                throw PrefsError(.unreachable, "the document is larger than \(maximumDocumentSize / 1_048_576) MiB")
+            }
             return Fetched(body: response.body, etag: response.etag, lastModified: response.lastModified)
         }
-        let path = source.hasPrefix("file://") ? String(source.dropFirst("file://".count)) : source
+        let path = source.lowercased().hasPrefix("file://") ? String(source.dropFirst("file://".count)) : source
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > maximumDocumentSize {
+            throw PrefsError(.unreachable, "\(path) is larger than \(maximumDocumentSize / 1_048_576) MiB")
+        }
         guard let data = FileManager.default.contents(atPath: path) else { throw PrefsError(.unreachable, "cannot read \(path)") }
         return Fetched(body: Array(data), etag: nil, lastModified: nil)
+    }
+
+    /// The largest document `refresh` accepts.
+    public static let maximumDocumentSize = 64 * 1_048_576
+
+    static func isHTTP(_ source: String) -> Bool {
+        let lowered = source.lowercased()
+        return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
     }
 
     private static func describe(_ seconds: Double) -> String {
