@@ -90,23 +90,6 @@ struct DomainTable {
         return db.changesCount > 0
     }
 
-    /// Deletes every key starting with `prefix`; returns how many.
-    func delete(_ db: Database, prefix: String) throws -> Int {
-        let (lower, upper) = KeyRange.prefix(prefix)
-        if let upper {
-            try db.execute(sql: "DELETE FROM \(table) WHERE key >= ? AND key < ?", arguments: [lower, upper])
-        } else {
-            try db.execute(sql: "DELETE FROM \(table) WHERE key >= ?", arguments: [lower])
-        }
-        return db.changesCount
-    }
-
-    /// Deletes every key; returns how many.
-    func deleteAll(_ db: Database) throws -> Int {
-        try db.execute(sql: "DELETE FROM \(table)")
-        return db.changesCount
-    }
-
     /// Visits live entries in key order (bytewise UTF-8), optionally only those with a prefix.
     func forEach(_ db: Database, prefix: String?, now: Int64, _ body: (Entry) throws -> Void) throws {
         let columns = "SELECT key, value, version, updated_at, expires_at FROM \(table)"

@@ -208,17 +208,3 @@ extension KeyValueStack {
         return result.sorted { $0.0 < $1.0 }
     }
 }
-
-/// JSONPath-style names for error messages.
-enum JSONPath {
-    static func member(_ name: String) -> String {
-        let simple =
-            !name.isEmpty
-            && name.unicodeScalars.allSatisfy {
-                ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-") && $0.isASCII
-            }
-        if simple { return "." + name }
-        let shown = name.utf8.count > 60 ? String(name.prefix(60)) + "…" : name
-        return "[" + JSONValue.string(shown).compactText + "]"
-    }
-}

@@ -98,7 +98,7 @@ public struct Schema: Sendable, Equatable {
             throw PrefsError(.invalidValue, "$: a schema is a JSON object of domains, got \(document.typeName)")
         }
         for domainMember in domainMembers {
-            let domainPath = "$" + Schema.member(domainMember.key)
+            let domainPath = "$" + JSONPath.member(domainMember.key)
             guard Domain.isValidName(domainMember.key), let domain = try? Domain(domainMember.key) else {
                 throw PrefsError(.invalidValue, "\(domainPath): invalid domain name")
             }
@@ -107,7 +107,7 @@ public struct Schema: Sendable, Equatable {
             }
             var specs: [KeySpec] = []
             for keyMember in keyMembers {
-                specs.append(try Schema.parseSpec(keyMember.key, keyMember.value, path: domainPath + Schema.member(keyMember.key)))
+                specs.append(try Schema.parseSpec(keyMember.key, keyMember.value, path: domainPath + JSONPath.member(keyMember.key)))
             }
             domains[domain] = specs
         }
@@ -123,7 +123,7 @@ public struct Schema: Sendable, Equatable {
         guard let members = value.objectMembers else { throw fail("", "expected an object with \"type\"") }
         let known: Set<String> = ["type", "default", "description", "enum", "minimum", "maximum", "pattern", "deprecated"]
         if let unknown = members.first(where: { !known.contains($0.key) }) {
-            throw fail(Schema.member(unknown.key), "unknown property (known: \(known.sorted().joined(separator: ", ")))")
+            throw fail(JSONPath.member(unknown.key), "unknown property (known: \(known.sorted().joined(separator: ", ")))")
         }
         guard let typeName = value["type"]?.stringValue, let type = ValueKind(rawValue: typeName) else {
             throw fail(".type", "expected one of \(ValueKind.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -188,12 +188,6 @@ public struct Schema: Sendable, Equatable {
     /// - Throws: ``PrefsError`` of kind `invalidValue` naming the key and the constraint.
     public func validate(_ value: JSONValue, in domain: Domain, forKey key: String) throws {
         try spec(in: domain, forKey: key)?.validate(value, name: "\(domain.name)/\(key)")
-    }
-
-    static func member(_ name: String) -> String {
-        let simple =
-            !name.isEmpty && name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F || $0 == 0x2D }
-        return simple ? "." + name : "[" + JSONValue.string(name).compactText + "]"
     }
 
     /// Compares two JSON numbers exactly (decimal), falling back to doubles beyond

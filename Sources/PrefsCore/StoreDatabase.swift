@@ -181,20 +181,21 @@ final class StoreDatabase: Sendable {
 
     /// Reads the header: is this our store, and at which version?
     private func inspect(_ db: DatabaseQueue, path: String) throws -> SchemaState {
-        let header: (appID: Int32, version: Int, tables: [String])
+        let header: (appID: Int32, version: Int, fresh: Bool)
         do {
             header = try db.read { db in
                 let appID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
                 let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                // The table list matters only for a file that is not (yet) marked as ours;
+                // opening an existing store (every `prefs get`) skips reading the schema.
+                guard appID == 0 && version == 0 else { return (appID, version, false) }
                 let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
-                return (appID, version, tables)
+                return (appID, version, tables.allSatisfy { $0 == "grdb_migrations" })
             }
         } catch {
             throw PrefsError.database(error, path: path, writing: false)
         }
-        if header.appID == 0 && header.version == 0 && header.tables.allSatisfy({ $0 == "grdb_migrations" }) {
-            return .fresh
-        }
+        if header.fresh { return .fresh }
         guard header.appID == applicationID else {
             throw PrefsError(.storeUnreadable, "\(path) is not a prefs store")
         }

@@ -84,7 +84,7 @@ func parseOperations(_ document: JSONValue) throws -> [KeyValueStack.Operation] 
         default: throw fail(".op: unknown operation \(JSONValue.string(op).compactText)")
         }
         if let unknown = members.first(where: { !allowed.contains($0.key) }) {
-            throw fail("\(JSONPathName.member(unknown.key)): not allowed for \(op)")
+            throw fail("\(JSONPath.member(unknown.key)): not allowed for \(op)")
         }
         guard let domainName = item["domain"]?.stringValue else { throw fail(".domain: expected a string") }
         guard Domain.isValidName(domainName), let domain = try? Domain(domainName) else { throw fail(".domain: invalid domain name") }
@@ -128,15 +128,5 @@ func parseOperations(_ document: JSONValue) throws -> [KeyValueStack.Operation] 
             action = .increment(by: delta)
         }
         return KeyValueStack.Operation(action, in: domain, forKey: key, if: conditions.first)
-    }
-}
-
-/// JSONPath member syntax for messages: `.name` or `["odd name"]`.
-enum JSONPathName {
-    static func member(_ name: String) -> String {
-        let simple =
-            !name.isEmpty
-            && name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F }
-        return simple ? "." + name : "[" + JSONValue.string(name).compactText + "]"
     }
 }

@@ -162,7 +162,6 @@ struct StoreFileTests {
         for file in [store, store + "-wal", store + "-shm"] where FileManager.default.fileExists(atPath: file) {
             #expect(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int == 0o600, "\(file)")
         }
-        #expect(try FileManager.default.attributesOfItem(atPath: box.runtime)[.posixPermissions] as? Int != nil)
         try box.run(["--store", store, "set", "memory", "m", "1"], store: false)
         #expect(try FileManager.default.attributesOfItem(atPath: box.runtime + "/prefs")[.posixPermissions] as? Int == 0o700)
     }

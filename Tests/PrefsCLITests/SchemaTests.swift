@@ -96,13 +96,14 @@ struct SchemaTests {
         let box = try loaded()
         let before = try box.storeSnapshot()
         expectFailure(try box.run(["import"], stdin: "{\"user\":{\"a\":1,\"theme\":\"blue\"}}"), 6, contains: "user/theme: enum")
+        #expect(try box.storeSnapshot() == before, "a refused import writes nothing, not even the valid keys")
         expectFailure(
             try box.run(["apply"], stdin: "[{\"op\":\"incr\",\"domain\":\"switch\",\"key\":\"max_retries\",\"by\":20}]"), 6,
             contains: "maximum")
+        #expect(try box.storeSnapshot() == before)
         let batch = try box.run(["batch"], stdin: "set user a 1\nset user theme blue\n")
         #expect(batch.status == 6 && batch.stderr.contains("line 2: user/theme: enum"), "\(batch)")
         #expect(try box.run(["get", "user", "a"]).stdout == "1\n", "lines before the bad one are written")
-        _ = before
         #expect(try box.run(["import", "--force"], stdin: "{\"user\":{\"theme\":\"blue\"}}").status == 0)
     }
 
@@ -118,7 +119,7 @@ struct SchemaTests {
         )
         let shown = try box.run(["schema", "show"]).stdout
         let bad: [(String, String)] = [
-            ("[1]", "$: a schema is a JSON object"), ("{\"Bad\":{}}", "$[\"Bad\"]: invalid domain"),
+            ("[1]", "$: a schema is a JSON object"), ("{\"Bad\":{}}", "$.Bad: invalid domain"),
             ("{\"user\":{\"k\":{}}}", "$.user.k.type"),
             ("{\"user\":{\"k\":{\"type\":\"string\",\"default\":1}}}", "$.user.k.default: type"),
             ("{\"user\":{\"k\":{\"type\":\"int\"}}}", "$.user.k.type"),

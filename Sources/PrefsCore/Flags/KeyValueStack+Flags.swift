@@ -138,7 +138,7 @@ public enum FlagDocument {
         func fail(_ path: String, _ message: String) -> PrefsError { PrefsError(.invalidValue, "\(path): \(message)") }
         guard let top = document.objectMembers else { throw fail("$", "a flagd document is a JSON object") }
         for member in top where !["$schema", "flags", "$evaluators", "metadata"].contains(member.key) {
-            throw fail("$" + Schema.member(member.key), "unknown property")
+            throw fail("$" + JSONPath.member(member.key), "unknown property")
         }
         guard let flags = document["flags"]?.objectMembers else { throw fail("$.flags", "required, an object of flags") }
         var result: [JSONValue.Member] = []
@@ -154,7 +154,7 @@ public enum FlagDocument {
         }
         _ = evaluatorNames
         for flag in flags {
-            let path = "$.flags" + Schema.member(flag.key)
+            let path = "$.flags" + JSONPath.member(flag.key)
             do {
                 try Key.validate(flag.key)
             } catch let error as PrefsError {
@@ -164,7 +164,7 @@ public enum FlagDocument {
             guard let members = flag.value.objectMembers else { throw fail(path, "expected an object") }
             let known: Set<String> = ["state", "variants", "defaultVariant", "targeting", "metadata"]
             if let unknown = members.first(where: { !known.contains($0.key) }) {
-                throw fail(path + Schema.member(unknown.key), "unknown property")
+                throw fail(path + JSONPath.member(unknown.key), "unknown property")
             }
             guard let state = flag.value["state"]?.stringValue, state == "ENABLED" || state == "DISABLED" else {
                 throw fail(path + ".state", "required, ENABLED or DISABLED")
@@ -199,7 +199,7 @@ public enum FlagDocument {
             switch member.value {
             case .string, .number, .bool: continue
             default:
-                throw PrefsError(.invalidValue, "\(path)\(Schema.member(member.key)): metadata values are strings, numbers or booleans")
+                throw PrefsError(.invalidValue, "\(path)\(JSONPath.member(member.key)): metadata values are strings, numbers or booleans")
             }
         }
     }

@@ -291,7 +291,7 @@ extension KeyValueStack {
             do {
                 try Key.validate(member.key)
             } catch let error as PrefsError {
-                throw PrefsError(.invalidValue, "$\(Schema.member(member.key)): \(error.message)")
+                throw PrefsError(.invalidValue, "$\(JSONPath.member(member.key)): \(error.message)")
             }
             if validatesWrites { try schema.validate(member.value, in: domain, forKey: member.key) }
         }
