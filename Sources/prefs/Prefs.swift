@@ -46,6 +46,7 @@ enum Main {
             Output.error("missing command (see 'prefs --help')")
             exit(2)
         }
+        if QuickGet.run(arguments) { exit(0) }
         do {
             var command = try Prefs.parseAsRoot(arguments)
             try command.run()

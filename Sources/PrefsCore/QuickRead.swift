@@ -1,0 +1,49 @@
+import GRDBSQLite
+
+/// One stored value read straight through the SQLite C API, for `prefs get`'s start-up path.
+///
+/// It answers only the plain case: an existing store of the current schema version holding
+/// a live (not expired) value for the key. Everything else — a missing store, key or table,
+/// an expired value, a store of another version, a busy or damaged database — returns nil,
+/// and the caller takes the full path through ``KeyValueStack``, which reports those cases.
+/// It opens the file read-only and never creates or changes anything.
+public enum QuickRead {
+    /// The compact JSON text stored for `key` in `domain`, or nil when the full path must answer.
+    ///
+    /// - Parameters:
+    ///   - path: The store file.
+    ///   - domain: A domain name; anything but a valid persistent domain name returns nil.
+    ///   - key: The key, compared bytewise as the store does.
+    ///   - busyTimeout: How long to wait for a lock, in milliseconds.
+    public static func storedJSON(path: String, domain: String, key: String, busyTimeout: Int32) -> [UInt8]? {
+        guard Domain.isValidName(domain), domain != Domain.memory.name else { return nil }
+        var handle: OpaquePointer?
+        defer { sqlite3_close_v2(handle) }
+        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db = handle else { return nil }
+        sqlite3_busy_timeout(db, busyTimeout)
+        // The domain name is validated above ([a-z][a-z0-9_-]*), so quoting cannot be escaped.
+        let sql = """
+            SELECT value, (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version)
+            FROM "kv_\(domain)" WHERE key = ?1 AND (expires_at IS NULL OR expires_at > ?2)
+            """
+        var prepared: OpaquePointer?
+        defer { sqlite3_finalize(prepared) }
+        guard sqlite3_prepare_v2(db, sql, -1, &prepared, nil) == SQLITE_OK, let statement = prepared else { return nil }
+        let bound = key.utf8.withContiguousStorageIfAvailable { bytes in
+            sqlite3_bind_text(
+                statement, 1, bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, Int32(bytes.count),
+                sqliteTransient)
+        }
+        guard bound == SQLITE_OK, sqlite3_bind_int64(statement, 2, Clock.nowMilliseconds()) == SQLITE_OK else { return nil }
+        guard sqlite3_step(statement) == SQLITE_ROW,
+            sqlite3_column_int64(statement, 1) == Int64(StoreDatabase.mainApplicationID),
+            sqlite3_column_int64(statement, 2) == Int64(StoreDatabase.schemaVersion),
+            let text = sqlite3_column_text(statement, 0)
+        else { return nil }
+        let count = Int(sqlite3_column_bytes(statement, 0))
+        return Array(UnsafeBufferPointer(start: text, count: count))
+    }
+
+    /// SQLITE_TRANSIENT: SQLite copies the bound bytes.
+    private static let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}
