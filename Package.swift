@@ -20,10 +20,16 @@ let package = Package(
         .target(
             name: "PrefsCore",
             dependencies: [
+                "CPrefsSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strict
+        ),
+        // One C function: sqlite3_db_config is variadic, which Swift cannot call.
+        .target(
+            name: "CPrefsSQLite",
+            dependencies: [.product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
         .executableTarget(
             name: "prefs",

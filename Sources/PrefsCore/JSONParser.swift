@@ -93,10 +93,10 @@ public enum JSONParser {
                             for (i, member) in members.enumerated() { index[BytewiseString(member.key)] = i }
                         }
                     }
-                } else if let existing = index[BytewiseString(key)] {
+                } else if let existing = index.updateValue(members.count, forKey: BytewiseString(key)) {
+                    index[BytewiseString(key)] = existing  // a repeated name: the last value wins, in the first place
                     members[existing].value = value
                 } else {
-                    index[BytewiseString(key)] = members.count
                     members.append(JSONValue.Member(key, value))
                 }
                 skipWhitespace()

@@ -129,7 +129,10 @@ extension KeyValueStack {
                     let changes = partPlan.changes.map {
                         (PendingKey(domain: $0.domain, key: $0.key), $0.json.map { PendingChange.set($0, expiresAt: nil) } ?? .remove)
                     }
-                    return (partPlan, try Self.apply(changes, in: db, context: database.context, op: "import", requireExisting: false))
+                    // Without observers, sets take the bulk path (no read of the previous value).
+                    let events = try Self.apply(
+                        changes, in: db, context: database.context, op: "import", requireExisting: false, events: !observers.isEmpty)
+                    return (partPlan, events)
                 }
             } catch {
                 throw PrefsError.database(error, path: database.displayPath, writing: true)
@@ -157,8 +160,10 @@ extension KeyValueStack {
             var seen = Set<BytewiseString>()
             var domainChanges: [ImportPlan.Change] = []
             for (key, json) in members {
-                seen.insert(BytewiseString(key))
-                if let old = current[BytewiseString(key)] {
+                if replace { seen.insert(BytewiseString(key)) }
+                if current.isEmpty {
+                    domainChanges.append(.init(action: .add, domain: domain, key: key, json: json))
+                } else if let old = current[BytewiseString(key)] {
                     if old.utf8.elementsEqual(json.utf8) {
                         plan.unchanged += 1
                     } else {

@@ -341,9 +341,36 @@ extension KeyValueStack {
         var ready = Set<Domain>()
         var bulk: (Domain, BulkUpsert)?
         let now = Clock.nowMilliseconds()
-        for (target, change) in changes {
+        // A bulk of plain sets writes one log record each; when there are more than the log
+        // keeps, the head's records would be pruned at commit, so they are not written at all.
+        var unlogged = 0
+        if !wantEvents, changes.count > 1, changes.allSatisfy({ if case .set = $0.1 { true } else { false } }) {
+            unlogged = max(0, changes.count - (try context.retention(db)))
+        }
+        if unlogged > 0 {
+            // Tables are created and expired keys purged first: those records stay in the log.
+            for (target, _) in changes where !ready.contains(target.domain) {
+                if try !tableMayExist(db, target.domain) {
+                    try DomainTable.create(db, target.domain)
+                } else {
+                    try purgeExpired(db, target.domain, context: context, now: now)
+                }
+                ready.insert(target.domain)
+            }
+            try context.suspendLogging(db)
+        }
+        defer {
+            // Triggers are a setting of the connection, not of the transaction: always back on.
+            if unlogged > 0 { try? context.resumeLogging(db, op: op ?? "set", skipping: 0) }
+        }
+        var lastDomain: Domain?
+        for (index, (target, change)) in changes.enumerated() {
             let domain = target.domain
-            if !ready.contains(domain) {
+            if unlogged > 0 && index == unlogged {
+                try context.resumeLogging(db, op: op ?? "set", skipping: unlogged)
+                bulk = nil  // prepared without the triggers
+            }
+            if domain != lastDomain, !ready.contains(domain) {
                 if try !tableMayExist(db, domain) {
                     if change == .remove {
                         if requireExisting { throw PrefsError(.notFound, "\(domain.name)/\(target.key) not found") }
@@ -355,7 +382,10 @@ extension KeyValueStack {
                 }
                 ready.insert(domain)
             }
-            try context.setOp(db, op ?? (change == .remove ? "rm" : "set"))
+            lastDomain = domain
+            if index >= unlogged {
+                try context.setOp(db, op ?? (change == .remove ? "rm" : "set"))
+            }
             if !wantEvents, case .set(let json, let expiresAt) = change {
                 if bulk?.0 != domain { bulk = (domain, try BulkUpsert(db, table: DomainTable(domain))) }
                 try bulk?.1.run(key: target.key, json: json, now: now, expiresAt: expiresAt)

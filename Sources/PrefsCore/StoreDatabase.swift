@@ -1,5 +1,7 @@
+import CPrefsSQLite
 import Foundation
 import GRDB
+import GRDBSQLite
 import Synchronization
 
 /// One SQLite database holding domain tables: the store file, or the `memory` tier (a file
@@ -48,6 +50,38 @@ final class StoreDatabase: Sendable {
             guard current.withLock({ $0 != op }) else { return }
             try db.execute(sql: "UPDATE write_context SET op = ?", arguments: [op])
             current.withLock { $0 = op }
+        }
+
+        /// How many records the log keeps (`prefs log --retain`, default 10,000).
+        func retention(_ db: Database) throws -> Int {
+            try Int.fetchOne(db, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'log_retain'") ?? 10000
+        }
+
+        /// Stops the change-log triggers of statements prepared from now on, for the head of
+        /// a transaction whose records retention would delete at commit anyway. Call
+        /// ``resumeLogging(_:op:skipping:)`` before the transaction ends, whatever happens.
+        func suspendLogging(_ db: Database) throws {
+            guard let connection = db.sqliteConnection, prefs_sqlite_enable_triggers(connection, 0) == SQLITE_OK else {
+                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "cannot suspend the change log")
+            }
+        }
+
+        /// Logs again after ``suspendLogging(_:)``, numbering the next record as if the
+        /// `skipped` records had been written: a placeholder takes the last skipped number,
+        /// and retention removes it at commit with the records it stands for, so the log ends
+        /// exactly as if every record had been written and pruned, and a watcher sees the gap.
+        func resumeLogging(_ db: Database, op: String, skipping skipped: Int) throws {
+            guard let connection = db.sqliteConnection, prefs_sqlite_enable_triggers(connection, 1) == SQLITE_OK else {
+                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "cannot resume the change log")
+            }
+            try setOp(db, op)
+            guard skipped > 0 else { return }
+            try db.execute(
+                sql: """
+                    INSERT INTO changelog (seq, at, domain, key, op, old, new, actor)
+                    VALUES ((SELECT IFNULL(max(seq), 0) FROM changelog) + ?, ?, '', '', 'skipped', NULL, NULL, ?)
+                    """,
+                arguments: [skipped, Clock.nowMilliseconds(), actor])
         }
 
         /// Call before a write transaction commits: applies the log's retention.

@@ -35,6 +35,32 @@ struct HistoryLibraryTests {
         #expect(records.map(\.seq) == records.map(\.seq).sorted())
     }
 
+    /// A bulk with more sets than the log keeps writes only the records retention keeps,
+    /// numbered as if all had been written; logging goes on afterwards on the same connection.
+    @Test func aBulkLargerThanTheRetentionLogsWhatRetentionKeeps() throws {
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        try stack.set(.number("0"), in: .user, forKey: "first")
+        try stack.flushSynchronously()
+        try stack.setLogRetention(50)
+        for i in 0..<200 { try stack.set(.number(String(i)), in: .switch, forKey: "k\(i)") }
+        try stack.flushSynchronously()
+        var records = try stack.history()
+        #expect(records.count == 50)
+        #expect(records.map(\.seq) == Array((152...201).reversed()).map(Int64.init))
+        // A flush writes in key order; the log keeps the last 50 written.
+        let written = (0..<200).map { "k\($0)" }.sorted()
+        #expect(records.map(\.key) == Array(written.suffix(50).reversed()))
+        #expect(records.allSatisfy { $0.op == "set" && $0.domain == .switch && $0.old == nil })
+        #expect(try stack.value(in: .switch, forKey: "k0") == .number("0"))
+        #expect(try stack.value(in: .switch, forKey: "k199") == .number("199"))
+        try stack.set(.number("1"), in: .user, forKey: "after")
+        try stack.flushSynchronously()
+        records = try stack.history(limit: 2)
+        #expect(records.map(\.key) == ["after", written.last])
+        #expect(records.first?.seq == 202)
+    }
+
     @Test func historyFiltersAndLimits() throws {
         let store = try TemporaryStore()
         let stack = try store.open()
