@@ -19,6 +19,48 @@ public enum JSONParser {
         return value
     }
 
+    /// Parses an object of objects (an import document `{"domain":{"key":value}}`) keeping
+    /// only each value's compact text, so a large document never exists as a whole tree.
+    /// Repeated keys behave as in ``parse(_:maximumDepth:validUTF8:)`` (the last value, in
+    /// the first place). Returns nil for anything else, including a repeated outer name,
+    /// and throws what ``parse(_:maximumDepth:validUTF8:)`` would throw for bad JSON; callers
+    /// take the full parse for those cases, to report them as it does.
+    static func parseObjectOfObjects(_ bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) throws -> [(String, [(String, String)])]? {
+        var parser = Cursor(bytes: bytes, maximumDepth: maximumDepth, validUTF8: false)
+        var result: [(String, [(String, String)])] = []
+        parser.skipWhitespace()
+        guard parser.current == UInt8(ascii: "{") else { return nil }
+        parser.position += 1
+        parser.skipWhitespace()
+        if parser.current == UInt8(ascii: "}") {
+            parser.position += 1
+        } else {
+            while true {
+                parser.skipWhitespace()
+                guard parser.current == UInt8(ascii: "\"") else { return nil }
+                let name = try parser.parseString()
+                if result.contains(where: { BytewiseString.equal($0.0, name) }) { return nil }
+                parser.skipWhitespace()
+                guard parser.current == UInt8(ascii: ":") else { return nil }
+                parser.position += 1
+                parser.skipWhitespace()
+                guard parser.current == UInt8(ascii: "{"), let members = try parser.parseMembersCompact(depth: 2) else { return nil }
+                result.append((name, members))
+                parser.skipWhitespace()
+                if parser.current == UInt8(ascii: ",") {
+                    parser.position += 1
+                } else if parser.current == UInt8(ascii: "}") {
+                    parser.position += 1
+                    break
+                } else {
+                    return nil
+                }
+            }
+        }
+        parser.skipWhitespace()
+        return parser.position == bytes.count ? result : nil
+    }
+
     private struct Cursor {
         let bytes: UnsafeBufferPointer<UInt8>
         let maximumDepth: Int
@@ -105,6 +147,51 @@ public enum JSONParser {
                 case UInt8(ascii: "}"): position += 1; return .object(members)
                 case nil: throw failure("unexpected end of input in an object")
                 default: throw failure("expected ',' or '}' in an object")
+                }
+            }
+        }
+
+        /// The members of the object at the cursor as (name, compact value text); nil when
+        /// it is not well formed (the full parse reports it).
+        mutating func parseMembersCompact(depth: Int) throws -> [(String, String)]? {
+            if depth > maximumDepth { return nil }
+            position += 1
+            var members: [(String, String)] = []
+            var index: [BytewiseString: Int] = [:]
+            skipWhitespace()
+            if current == UInt8(ascii: "}") {
+                position += 1
+                return members
+            }
+            while true {
+                skipWhitespace()
+                guard current == UInt8(ascii: "\"") else { return nil }
+                let key = try parseString()
+                skipWhitespace()
+                guard current == UInt8(ascii: ":") else { return nil }
+                position += 1
+                skipWhitespace()
+                let value = try parseValue(depth: depth).compactText
+                if members.count < 16 {
+                    if let existing = members.firstIndex(where: { BytewiseString.equal($0.0, key) }) {
+                        members[existing].1 = value
+                    } else {
+                        members.append((key, value))
+                        if members.count == 16 {
+                            for (i, member) in members.enumerated() { index[BytewiseString(member.0)] = i }
+                        }
+                    }
+                } else if let existing = index.updateValue(members.count, forKey: BytewiseString(key)) {
+                    index[BytewiseString(key)] = existing
+                    members[existing].1 = value
+                } else {
+                    members.append((key, value))
+                }
+                skipWhitespace()
+                switch current {
+                case UInt8(ascii: ","): position += 1
+                case UInt8(ascii: "}"): position += 1; return members
+                default: return nil
                 }
             }
         }

@@ -32,6 +32,11 @@ public struct ImportPlan: Sendable, Equatable {
     public var unchanged = 0
 
     /// The number of changes of one kind.
+    /// Appends changes; takes the array itself when there are none yet (no copy of a large plan).
+    mutating func append(contentsOf more: [Change]) {
+        if changes.isEmpty { changes = more } else { changes += more }
+    }
+
     public func count(_ action: Change.Action) -> Int {
         changes.reduce(0) { $0 + ($1.action == action ? 1 : 0) }
     }
@@ -92,7 +97,30 @@ extension KeyValueStack {
     ///   `cannotWrite` when the store cannot be written.
     @discardableResult
     public func importDocument(_ document: JSONValue, replace: Bool = false, dryRun: Bool = false) throws -> ImportPlan {
-        let incoming = try Self.validateDocument(document)
+        try importEntries(try Self.validateDocument(document), replace: replace, dryRun: dryRun)
+    }
+
+    /// Imports a document given as JSON text (UTF-8), as ``importDocument(_:replace:dryRun:)``
+    /// does, without holding the whole document as a ``JSONValue`` tree: the memory it takes
+    /// is about that of the keys and compact values themselves.
+    ///
+    /// - Throws: ``PrefsError``: `invalidValue` for text that is not valid UTF-8 or JSON,
+    ///   or a document that is not an object of objects, names an invalid domain or key;
+    ///   `cannotWrite`.
+    @discardableResult
+    public func importDocument(utf8 bytes: consuming [UInt8], replace: Bool = false, dryRun: Bool = false) throws -> ImportPlan {
+        let streamed = try? bytes.withUnsafeBufferPointer {
+            try JSONParser.parseObjectOfObjects($0, maximumDepth: JSONParser.maximumDepth + 2)
+        }
+        guard let streamed else {
+            // Not the plain shape, or bad JSON: the full parse reports it as it always has.
+            return try importDocument(try JSONValue(parsingUTF8: bytes, wrappingLevels: 2), replace: replace, dryRun: dryRun)
+        }
+        bytes = []  // the text is not needed any more: give its memory back before writing
+        return try importEntries(try Self.checkEntries(streamed), replace: replace, dryRun: dryRun)
+    }
+
+    private func importEntries(_ incoming: [(Domain, [(String, String)])], replace: Bool, dryRun: Bool) throws -> ImportPlan {
         _ = try main.reader()  // refuse a damaged or foreign store even when there is nothing to do
         if validatesWrites {
             let schema = try self.schema()
@@ -126,7 +154,7 @@ extension KeyValueStack {
                     let partPlan = try Self.plan(part, replace: replace) { domain, body in
                         try DomainTable(domain).forEach(db, prefix: nil, now: now, body)
                     }
-                    let changes = partPlan.changes.map {
+                    let changes = partPlan.changes.lazy.map {
                         (PendingKey(domain: $0.domain, key: $0.key), $0.json.map { PendingChange.set($0, expiresAt: nil) } ?? .remove)
                     }
                     // Without observers, sets take the bulk path (no read of the previous value).
@@ -138,7 +166,7 @@ extension KeyValueStack {
                 throw PrefsError.database(error, path: database.displayPath, writing: true)
             }
             observers.deliver(events)
-            plan.changes += partPlan.changes
+            plan.append(contentsOf: partPlan.changes)
             plan.unchanged += partPlan.unchanged
         }
         return plan
@@ -159,6 +187,7 @@ extension KeyValueStack {
             }
             var seen = Set<BytewiseString>()
             var domainChanges: [ImportPlan.Change] = []
+            domainChanges.reserveCapacity(members.count)
             for (key, json) in members {
                 if replace { seen.insert(BytewiseString(key)) }
                 if current.isEmpty {
@@ -179,7 +208,7 @@ extension KeyValueStack {
                 }
             }
             domainChanges.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-            plan.changes += domainChanges
+            plan.append(contentsOf: domainChanges)
         }
         return plan
     }
@@ -189,24 +218,33 @@ extension KeyValueStack {
         guard let domains = document.objectMembers else {
             throw PrefsError(.invalidValue, "import document must be a JSON object of domains, got \(document.typeName)")
         }
-        var result: [(Domain, [(String, String)])] = []
+        var raw: [(String, [(String, String)])] = []
         for member in domains {
             let path = "$" + JSONPath.member(member.key)
-            guard Domain.isValidName(member.key), let domain = try? Domain(member.key) else {
-                throw PrefsError(.invalidValue, "\(path): invalid domain name")
-            }
+            guard Domain.isValidName(member.key) else { throw PrefsError(.invalidValue, "\(path): invalid domain name") }
             guard let keys = member.value.objectMembers else {
                 throw PrefsError(.invalidValue, "\(path): expected an object of keys, got \(member.value.typeName)")
             }
-            var entries: [(String, String)] = []
-            entries.reserveCapacity(keys.count)
-            for entry in keys {
+            raw.append((member.key, keys.map { ($0.key, $0.value.compactText) }))
+        }
+        return try checkEntries(raw)
+    }
+
+    /// Checks the domain names and keys of an import document's entries (names with their
+    /// keys and compact values); returns them by domain, sorted.
+    static func checkEntries(_ raw: [(String, [(String, String)])]) throws -> [(Domain, [(String, String)])] {
+        var result: [(Domain, [(String, String)])] = []
+        for (name, entries) in raw {
+            let path = "$" + JSONPath.member(name)
+            guard Domain.isValidName(name), let domain = try? Domain(name) else {
+                throw PrefsError(.invalidValue, "\(path): invalid domain name")
+            }
+            for (key, _) in entries {
                 do {
-                    try Key.validate(entry.key)
+                    try Key.validate(key)
                 } catch let error as PrefsError {
-                    throw PrefsError(.invalidValue, "\(path)\(JSONPath.member(entry.key)): \(error.message)")
+                    throw PrefsError(.invalidValue, "\(path)\(JSONPath.member(key)): \(error.message)")
                 }
-                entries.append((entry.key, entry.value.compactText))
             }
             result.append((domain, entries))
         }

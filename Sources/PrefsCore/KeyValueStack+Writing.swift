@@ -321,7 +321,7 @@ extension KeyValueStack {
     /// expired keys are purged first. With `events` false (nobody observes) plain sets skip
     /// reading the previous value. `op` names the change in the log (default: `set`/`rm`).
     static func apply(
-        _ changes: [(PendingKey, PendingChange)], in db: Database, context: StoreDatabase.WriteContext, op: String? = nil,
+        _ changes: some Collection<(PendingKey, PendingChange)>, in db: Database, context: StoreDatabase.WriteContext, op: String? = nil,
         requireExisting: Bool, events wantEvents: Bool = true
     ) throws -> [ChangeEvent] {
         try applyCollecting(changes, in: db, context: context, op: op, requireExisting: requireExisting, events: wantEvents).0
@@ -332,7 +332,7 @@ extension KeyValueStack {
     typealias IncrementCheck = @Sendable (Domain, String, JSONValue) -> PrefsError?
 
     static func applyCollecting(
-        _ changes: [(PendingKey, PendingChange)], in db: Database, context: StoreDatabase.WriteContext, op: String? = nil,
+        _ changes: some Collection<(PendingKey, PendingChange)>, in db: Database, context: StoreDatabase.WriteContext, op: String? = nil,
         requireExisting: Bool, events wantEvents: Bool = true, check: IncrementCheck? = nil
     ) throws -> ([ChangeEvent], [String]) {
         var rejected: [String] = []

@@ -66,16 +66,10 @@ extension Prefs {
         func run() throws {
             let bytes = try readInput(file)
             let source = file == "-" ? "standard input" : file
-            let document: JSONValue
-            do {
-                document = try JSONValue(parsingUTF8: bytes, wrappingLevels: 2)
-            } catch let error as PrefsError {
-                throw PrefsError(.invalidValue, "\(source): \(error.message)")
-            }
             let stack = try global.openStack(force: force)
             let plan: ImportPlan
             do {
-                plan = try stack.importDocument(document, replace: replace, dryRun: dryRun)
+                plan = try stack.importDocument(utf8: consume bytes, replace: replace, dryRun: dryRun)
             } catch let error as PrefsError where error.kind == .invalidValue {
                 throw PrefsError(.invalidValue, "\(source): \(error.message)")
             }
