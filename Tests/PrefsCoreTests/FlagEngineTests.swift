@@ -317,8 +317,8 @@ struct EvaluationLimitTests {
         #expect(throws: RuleError.self) { try rule.evaluate(checking: .object([:])) }
     }
 
-    /// Wrapping the accumulator once per item built a value 100,000 levels deep, which
-    /// overflowed the stack when written as JSON or released.
+    /// Wrapping the accumulator once per item built a value 100,000 levels deep: the process
+    /// died with a segmentation fault (stack overflow).
     @Test func deepAccumulatorIsStopped() throws {
         let rule = try JsonLogic(JSONValue(parsing: #"{"reduce":[{"var":"items"},[{"var":"accumulator"}],0]}"#))
         let data = LogicValue.object(["items": .array(Array(repeating: .number(1), count: 100_000))])
@@ -328,9 +328,10 @@ struct EvaluationLimitTests {
         #expect(try sum.evaluate(checking: data) == .number(100_000))
     }
 
-    /// `+` read a long string by trying every prefix (quadratic: minutes for 100,000 digits).
+    /// `+` read a long string by trying every prefix: quadratic, 0.15 s for 20,000 digits in
+    /// a release build, minutes for the million here.
     @Test(.timeLimit(.minutes(1))) func longNumericStringIsLinear() throws {
-        let digits = String(repeating: "1", count: 100_000)
+        let digits = String(repeating: "1", count: 1_000_000)
         let rule = try JsonLogic(JSONValue(parsing: #"{"+":[{"var":"s"}]}"#))
         #expect(try rule.evaluate(checking: .object(["s": .string(digits)])) == .number(.infinity))
         // JavaScript's parseFloat: the longest decimal prefix.
