@@ -234,6 +234,20 @@ public struct JsonLogic: Sendable {
         /// Charges the size of a value built from shared parts (nodes and string bytes), and
         /// refuses one nested deeper than the parser accepts.
         mutating func charge(built value: LogicValue) throws {
+            // Fast path without allocating: a flat array (fractional's buckets, most literals).
+            if case .array(let items) = value {
+                var cost = 1 + items.count
+                var flat = true
+                for item in items {
+                    switch item {
+                    case .array, .object: flat = false
+                    case .string(let s): cost += s.utf8.count / 16
+                    default: break
+                    }
+                    if !flat { break }
+                }
+                if flat { return try charge(cost) }
+            }
             var stack: [(LogicValue, Int)] = [(value, 1)]
             while let (current, depth) = stack.popLast() {
                 if depth > JSONParser.maximumDepth {
