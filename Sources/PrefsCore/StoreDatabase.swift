@@ -195,7 +195,8 @@ final class StoreDatabase: Sendable {
                 let writable = access(path, W_OK) == 0
                 readonly = !writable
                 do {
-                    opened = try DatabaseQueue(path: path, configuration: configuration(readonly: !writable))
+                    let openPath = !writable && Self.needsImmutableOpen(path) ? Self.immutableURI(path) : path
+                    opened = try DatabaseQueue(path: openPath, configuration: configuration(readonly: !writable))
                 } catch {
                     throw PrefsError.database(error, path: path, writing: create)
                 }
@@ -204,6 +205,33 @@ final class StoreDatabase: Sendable {
             current = (opened, readonly)
             return opened
         }
+    }
+
+    /// Whether a read-only store must be opened as immutable: SQLite reads a WAL-mode file
+    /// only with its `-shm` file, which it cannot create on read-only media or in a directory
+    /// it may not write. Without a `-wal` holding changes the file is the whole store.
+    static func needsImmutableOpen(_ path: String) -> Bool {
+        let directory = (path as NSString).deletingLastPathComponent
+        guard access(directory.isEmpty ? "." : directory, W_OK) != 0 else { return false }
+        var info = stat()
+        if stat(path + "-shm", &info) == 0 { return false }
+        if stat(path + "-wal", &info) == 0 && info.st_size > 0 { return false }
+        return true
+    }
+
+    /// A `file:` URI for `path` with `immutable=1` (the system SQLite is built with
+    /// SQLITE_USE_URI).
+    static func immutableURI(_ path: String) -> String {
+        var escaped = ""
+        for character in path {
+            switch character {
+            case "%": escaped += "%25"
+            case "?": escaped += "%3f"
+            case "#": escaped += "%23"
+            default: escaped.append(character)
+            }
+        }
+        return "file:\(escaped)?immutable=1"
     }
 
     private enum SchemaState {

@@ -44,6 +44,22 @@ struct FlagCLITests {
         #expect(mismatch.stdout.contains("\"errorCode\":\"TYPE_MISMATCH\"") && mismatch.stdout.hasPrefix("{\"value\":3,"))
     }
 
+    /// A targeting rule that would need 2^40 bytes (found by scripts/fuzz json-logic) is an
+    /// evaluation error with the default value, not an out-of-memory crash.
+    @Test func runawayTargetingIsAnError() throws {
+        let box = try Sandbox()
+        let ones = Array(repeating: "1", count: 40).joined(separator: ",")
+        let document = """
+            {"flags": {"greedy": {"state": "ENABLED", "variants": {"a": "A", "b": "B"}, "defaultVariant": "a",
+              "targeting": {"if": [{"reduce": [[\(ones)], {"cat": [{"var": "accumulator"}, {"var": "accumulator"}]}, "x"]}, "b", "a"]}}}}
+            """
+        #expect(try box.run(["flag", "import", "-"], stdin: document).status == 0)
+        let result = try box.run(["flag", "eval", "greedy", "--type", "string", "--default", "fallback", "--json"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.hasPrefix(#"{"value":"fallback","variant":null,"reason":"ERROR","errorCode":"GENERAL""#), "\(result)")
+        #expect(result.stdout.contains("more than 2000000 steps"), "\(result)")
+    }
+
     @Test func fractionalUsesTheTargetingKey() throws {
         let box = try imported()
         var seen = Set<String>()

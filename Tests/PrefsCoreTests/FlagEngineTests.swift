@@ -295,3 +295,47 @@ struct JsonLogicReviewTests {
         #expect(result == .string(bucket == 0 ? "a" : "b"))
     }
 }
+
+/// Inputs found by fuzzing the evaluator (scripts/fuzz json-logic): each used to exhaust
+/// memory, the stack or the CPU.
+@Suite("evaluation limits")
+struct EvaluationLimitTests {
+    /// `reduce` doubling a string 40 times wanted 2^40 bytes: the fuzzer's out-of-memory.
+    @Test func doublingStringIsStopped() throws {
+        let ones = Array(repeating: "1", count: 40).joined(separator: ",")
+        let rule = try JsonLogic(
+            JSONValue(parsing: #"{"reduce":[[\#(ones)],{"cat":[{"var":"accumulator"},{"var":"accumulator"}]},"x"]}"#))
+        #expect(throws: RuleError.self) { try rule.evaluate(checking: .object([:])) }
+        #expect(rule.evaluate(.object([:])) == .null)
+    }
+
+    /// The same with arrays: sharing keeps memory small until the result is written out.
+    @Test func doublingArrayIsStopped() throws {
+        let ones = Array(repeating: "1", count: 60).joined(separator: ",")
+        let rule = try JsonLogic(
+            JSONValue(parsing: #"{"reduce":[[\#(ones)],{"merge":[[{"var":"accumulator"}],[{"var":"accumulator"}]]},[]]}"#))
+        #expect(throws: RuleError.self) { try rule.evaluate(checking: .object([:])) }
+    }
+
+    /// Wrapping the accumulator once per item built a value 100,000 levels deep: the process
+    /// died with a segmentation fault (stack overflow).
+    @Test func deepAccumulatorIsStopped() throws {
+        let rule = try JsonLogic(JSONValue(parsing: #"{"reduce":[{"var":"items"},[{"var":"accumulator"}],0]}"#))
+        let data = LogicValue.object(["items": .array(Array(repeating: .number(1), count: 100_000))])
+        #expect(throws: RuleError.self) { try rule.evaluate(checking: data) }
+        // A shallow reduce over the same items still works.
+        let sum = try JsonLogic(JSONValue(parsing: #"{"reduce":[{"var":"items"},{"+":[{"var":"current"},{"var":"accumulator"}]},0]}"#))
+        #expect(try sum.evaluate(checking: data) == .number(100_000))
+    }
+
+    /// `+` read a long string by trying every prefix: quadratic, 0.15 s for 20,000 digits in
+    /// a release build, minutes for the million here.
+    @Test(.timeLimit(.minutes(1))) func longNumericStringIsLinear() throws {
+        let digits = String(repeating: "1", count: 1_000_000)
+        let rule = try JsonLogic(JSONValue(parsing: #"{"+":[{"var":"s"}]}"#))
+        #expect(try rule.evaluate(checking: .object(["s": .string(digits)])) == .number(.infinity))
+        // JavaScript's parseFloat: the longest decimal prefix.
+        #expect(try logic(#"{"+":["12.5e1x"," 7.","-.5e","0x10","1e+"]}"#) == .number("132.5"))
+        #expect(try logic(#"{"+":["inf"]}"#) == .null)
+    }
+}

@@ -203,7 +203,12 @@ public struct FlagSet: Sendable {
         if let targetingKey { data["targetingKey"] = .string(targetingKey) }
         let seconds = now ?? Int64(Date().timeIntervalSince1970)
         data["$flagd"] = .object(["flagKey": .string(key), "timestamp": .number(Double(seconds))])
-        let outcome = logic.evaluate(.object(data))
+        let outcome: LogicValue
+        do {
+            outcome = try logic.evaluate(checking: .object(data))
+        } catch let failure {
+            return error("GENERAL", "targeting of \(JSONValue.string(key).compactText): \(failure.message)")
+        }
         let name: String
         switch outcome {
         case .null: return defaultAnswer("DEFAULT")

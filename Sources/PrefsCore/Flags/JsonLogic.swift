@@ -59,14 +59,27 @@ public indirect enum LogicValue: Sendable, Equatable {
         switch self {
         case .number(let n): return n
         case .string(let s):
-            let trimmed = s.drop { $0 == " " || $0 == "\t" || $0 == "\n" }
-            var best = Double.nan
-            var prefix = ""
-            for character in trimmed {
-                prefix.append(character)
-                if let value = Double(prefix) { best = value } else if !"+-.eE".contains(character) { break }
+            // One pass over the bytes (trying every prefix was quadratic in the length).
+            let bytes = Array(s.utf8.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A })
+            func isDigit(_ i: Int) -> Bool { i < bytes.count && bytes[i] >= 0x30 && bytes[i] <= 0x39 }
+            var end = 0
+            if end < bytes.count, bytes[end] == UInt8(ascii: "+") || bytes[end] == UInt8(ascii: "-") { end += 1 }
+            var digits = 0
+            while isDigit(end) { end += 1; digits += 1 }
+            if end < bytes.count, bytes[end] == UInt8(ascii: ".") {
+                end += 1
+                while isDigit(end) { end += 1; digits += 1 }
             }
-            return best
+            guard digits > 0 else { return .nan }
+            if end < bytes.count, bytes[end] == UInt8(ascii: "e") || bytes[end] == UInt8(ascii: "E") {
+                var exponent = end + 1
+                if exponent < bytes.count, bytes[exponent] == UInt8(ascii: "+") || bytes[exponent] == UInt8(ascii: "-") { exponent += 1 }
+                if isDigit(exponent) {
+                    while isDigit(exponent) { exponent += 1 }
+                    end = exponent
+                }
+            }
+            return Double(String(decoding: bytes[..<end], as: UTF8.self)) ?? .nan
         case .array: return LogicValue.string(text).parsedFloat
         default: return .nan
         }
@@ -180,35 +193,105 @@ public struct JsonLogic: Sendable {
         }
     }
 
-    /// Evaluates the rule against data.
+    /// How much work one evaluation may do: every operator applied counts 1, and building a
+    /// string, array or `reduce` accumulator counts its size. A rule that would need more
+    /// (`reduce` doubling a string 40 times, nested `map`s over large arrays) is stopped
+    /// instead of exhausting memory or time.
+    public static let evaluationBudget = 2_000_000
+
+    /// Evaluates the rule against data; `null` when the evaluation exceeds its limits
+    /// (see ``evaluate(checking:)`` for the reason).
     public func evaluate(_ data: LogicValue) -> LogicValue {
-        eval(root, data)
+        (try? evaluate(checking: data)) ?? .null
     }
 
-    private func eval(_ node: Node, _ data: LogicValue) -> LogicValue {
-        switch node {
-        case .literal(let value): return value
-        case .array(let items): return .array(items.map { eval($0, data) })
-        case .op(let op, let args): return apply(op, args, data)
+    /// Evaluates the rule against data.
+    ///
+    /// - Throws: ``RuleError`` when the evaluation would exceed ``evaluationBudget`` or build
+    ///   a value nested deeper than ``JSONParser/maximumDepth`` levels.
+    public func evaluate(checking data: LogicValue) throws(RuleError) -> LogicValue {
+        var budget = Budget(remaining: JsonLogic.evaluationBudget)
+        do {
+            return try eval(root, data, &budget)
+        } catch let error as RuleError {
+            throw error
+        } catch {
+            throw RuleError(message: "\(error)")
         }
     }
 
-    private func apply(_ op: Operator, _ args: [Node], _ data: LogicValue) -> LogicValue {
-        func arg(_ i: Int) -> LogicValue { i < args.count ? eval(args[i], data) : .null }
+    /// The work an evaluation has left.
+    struct Budget {
+        var remaining: Int
+
+        mutating func charge(_ cost: Int) throws {
+            remaining -= cost
+            if remaining < 0 {
+                throw RuleError(message: "the rule needs more than \(JsonLogic.evaluationBudget) steps to evaluate")
+            }
+        }
+
+        /// Charges the size of a value built from shared parts (nodes and string bytes), and
+        /// refuses one nested deeper than the parser accepts.
+        mutating func charge(built value: LogicValue) throws {
+            // Fast path without allocating: a flat array (fractional's buckets, most literals).
+            if case .array(let items) = value {
+                var cost = 1 + items.count
+                var flat = true
+                for item in items {
+                    switch item {
+                    case .array, .object: flat = false
+                    case .string(let s): cost += s.utf8.count / 16
+                    default: break
+                    }
+                    if !flat { break }
+                }
+                if flat { return try charge(cost) }
+            }
+            var stack: [(LogicValue, Int)] = [(value, 1)]
+            while let (current, depth) = stack.popLast() {
+                if depth > JSONParser.maximumDepth {
+                    throw RuleError(message: "the rule builds a value nested deeper than \(JSONParser.maximumDepth) levels")
+                }
+                try charge(1)
+                switch current {
+                case .string(let s): try charge(s.utf8.count / 16)
+                case .array(let items): stack += items.map { ($0, depth + 1) }
+                case .object(let object): stack += object.values.map { ($0, depth + 1) }
+                default: break
+                }
+            }
+        }
+    }
+
+    private func eval(_ node: Node, _ data: LogicValue, _ budget: inout Budget) throws -> LogicValue {
+        try budget.charge(1)
+        switch node {
+        case .literal(let value): return value
+        case .array(let items):
+            let value = LogicValue.array(try items.map { try eval($0, data, &budget) })
+            try budget.charge(built: value)
+            return value
+        case .op(let op, let args): return try apply(op, args, data, &budget)
+        }
+    }
+
+    private func apply(_ op: Operator, _ args: [Node], _ data: LogicValue, _ budget: inout Budget) throws -> LogicValue {
+        func arg(_ i: Int) throws -> LogicValue { i < args.count ? try eval(args[i], data, &budget) : .null }
         switch op {
         case .var:
-            guard let found = JsonLogic.find(data, arg(0)) else { return args.count > 1 ? arg(1) : .null }
+            guard let found = JsonLogic.find(data, try arg(0)) else { return args.count > 1 ? try arg(1) : .null }
             return found
         case .missing:
-            var keys = args.map { eval($0, data) }
+            var keys = try args.map { try eval($0, data, &budget) }
             if case .array(let first)? = keys.first { keys = first }
             return .array(
                 keys.filter {
                     let v = JsonLogic.lookup(data, $0); return v == .null || v == .string("")
                 })
         case .missingSome:
-            let need = JsonLogic.int(arg(0).number)
-            guard case .array(let keys) = arg(1) else { return .array([]) }
+            let need = JsonLogic.int(try arg(0).number)
+            guard case .array(let keys) = try arg(1) else { return .array([]) }
             let missing = keys.filter {
                 let v = JsonLogic.lookup(data, $0); return v == .null || v == .string("")
             }
@@ -216,107 +299,120 @@ public struct JsonLogic: Sendable {
         case .if, .ternary:
             var i = 0
             while i + 1 < args.count {
-                if eval(args[i], data).truthy { return eval(args[i + 1], data) }
+                if try eval(args[i], data, &budget).truthy { return try eval(args[i + 1], data, &budget) }
                 i += 2
             }
-            return args.count % 2 == 1 ? eval(args[args.count - 1], data) : .null
-        case .eq: return .bool(JsonLogic.looseEquals(arg(0), arg(1)))
-        case .ne: return .bool(!JsonLogic.looseEquals(arg(0), arg(1)))
-        case .strictEq: return .bool(JsonLogic.strictEquals(arg(0), arg(1)))
-        case .strictNe: return .bool(!JsonLogic.strictEquals(arg(0), arg(1)))
-        case .not: return .bool(!arg(0).truthy)
-        case .notNot: return .bool(arg(0).truthy)
+            return args.count % 2 == 1 ? try eval(args[args.count - 1], data, &budget) : .null
+        case .eq: return try .bool(JsonLogic.looseEquals(arg(0), arg(1)))
+        case .ne: return try .bool(!JsonLogic.looseEquals(arg(0), arg(1)))
+        case .strictEq: return try .bool(JsonLogic.strictEquals(arg(0), arg(1)))
+        case .strictNe: return try .bool(!JsonLogic.strictEquals(arg(0), arg(1)))
+        case .not: return try .bool(!arg(0).truthy)
+        case .notNot: return try .bool(arg(0).truthy)
         case .or:
             var last = LogicValue.null
             for node in args {
-                last = eval(node, data)
+                last = try eval(node, data, &budget)
                 if last.truthy { return last }
             }
             return last
         case .and:
             var last = LogicValue.null
             for node in args {
-                last = eval(node, data)
+                last = try eval(node, data, &budget)
                 if !last.truthy { return last }
             }
             return last
         case .lt, .le:
-            let values = args.map { eval($0, data) }
+            let values = try args.map { try eval($0, data, &budget) }
             guard values.count >= 2 else { return .bool(false) }
             let compare: (LogicValue, LogicValue) -> Bool =
                 op == .lt ? { JsonLogic.less($0, $1) } : { !JsonLogic.less($1, $0) && JsonLogic.comparable($0, $1) }
             if values.count == 3 { return .bool(compare(values[0], values[1]) && compare(values[1], values[2])) }
             return .bool(compare(values[0], values[1]))
-        case .gt: return .bool(JsonLogic.less(arg(1), arg(0)))
-        case .ge: return .bool(!JsonLogic.less(arg(0), arg(1)) && JsonLogic.comparable(arg(0), arg(1)))
-        case .mod: return .number(arg(0).number.truncatingRemainder(dividingBy: arg(1).number))
-        case .div: return .number(arg(0).number / arg(1).number)
-        case .mul: return .number(args.reduce(1) { $0 * eval($1, data).parsedFloat })
-        case .add: return .number(args.reduce(0) { $0 + eval($1, data).parsedFloat })
+        case .gt: return try .bool(JsonLogic.less(arg(1), arg(0)))
+        case .ge: return try .bool(!JsonLogic.less(arg(0), arg(1)) && JsonLogic.comparable(arg(0), arg(1)))
+        case .mod: return try .number(arg(0).number.truncatingRemainder(dividingBy: arg(1).number))
+        case .div: return try .number(arg(0).number / arg(1).number)
+        case .mul: return .number(try args.reduce(1) { try $0 * eval($1, data, &budget).parsedFloat })
+        case .add: return .number(try args.reduce(0) { try $0 + eval($1, data, &budget).parsedFloat })
         case .sub:
-            if args.count == 1 { return .number(-arg(0).number) }
-            return .number(arg(0).number - arg(1).number)
+            if args.count == 1 { return try .number(-arg(0).number) }
+            return try .number(arg(0).number - arg(1).number)
         case .min, .max:
-            let numbers = args.map { eval($0, data).number }
+            let numbers = try args.map { try eval($0, data, &budget).number }
             guard !numbers.isEmpty else { return .null }
             if numbers.contains(where: \.isNaN) { return .null }
             return .number(op == .min ? numbers.min() ?? 0 : numbers.max() ?? 0)
         case .merge:
             var result: [LogicValue] = []
             for node in args {
-                let value = eval(node, data)
+                let value = try eval(node, data, &budget)
                 if case .array(let items) = value { result += items } else { result.append(value) }
+                try budget.charge(result.count)
             }
             return .array(result)
-        case .cat: return .string(args.map { eval($0, data).text }.joined())
+        case .cat:
+            var result = ""
+            for node in args {
+                result += try eval(node, data, &budget).text
+                try budget.charge(result.utf8.count / 16)
+            }
+            return .string(result)
         case .substr:
             // JavaScript strings are UTF-16.
-            let units = Array(arg(0).text.utf16)
-            var start = JsonLogic.int(arg(1).number)
+            let units = Array(try arg(0).text.utf16)
+            try budget.charge(units.count / 16)
+            var start = JsonLogic.int(try arg(1).number)
             if start < 0 { start = max(units.count + start, 0) }
             start = min(start, units.count)
             var end = units.count
             if args.count > 2 {
-                let length = JsonLogic.int(arg(2).number)
+                let length = JsonLogic.int(try arg(2).number)
                 end = length < 0 ? max(units.count + length, start) : min(start &+ min(length, units.count), units.count)
             }
             return .string(String(decoding: units[start..<max(end, start)], as: UTF16.self))
         case .in:
-            let needle = arg(0)
-            switch arg(1) {
+            let needle = try arg(0)
+            switch try arg(1) {
             case .string(let haystack):
                 let text = needle.text
+                try budget.charge((haystack.utf8.count + text.utf8.count) / 16)
                 return .bool(text.isEmpty || haystack.utf8.count >= text.utf8.count && haystack.range(of: text, options: .literal) != nil)
             case .array(let items): return .bool(items.contains { JsonLogic.strictEquals($0, needle) })
             default: return .bool(false)
             }
         case .map, .filter, .all, .none, .some:
-            guard case .array(let items) = arg(0) else {
+            guard case .array(let items) = try arg(0) else {
                 return op == .map || op == .filter ? .array([]) : .bool(op == .none)
             }
             let rule = args.count > 1 ? args[1] : .literal(.null)
             switch op {
-            case .map: return .array(items.map { eval(rule, $0) })
-            case .filter: return .array(items.filter { eval(rule, $0).truthy })
-            case .all: return .bool(!items.isEmpty && items.allSatisfy { eval(rule, $0).truthy })
-            case .none: return .bool(!items.contains { eval(rule, $0).truthy })
-            default: return .bool(items.contains { eval(rule, $0).truthy })
+            case .map: return .array(try items.map { try eval(rule, $0, &budget) })
+            case .filter: return .array(try items.filter { try eval(rule, $0, &budget).truthy })
+            case .all: return .bool(try !items.isEmpty && items.allSatisfy { try eval(rule, $0, &budget).truthy })
+            case .none: return .bool(try !items.contains { try eval(rule, $0, &budget).truthy })
+            default: return .bool(try items.contains { try eval(rule, $0, &budget).truthy })
             }
         case .reduce:
-            guard case .array(let items) = arg(0) else { return arg(2) }
+            guard case .array(let items) = try arg(0) else { return try arg(2) }
             let rule = args.count > 1 ? args[1] : .literal(.null)
-            return items.reduce(arg(2)) { accumulator, current in
-                eval(rule, .object(["current": current, "accumulator": accumulator]))
+            var accumulator = try arg(2)
+            for current in items {
+                accumulator = try eval(rule, .object(["current": current, "accumulator": accumulator]), &budget)
+                // The accumulator may grow from shared parts (doubling in each step).
+                try budget.charge(built: accumulator)
             }
+            return accumulator
         case .startsWith, .endsWith:
-            guard args.count == 2, case .string(let subject) = arg(0), case .string(let affix) = arg(1) else { return .null }
+            guard args.count == 2, case .string(let subject) = try arg(0), case .string(let affix) = try arg(1) else { return .null }
             let bytes = Array(subject.utf8)
             let part = Array(affix.utf8)
             return .bool(op == .startsWith ? bytes.starts(with: part) : bytes.reversed().starts(with: part.reversed()))
         case .semVer:
-            return JsonLogic.semVer(args.map { eval($0, data) })
+            return JsonLogic.semVer(try args.map { try eval($0, data, &budget) })
         case .fractional:
-            return Fractional.evaluate(args.map { eval($0, data) }, data: data, version: fractionalVersion)
+            return Fractional.evaluate(try args.map { try eval($0, data, &budget) }, data: data, version: fractionalVersion)
         }
     }
 

@@ -1,0 +1,25 @@
+// libFuzzer target: the JsonLogic evaluator with flagd's operators (sem_ver, fractional,
+// MurmurHash3, CBOR). Built by scripts/fuzz together with the GRDB-free sources it needs.
+
+/// The first line of the input is a rule, the rest the data it is evaluated against. Both
+/// are parsed, the rule compiled and evaluated with every fractional hashing version; the
+/// result must always be writable as JSON that parses again.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func jsonLogicFuzzTest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+    guard let ruleJSON = try? JSONValue(parsingUTF8: Array(bytes[..<newline])) else { return 0 }
+    var context = LogicValue.object([:])
+    if newline < bytes.count, let dataJSON = try? JSONValue(parsingUTF8: Array(bytes[(newline + 1)...])) {
+        context = LogicValue(dataJSON)
+    }
+    for version in FractionalVersion.allCases {
+        guard let rule = try? JsonLogic(ruleJSON, fractionalVersion: version) else { return 0 }
+        let result = rule.evaluate(context).json
+        guard let again = try? JSONValue(parsing: result.compactText), again == result else {
+            fatalError("result is not valid JSON: \(result.compactText.debugDescription)")
+        }
+        _ = rule.evaluate(.object(["targetingKey": .string("user-1"), "$flagd": .object(["flagKey": .string("flag")])]))
+    }
+    return 0
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// A string compared and hashed byte for byte (UTF-8), as SQLite compares keys.
+struct BytewiseString: Hashable, Sendable {
+    let value: String
+
+    init(_ value: String) {
+        self.value = value
+    }
+
+    static func == (lhs: BytewiseString, rhs: BytewiseString) -> Bool {
+        equal(lhs.value, rhs.value)
+    }
+
+    /// Byte-for-byte equality of two strings' UTF-8.
+    static func equal(_ lhs: String, _ rhs: String) -> Bool {
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { a in
+            rhs.withUTF8 { b in
+                guard a.count == b.count else { return false }
+                guard let pa = a.baseAddress, let pb = b.baseAddress else { return true }
+                return pa == pb || memcmp(pa, pb, a.count) == 0
+            }
+        }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        Self.hashBytes(value, into: &hasher)
+    }
+
+    static func hashBytes(_ text: String, into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        hasher.combine(0xFF as UInt8)
+    }
+
+    /// UTF-8 byte order (SQLite's BINARY collation).
+    static func precedes(_ lhs: String, _ rhs: String) -> Bool {
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { a in
+            rhs.withUTF8 { b in
+                let common = min(a.count, b.count)
+                if common > 0, let pa = a.baseAddress, let pb = b.baseAddress {
+                    let order = memcmp(pa, pb, common)
+                    if order != 0 { return order < 0 }
+                }
+                return a.count < b.count
+            }
+        }
+    }
+}
