@@ -10,6 +10,7 @@ public func valueParserFuzzTest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
         roundTrip(value)
         _ = LogicValue(value).json
     }
+    importDocumentAgrees(bytes)
     if let text = String(validating: bytes, as: UTF8.self) {
         // `prefs set` typing: never a crash, and the result is always storable JSON.
         if let value = try? ValueType.auto.value(from: text) {
@@ -40,5 +41,24 @@ func roundTrip(_ value: JSONValue) {
     }
     guard value.isEquivalent(to: again) else {
         fatalError("a value is not equivalent to itself: \(compact.debugDescription)")
+    }
+}
+
+/// `import` reads `{"domain":{"key":value}}` member by member; whenever it answers, it must
+/// mean what the full parse of the document means (names, order, last of repeated keys, values).
+func importDocumentAgrees(_ bytes: [UInt8]) {
+    let streamed = try? bytes.withUnsafeBufferPointer {
+        try JSONParser.parseObjectOfObjects($0, maximumDepth: JSONParser.maximumDepth + 2)
+    }
+    guard let streamed else { return }
+    guard let document = try? JSONValue(parsingUTF8: bytes, wrappingLevels: 2), let domains = document.objectMembers else {
+        fatalError("the member-by-member parse accepted what the full parse refuses: \(bytes)")
+    }
+    let full = domains.map { domain in (domain.key, domain.value.objectMembers?.map { ($0.key, $0.value.compactText) }) }
+    guard full.count == streamed.count else { fatalError("domain count differs: \(bytes)") }
+    for (a, b) in zip(full, streamed) {
+        guard let members = a.1, BytewiseString.equal(a.0, b.0), members.count == b.1.count,
+            zip(members, b.1).allSatisfy({ BytewiseString.equal($0.0, $1.0) && BytewiseString.equal($0.1, $1.1) })
+        else { fatalError("the member-by-member parse differs from the full parse: \(bytes)") }
     }
 }
