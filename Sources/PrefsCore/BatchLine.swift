@@ -57,15 +57,16 @@ public enum BatchLine: Sendable, Equatable {
     private static func parseShort(_ text: String) throws -> BatchLine {
         // Tokenize on UTF-8 bytes: spaces and tabs are ASCII, so byte positions are valid
         // string boundaries, and this avoids grapheme-by-grapheme scanning.
-        let utf8 = text.utf8
-        var position = utf8.startIndex
+        var text = text
+        let bytes = text.withUTF8 { Array($0) }
+        var position = 0
         func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
         func word() -> String? {
-            position = utf8[position...].firstIndex { !isBlank($0) } ?? utf8.endIndex
-            guard position < utf8.endIndex else { return nil }
-            let end = utf8[position...].firstIndex(where: isBlank) ?? utf8.endIndex
-            defer { position = end }
-            return String(text[position..<end])
+            while position < bytes.count && isBlank(bytes[position]) { position += 1 }
+            guard position < bytes.count else { return nil }
+            let start = position
+            while position < bytes.count && !isBlank(bytes[position]) { position += 1 }
+            return String(decoding: bytes[start..<position], as: UTF8.self)
         }
         guard let verb = word() else { throw PrefsError(.invalidValue, "empty command") }
         guard ["set", "rm", "incr"].contains(verb) else {
@@ -76,8 +77,8 @@ public enum BatchLine: Sendable, Equatable {
         try Key.validate(key)
         switch verb {
         case "set":
-            guard position < utf8.endIndex else { throw PrefsError(.invalidValue, "set needs a VALUE") }
-            return .set(domain, key, try ValueType.auto.value(from: String(text[utf8.index(after: position)...])))
+            guard position < bytes.count else { throw PrefsError(.invalidValue, "set needs a VALUE") }
+            return .set(domain, key, try ValueType.auto.value(from: String(decoding: bytes[(position + 1)...], as: UTF8.self)))
         case "rm":
             if let extra = word() {
                 throw PrefsError(.invalidValue, "unexpected \(JSONValue.string(extra).compactText) after rm DOMAIN KEY")
