@@ -118,7 +118,6 @@ extension KeyValueStack {
                 // content whatever other processes do meanwhile.
                 (partPlan, events) = try database.writer().write { db in
                     try database.context.begin(db, op: "import")
-                    defer { _ = try? database.context.finish(db) }
                     let now = Clock.nowMilliseconds()
                     for (domain, _) in part where try !Self.tableMayExist(db, domain) {
                         try DomainTable.create(db, domain)
@@ -129,7 +128,9 @@ extension KeyValueStack {
                     let changes = partPlan.changes.map {
                         (PendingKey(domain: $0.domain, key: $0.key), $0.json.map { PendingChange.set($0, expiresAt: nil) } ?? .remove)
                     }
-                    return (partPlan, try Self.apply(changes, in: db, context: database.context, op: "import", requireExisting: false))
+                    let events = try Self.apply(changes, in: db, context: database.context, op: "import", requireExisting: false)
+                    try database.context.finish(db)
+                    return (partPlan, events)
                 }
             } catch {
                 throw PrefsError.database(error, path: database.displayPath, writing: true)
