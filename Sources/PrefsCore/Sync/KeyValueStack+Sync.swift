@@ -252,8 +252,16 @@ extension KeyValueStack {
                 var applied = 0
                 var seen: Int64 = 0
                 let now = Clock.nowMilliseconds()
-                for operation in operations {
+                // Only the winner among a batch's operations on one key can change it.
+                var best: [String: Int] = [:]
+                for (index, operation) in operations.enumerated() {
                     seen = max(seen, operation.hlc)
+                    let id = operation.domain + "\u{0}" + operation.key
+                    if let current = best[id], !operation.wins(over: operations[current].hlc, node: operations[current].node) { continue }
+                    best[id] = index
+                }
+                for (index, operation) in operations.enumerated() {
+                    guard best[operation.domain + "\u{0}" + operation.key] == index else { continue }
                     guard synced.contains(operation.domain), let domain = try? Domain(operation.domain), domain.isPersistent,
                         domains?.contains(domain) ?? true, (try? Key.validate(operation.key)) != nil
                     else { continue }
