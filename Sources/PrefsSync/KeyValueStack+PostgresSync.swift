@@ -81,9 +81,11 @@ extension KeyValueStack {
         while true {
             let (operations, through) = try await remote.pull(after: last, limit: batch)
             if operations.isEmpty { break }
-            report.pulled += operations.count { $0.node != node }
-            report.applied += try applyRemoteOperations(
-                operations.filter { $0.node != node }, through: domains == nil ? through : nil, in: domains)
+            let others = operations.filter { operation in
+                operation.node != node && (domains.map { $0.contains { $0.name == operation.domain } } ?? true)
+            }
+            report.pulled += others.count
+            report.applied += try applyRemoteOperations(others, through: domains == nil ? through : nil, in: domains)
             last = through
             if operations.count < batch { break }
         }

@@ -217,6 +217,69 @@ struct SyncTests {
         #expect(listed == state)
     }
 
+    @Test func syncOfNamedDomainsLeavesTheOthersPending() throws {
+        let a = try syncedStore()
+        let b = try syncedStore()
+        try a.run(["set", "switch", "s", "1"])
+        try a.run(["set", "default", "d", "1"])
+        #expect(try sync(a, ["switch"]).stdout == "pulled 0 (applied 0), pushed 1, pending 1\n")
+        #expect(try sync(b, ["default"]).stdout == "pulled 0 (applied 0), pushed 0, pending 0\n")
+        expectFailure(try b.run(["get", "switch", "s"]), 1)
+        expectFailure(try a.run(["sync", "user"]), 2, contains: "not synced")
+        #expect(try sync(b).stdout == "pulled 1 (applied 1), pushed 0, pending 0\n")
+        #expect(try sync(a).stdout.hasSuffix("pushed 1, pending 0\n"))
+        #expect(try sync(b).stdout == "pulled 1 (applied 1), pushed 0, pending 0\n")
+        #expect(try export(a) == export(b))
+    }
+
+    @Test func theClockMovesPastTimestampsSeenFromTheRemote() throws {
+        let a = try syncedStore()
+        _ = try sync(a)
+        // Another node whose clock runs a day ahead wrote k.
+        let ahead = (Int64(Date().timeIntervalSince1970 * 1000) + 86_400_000) << 16
+        try server.psql(
+            """
+            INSERT INTO prefs_ops (op_id, domain, key, value, hlc, node, actor)
+            VALUES ('\(UUID().uuidString.lowercased())', 'default', 'k', '"ahead"', \(ahead), 'ffffffff-node', 'elsewhere')
+            """, database: database)
+        #expect(try sync(a).stdout == "pulled 1 (applied 1), pushed 0, pending 0\n")
+        #expect(try a.run(["get", "default", "k"]).stdout == "ahead\n")
+        let log = try a.run(["log", "default", "k"])
+        #expect(log.stdout.contains("\tsync\tdefault\tk\tnull\t\"ahead\"\telsewhere\n"), "\(log)")
+        // A write made after seeing it wins, although the wall clock is behind.
+        try a.run(["set", "default", "k", "after"])
+        #expect(try pending(a).last?["hlc"] as Int64? ?? 0 > ahead)
+        _ = try sync(a)
+        #expect(try server.psql("SELECT value FROM prefs_state WHERE key = 'k'", database: database) == "\"after\"\n")
+    }
+
+    @Test func watchKeepsSyncingUntilTerminated() throws {
+        let a = try syncedStore()
+        let b = try syncedStore()
+        let watcher = Process()
+        watcher.executableURL = URL(fileURLWithPath: Sandbox.binary)
+        watcher.arguments = ["--store", a.store, "sync", "--watch", "0.2", "--json"]
+        watcher.environment = a.environment()
+        let output = Pipe()
+        watcher.standardOutput = output
+        watcher.standardError = FileHandle.nullDevice
+        try watcher.run()
+        try a.run(["set", "default", "watched", "1"])
+        var seen = ""
+        for _ in 0..<200 where seen != "1\n" {
+            _ = try sync(b)
+            seen = try b.run(["get", "default", "watched", "--default", "none"]).stdout
+            if seen != "1\n" { usleep(100_000) }
+        }
+        #expect(seen == "1\n")
+        watcher.terminate()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        watcher.waitUntilExit()
+        #expect(watcher.terminationStatus == 0)
+        #expect(printed.split(separator: "\n").allSatisfy { $0.hasPrefix(#"{"pulled":"#) }, "\(printed)")
+        #expect(printed.contains(#""pushed":1,"#), "\(printed)")
+    }
+
     // MARK: - Offline first
 
     @Test func serverDownThenUpLosesNothing() throws {
