@@ -9,12 +9,16 @@ let package = Package(
     products: [
         .library(name: "PrefsCore", targets: ["PrefsCore"]),
         .library(name: "PrefsRemote", targets: ["PrefsRemote"]),
+        .library(name: "PrefsSync", targets: ["PrefsSync"]),
         .executable(name: "prefs", targets: ["prefs"]),
         .executable(name: "prefs-http-get", targets: ["prefs-http-get"]),
+        .executable(name: "prefs-sync", targets: ["prefs-sync"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
     ],
     targets: [
         .target(
@@ -49,6 +53,28 @@ let package = Package(
             dependencies: ["PrefsCore", "PrefsRemote"],
             swiftSettings: strict
         ),
+        // Sync through PostgreSQL: kept out of PrefsCore and of the `prefs` binary (NIO's
+        // start-up cost); `prefs sync` runs the `prefs-sync` helper.
+        .target(
+            name: "PrefsSync",
+            dependencies: [
+                "PrefsCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "prefs-sync",
+            dependencies: ["PrefsCore", "PrefsSync"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "prefs-sync-bench",
+            dependencies: ["PrefsCore", "PrefsSync"],
+            path: "Benchmarks/SyncBench",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "prefs-queue-bench",
             dependencies: ["PrefsCore"],
@@ -67,7 +93,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PrefsCLITests",
-            dependencies: ["prefs", "prefs-http-get", "PrefsCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["prefs", "prefs-http-get", "prefs-sync", "PrefsCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -82,7 +82,6 @@ extension KeyValueStack {
         do {
             (results, events) = try database.writer().write { db in
                 try database.context.begin(db, op: "set")
-                defer { _ = try? database.context.finish(db) }
                 let now = Clock.nowMilliseconds()
                 var results: [OperationResult] = []
                 var events: [ChangeEvent] = []
@@ -145,6 +144,7 @@ extension KeyValueStack {
                             ChangeEvent(kind: old == nil ? .insert : .update, domain: domain, key: key, json: json, oldJSON: old?.json))
                     }
                 }
+                try database.context.finish(db)
                 return (results, events)
             }
         } catch {

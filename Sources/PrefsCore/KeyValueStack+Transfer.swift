@@ -146,7 +146,6 @@ extension KeyValueStack {
                 // content whatever other processes do meanwhile.
                 (partPlan, events) = try database.writer().write { db in
                     try database.context.begin(db, op: "import")
-                    defer { _ = try? database.context.finish(db) }
                     let now = Clock.nowMilliseconds()
                     for (domain, _) in part where try !Self.tableMayExist(db, domain) {
                         try DomainTable.create(db, domain)
@@ -160,6 +159,7 @@ extension KeyValueStack {
                     // Without observers, sets take the bulk path (no read of the previous value).
                     let events = try Self.apply(
                         changes, in: db, context: database.context, op: "import", requireExisting: false, events: !observers.isEmpty)
+                    try database.context.finish(db)
                     return (partPlan, events)
                 }
             } catch {

@@ -344,7 +344,8 @@ extension KeyValueStack {
         // A bulk of plain sets writes one log record each; when there are more than the log
         // keeps, the head's records would be pruned at commit, so they are not written at all.
         var unlogged = 0
-        if !wantEvents, changes.count > 1, changes.allSatisfy({ if case .set = $0.1 { true } else { false } }) {
+        // (Not while the store syncs: pending sync operations are made from the log records.)
+        if !wantEvents, changes.count > 1, !context.recordsSyncNow, changes.allSatisfy({ if case .set = $0.1 { true } else { false } }) {
             unlogged = max(0, changes.count - (try context.retention(db)))
         }
         if unlogged > 0 {

@@ -25,24 +25,35 @@ final class StoreDatabase: Sendable {
     /// `PRAGMA application_id` of a memory-tier file ("prfm").
     static let memoryApplicationID: Int32 = 0x7072_666D
     /// The schema version this build writes; also kept in `PRAGMA user_version`.
-    static let schemaVersion = 2
+    static let schemaVersion = 3
 
     /// What the change-log triggers record about the write in progress: the op and actor
     /// kept in the one-row `write_context` table, which the triggers read. Updating it
     /// inside the writing transaction keeps it private to that transaction.
+    ///
+    /// While the store has a remote (`sync_config`), ``finish(_:)`` also turns the
+    /// transaction's change-log records of synced domains into pending sync operations, in
+    /// the same transaction (see ``SyncRecorder``).
     final class WriteContext: Sendable {
         /// The op written to `write_context` in the current transaction (nil: not yet).
         private let current = Mutex<String?>(nil)
+        /// Set by ``begin(_:op:)`` when the store syncs: where the transaction's log starts.
+        private let recorder = Mutex<SyncRecorder?>(nil)
         let actor: String
+        /// Whether this database records sync operations (the store file, not the memory tier).
+        let recordsSync: Bool
 
-        init(actor: String) {
+        init(actor: String, recordsSync: Bool = false) {
             self.actor = actor
+            self.recordsSync = recordsSync
         }
 
         /// Call at the start of a write transaction.
         func begin(_ db: Database, op: String) throws {
             try db.execute(sql: "UPDATE write_context SET op = ?, actor = ?", arguments: [op, actor])
             current.withLock { $0 = op }
+            let started = recordsSync ? try SyncRecorder.start(db) : nil
+            recorder.withLock { $0 = started }
         }
 
         /// Names the op of the statements that follow (a no-op when it is unchanged).
@@ -51,6 +62,10 @@ final class StoreDatabase: Sendable {
             try db.execute(sql: "UPDATE write_context SET op = ?", arguments: [op])
             current.withLock { $0 = op }
         }
+
+        /// Whether this transaction turns its change-log records into pending sync operations
+        /// (the store has a remote): then every record must be written.
+        var recordsSyncNow: Bool { recorder.withLock { $0 != nil } }
 
         /// How many records the log keeps (`prefs log --retain`, default 10,000).
         func retention(_ db: Database) throws -> Int {
@@ -84,8 +99,15 @@ final class StoreDatabase: Sendable {
                 arguments: [skipped, Clock.nowMilliseconds(), actor])
         }
 
-        /// Call before a write transaction commits: applies the log's retention.
+        /// Call before a write transaction commits: records pending sync operations (when
+        /// the store syncs), then applies the log's retention.
         func finish(_ db: Database) throws {
+            if let started = recorder.withLock({ value in
+                defer { value = nil }
+                return value
+            }) {
+                try started.record(db)
+            }
             try db.execute(
                 sql: """
                     DELETE FROM changelog WHERE seq <= (SELECT max(seq) FROM changelog)
@@ -108,7 +130,7 @@ final class StoreDatabase: Sendable {
         self.location = location
         self.kind = kind
         self.busyTimeout = busyTimeout
-        self.context = WriteContext(actor: actor)
+        self.context = WriteContext(actor: actor, recordsSync: kind == .main)
         self.ownerPath = ownerPath
     }
 
@@ -376,6 +398,47 @@ final class StoreDatabase: Sendable {
             }
             try db.execute(sql: "UPDATE meta SET value = '2' WHERE key = 'schema_version'")
             try db.execute(sql: "PRAGMA user_version = 2")
+        }
+        migrator.registerMigration("v3-sync") { db in
+            // Offline-first sync through PostgreSQL (PrefsSync): the remote, the clock, the
+            // operations waiting to be pushed and, per key, the (hlc, node) of the write
+            // that holds it (the last-writer-wins rule compares against it).
+            if kind == .main {
+                try db.execute(
+                    sql: """
+                        CREATE TABLE sync_config (
+                            id INTEGER PRIMARY KEY CHECK (id = 1),
+                            url TEXT NOT NULL,
+                            domains TEXT,  -- comma-separated; NULL: every persistent domain except user
+                            last_remote_seq INTEGER NOT NULL DEFAULT 0,
+                            last_success_at INTEGER,
+                            last_failure_at INTEGER,
+                            last_failure TEXT
+                        );
+                        CREATE TABLE sync_clock (id INTEGER PRIMARY KEY CHECK (id = 1), hlc INTEGER NOT NULL);
+                        INSERT INTO sync_clock VALUES (1, 0);
+                        CREATE TABLE sync_pending (
+                            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                            op_id TEXT NOT NULL UNIQUE,
+                            domain TEXT NOT NULL,
+                            key TEXT NOT NULL,
+                            value TEXT,  -- NULL: a tombstone
+                            expires_at INTEGER,
+                            hlc INTEGER NOT NULL,
+                            node TEXT NOT NULL,
+                            actor TEXT NOT NULL
+                        );
+                        CREATE TABLE sync_keys (
+                            domain TEXT NOT NULL,
+                            key TEXT NOT NULL,
+                            hlc INTEGER NOT NULL,
+                            node TEXT NOT NULL,
+                            PRIMARY KEY (domain, key)
+                        ) WITHOUT ROWID;
+                        """)
+            }
+            try db.execute(sql: "UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+            try db.execute(sql: "PRAGMA user_version = 3")
         }
         return migrator
     }

@@ -21,8 +21,8 @@ struct Prefs: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             Get.self, Set.self, Remove.self, List.self, Domains.self, Export.self, Import.self, Batch.self, Incr.self,
-            Apply.self, Log.self, Watch.self, SchemaGroup.self, Describe.self, Reset.self, FlagGroup.self, Refresh.self, Doctor.self,
-            Backup.self,
+            Apply.self, Log.self, Watch.self, SchemaGroup.self, Describe.self, Reset.self, FlagGroup.self, Refresh.self, RemoteGroup.self,
+            Sync.self, Doctor.self, Backup.self,
         ]
     )
 

@@ -107,16 +107,7 @@ enum Blocking {
 /// Fetches over HTTP by running `prefs-http-get` (installed next to `prefs`), which keeps the
 /// networking stack out of the `prefs` binary's start-up.
 struct HelperFetcher: HTTPFetcher {
-    static var helperPath: String? {
-        let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let sibling = URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent("prefs-http-get").path
-        if FileManager.default.isExecutableFile(atPath: sibling) { return sibling }
-        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-            let candidate = "\(directory)/prefs-http-get"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
-    }
+    static var helperPath: String? { Helper.path("prefs-http-get") }
 
     func get(_ url: String, timeout: Duration, headers: [String: String]) async throws -> HTTPResponse {
         guard let helper = Self.helperPath else {

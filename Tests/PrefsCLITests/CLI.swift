@@ -61,6 +61,7 @@ final class Sandbox {
         env["HOME"] = root + "/home"
         env.removeValue(forKey: "PREFS_STORE")
         env.removeValue(forKey: "NO_COLOR")
+        for key in env.keys where key.hasPrefix("PG") { env.removeValue(forKey: key) }  // no stray PGPASSWORD etc.
         for (k, v) in extra { env[k] = v }
         return env
     }

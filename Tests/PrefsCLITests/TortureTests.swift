@@ -130,7 +130,7 @@ struct TortureTests {
         let healthy = try box.run(["doctor"])
         #expect(healthy.status == 0, "\(healthy)")
         #expect(healthy.stdout.contains("ok\tintegrity\tPRAGMA integrity_check: ok"))
-        #expect(healthy.stdout.contains("ok\tschema\tschema version 2"))
+        #expect(healthy.stdout.contains("ok\tschema\tschema version 3"))
         chmod(box.store, 0o644)
         #expect(try box.run(["doctor"]).stdout.contains("warning\tpermissions\tstore file"))
         Thread.sleep(forTimeInterval: 1.1)

@@ -147,10 +147,10 @@ struct KeyValueStackTests {
             try Dictionary(
                 uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, value FROM meta").map { ($0[0] as String, $0[1] as String) })
         }
-        #expect(meta["schema_version"] == "2")
+        #expect(meta["schema_version"] == "3")
         #expect(meta["store_id"]?.count == 36)
         let migrations = try DatabaseQueue(path: store.path).read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(migrations == ["v1", "v2-changelog"])
+        #expect(migrations == ["v1", "v2-changelog", "v3-sync"])
     }
 
     @Test func aVersionOneStoreIsMigratedWithItsDataKept() throws {

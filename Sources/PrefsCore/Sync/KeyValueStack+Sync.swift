@@ -1,0 +1,353 @@
+import Foundation
+import GRDB
+
+/// A store's remote: where it syncs and which domains.
+public struct SyncRemote: Sendable, Equatable {
+    /// The PostgreSQL URL (never with a password).
+    public var url: RemoteURL
+    /// The synced domains; nil means every persistent domain except `user`, custom domains
+    /// included.
+    public var domains: [Domain]?
+
+    /// Whether a domain's writes are synced.
+    public func syncs(_ domain: Domain) -> Bool {
+        domain.isPersistent && (domains.map { $0.contains(domain) } ?? (domain != .user))
+    }
+}
+
+/// What `prefs sync --status` shows.
+public struct SyncStatus: Sendable {
+    /// The remote, or nil when none is set.
+    public var remote: SyncRemote?
+    /// This store's node id (its store id); nil before the store exists.
+    public var node: String?
+    /// Operations waiting to be pushed.
+    public var pending: Int
+    /// The remote sequence number up to which operations have been pulled.
+    public var lastRemoteSeq: Int64
+    /// When the last sync completed (milliseconds since 1970).
+    public var lastSuccessAt: Int64?
+    /// When the last sync failed, and why.
+    public var lastFailureAt: Int64?
+    /// The cause of the last failure.
+    public var lastFailure: String?
+}
+
+/// One operation on one key, as pushed to and pulled from the remote.
+public struct SyncOperation: Sendable, Equatable {
+    /// A UUID, unique across stores: pushing an operation twice stores it once.
+    public var id: String
+    /// The domain name.
+    public var domain: String
+    /// The key.
+    public var key: String
+    /// The new value as JSON text (kept byte for byte); nil for a deletion (a tombstone).
+    public var json: String?
+    /// When the value expires (milliseconds since 1970), if it does.
+    public var expiresAt: Int64?
+    /// The hybrid logical clock timestamp: wall-clock milliseconds shifted left 16 bits
+    /// plus a counter, never lower than any timestamp the writing store had seen.
+    public var hlc: Int64
+    /// The writing store's node id.
+    public var node: String
+    /// Who made the change (the change log's actor on the writing store).
+    public var actor: String
+    /// The local order of a pending operation (0 for pulled ones).
+    public var localSeq: Int64
+
+    /// Creates an operation.
+    public init(
+        id: String, domain: String, key: String, json: String?, expiresAt: Int64?, hlc: Int64, node: String, actor: String,
+        localSeq: Int64 = 0
+    ) {
+        self.id = id
+        self.domain = domain
+        self.key = key
+        self.json = json
+        self.expiresAt = expiresAt
+        self.hlc = hlc
+        self.node = node
+        self.actor = actor
+        self.localSeq = localSeq
+    }
+
+    /// The last-writer-wins order: by timestamp, then node id (bytewise).
+    public func wins(over hlc: Int64, node: String) -> Bool {
+        self.hlc != hlc ? self.hlc > hlc : node.utf8.lexicographicallyPrecedes(self.node.utf8)
+    }
+}
+
+extension KeyValueStack {
+    /// Sets the remote this store syncs to and queues the current content of the synced
+    /// domains as pending operations (the initial push), each stamped with its last write
+    /// time, so a later write anywhere wins over it. Nothing connects: the first
+    /// `sync` creates the remote schema. From now on every write of a synced domain records
+    /// a pending operation in its own transaction.
+    ///
+    /// ```swift
+    /// try stack.setRemote(try RemoteURL(parsing: "postgres://prefs@db:5432/prefs"), domains: nil)
+    /// ```
+    /// - Parameter domains: the synced domains; nil for every persistent domain except `user`.
+    /// - Returns: how many operations were queued.
+    /// - Throws: ``PrefsError``: `usage` for the `memory` domain, `cannotWrite`.
+    @discardableResult
+    public func setRemote(_ url: RemoteURL, domains: [Domain]?) throws -> Int {
+        if domains?.contains(.memory) == true { throw PrefsError(.usage, "the memory domain is never synced") }
+        try flushSynchronously()
+        let remote = SyncRemote(url: url, domains: domains.map { Array(Set($0)).sorted() })
+        let database = main
+        do {
+            return try database.writer().write { db in
+                try database.context.begin(db, op: "remote")
+                try db.execute(sql: "DELETE FROM sync_pending")
+                try db.execute(sql: "DELETE FROM sync_keys")
+                try db.execute(
+                    sql: """
+                        INSERT OR REPLACE INTO sync_config (id, url, domains, last_remote_seq) VALUES (1, ?, ?, 0)
+                        """,
+                    arguments: [url.description, remote.domains?.map(\.name).joined(separator: ",")])
+                let node = try SyncLedger.node(db)
+                let now = Clock.nowMilliseconds()
+                for domain in try DomainTable.all(db) where remote.syncs(domain) {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO sync_pending (op_id, domain, key, value, expires_at, hlc, node, actor)
+                            SELECT \(SyncRecorder.uuidSQL), ?1, key, value, expires_at, updated_at << 16, ?2, ?3
+                            FROM \(DomainTable(domain).table) WHERE expires_at IS NULL OR expires_at > ?4 ORDER BY key
+                            """,
+                        arguments: [domain.name, node, database.context.actor, now])
+                }
+                try db.execute(
+                    sql: """
+                        INSERT INTO sync_keys (domain, key, hlc, node) SELECT domain, key, hlc, node FROM sync_pending WHERE true
+                        ON CONFLICT (domain, key) DO UPDATE SET hlc = excluded.hlc, node = excluded.node
+                        """)
+                let queued = try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_pending") ?? 0
+                try database.context.finish(db)
+                return queued
+            }
+        } catch {
+            throw PrefsError.database(error, path: database.displayPath, writing: true)
+        }
+    }
+
+    /// The remote, or nil when none is set.
+    ///
+    /// - Throws: ``PrefsError`` of kind `storeUnreadable`.
+    public func remote() throws -> SyncRemote? {
+        try syncStatus().remote
+    }
+
+    /// Stops syncing: forgets the remote, the pending operations and the per-key sync
+    /// state. Local data is kept. Does nothing when no remote is set.
+    ///
+    /// - Throws: ``PrefsError`` of kind `cannotWrite`.
+    public func unsetRemote() throws {
+        guard try main.reader() != nil else { return }
+        let database = main
+        do {
+            try database.writer().write { db in
+                try database.context.begin(db, op: "remote")
+                try db.execute(sql: "DELETE FROM sync_config; DELETE FROM sync_pending; DELETE FROM sync_keys")
+                try database.context.finish(db)
+            }
+        } catch {
+            throw PrefsError.database(error, path: database.displayPath, writing: true)
+        }
+    }
+
+    /// The remote, the pending count and the last sync's outcome.
+    ///
+    /// ```swift
+    /// let status = try stack.syncStatus()
+    /// print(status.pending)
+    /// ```
+    /// - Throws: ``PrefsError`` of kind `storeUnreadable`.
+    public func syncStatus() throws -> SyncStatus {
+        var status = SyncStatus(remote: nil, node: nil, pending: 0, lastRemoteSeq: 0)
+        guard let reader = try main.reader() else { return status }
+        do {
+            try reader.read { db in
+                status.node = try SyncLedger.node(db)
+                status.pending = try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_pending") ?? 0
+                guard
+                    let row = try Row.fetchOne(
+                        db,
+                        sql: "SELECT url, domains, last_remote_seq, last_success_at, last_failure_at, last_failure FROM sync_config")
+                else { return }
+                let domains: String? = row[1]
+                status.remote = SyncRemote(
+                    url: try RemoteURL(parsing: row[0]),
+                    domains: domains.map { $0.split(separator: ",").compactMap { try? Domain(String($0)) } })
+                status.lastRemoteSeq = row[2]
+                status.lastSuccessAt = row[3]
+                status.lastFailureAt = row[4]
+                status.lastFailure = row[5]
+            }
+        } catch {
+            throw PrefsError.database(error, path: main.displayPath, writing: false)
+        }
+        return status
+    }
+
+    /// The pending operations in the order they were written, optionally of some domains.
+    ///
+    /// - Throws: ``PrefsError`` of kind `storeUnreadable`.
+    public func pendingSyncOperations(in domains: Set<Domain>? = nil) throws -> [SyncOperation] {
+        guard let reader = try main.reader() else { return [] }
+        do {
+            return try reader.read { db in
+                var operations: [SyncOperation] = []
+                let rows = try Row.fetchCursor(
+                    db, sql: "SELECT seq, op_id, domain, key, value, expires_at, hlc, node, actor FROM sync_pending ORDER BY seq")
+                while let row = try rows.next() {
+                    let domain: String = row[2]
+                    if let domains, !domains.contains(where: { $0.name == domain }) { continue }
+                    operations.append(
+                        SyncOperation(
+                            id: row[1], domain: domain, key: row[3], json: row[4], expiresAt: row[5], hlc: row[6], node: row[7],
+                            actor: row[8], localSeq: row[0]))
+                }
+                return operations
+            }
+        } catch {
+            throw PrefsError.database(error, path: main.displayPath, writing: false)
+        }
+    }
+
+    /// Applies operations pulled from the remote in one transaction, logged as `sync` with
+    /// the writing store's actor. An operation changes a key only when it wins over the
+    /// write that holds the key (by timestamp, then node id), so every store that sees the
+    /// same operations ends with the same values, in any order. The clock moves past every
+    /// timestamp seen.
+    ///
+    /// - Parameters:
+    ///   - operations: in remote order.
+    ///   - remoteSeq: the remote sequence these operations reach; recorded as pulled up to
+    ///     there unless nil (a partial pull of some domains).
+    ///   - domains: apply only these domains' operations (nil: every synced domain).
+    /// - Returns: how many operations changed a key.
+    /// - Throws: ``PrefsError``: `usage` when no remote is set, `cannotWrite`.
+    @discardableResult
+    public func applyRemoteOperations(_ operations: [SyncOperation], through remoteSeq: Int64?, in domains: Set<Domain>? = nil) throws
+        -> Int
+    {
+        let database = main
+        do {
+            return try database.writer().write { db in
+                try database.context.begin(db, op: "sync")
+                guard let stored = try Row.fetchOne(db, sql: "SELECT domains FROM sync_config") else {
+                    throw PrefsError(.usage, "no remote set (prefs remote set postgres://USER@HOST:PORT/DB)")
+                }
+                let synced = SyncDomains(stored: stored[0])
+                let lookup = try db.cachedStatement(sql: "SELECT hlc, node FROM sync_keys WHERE domain = ? AND key = ?")
+                let mark = try db.cachedStatement(
+                    sql: """
+                        INSERT INTO sync_keys (domain, key, hlc, node) VALUES (?, ?, ?, ?)
+                        ON CONFLICT (domain, key) DO UPDATE SET hlc = excluded.hlc, node = excluded.node
+                        """)
+                let setActor = try db.cachedStatement(sql: "UPDATE write_context SET actor = ?")
+                var actor = database.context.actor
+                var ready = Set<Domain>()
+                var applied = 0
+                var seen: Int64 = 0
+                let now = Clock.nowMilliseconds()
+                // Only the winner among a batch's operations on one key can change it.
+                var best: [String: Int] = [:]
+                for (index, operation) in operations.enumerated() {
+                    seen = max(seen, operation.hlc)
+                    let id = operation.domain + "\u{0}" + operation.key
+                    if let current = best[id], !operation.wins(over: operations[current].hlc, node: operations[current].node) { continue }
+                    best[id] = index
+                }
+                for (index, operation) in operations.enumerated() {
+                    guard best[operation.domain + "\u{0}" + operation.key] == index else { continue }
+                    guard synced.contains(operation.domain), let domain = try? Domain(operation.domain), domain.isPersistent,
+                        domains?.contains(domain) ?? true, (try? Key.validate(operation.key)) != nil
+                    else { continue }
+                    if let json = operation.json, (try? JSONValue(parsing: json)) == nil { continue }
+                    if let row = try Row.fetchOne(lookup, arguments: [operation.domain, operation.key]),
+                        !operation.wins(over: row[0], node: row[1])
+                    {
+                        continue
+                    }
+                    if operation.actor != actor {
+                        try setActor.execute(arguments: [operation.actor])
+                        actor = operation.actor
+                    }
+                    let table = DomainTable(domain)
+                    if !ready.contains(domain) {
+                        if try !Self.tableMayExist(db, domain) {
+                            if operation.json != nil { try DomainTable.create(db, domain) }
+                        }
+                        ready.insert(domain)
+                    }
+                    if let json = operation.json {
+                        try table.upsert(db, key: operation.key, json: json, now: now, expiresAt: operation.expiresAt)
+                    } else if try Self.tableMayExist(db, domain) {
+                        _ = try table.delete(db, key: operation.key)
+                    }
+                    try mark.execute(arguments: [operation.domain, operation.key, operation.hlc, operation.node])
+                    applied += 1
+                }
+                try SyncLedger.observe(db, hlc: seen)
+                if let remoteSeq {
+                    try db.execute(
+                        sql: "UPDATE sync_config SET last_remote_seq = max(last_remote_seq, ?)", arguments: [remoteSeq])
+                }
+                try database.context.finish(db)
+                return applied
+            }
+        } catch {
+            throw PrefsError.database(error, path: database.displayPath, writing: true)
+        }
+    }
+
+    /// Marks pushed operations done: removes the pending operations up to `localSeq` (of
+    /// `domains`, or all), records the sync as successful and, when the push showed that
+    /// nobody else wrote in between, that the remote is pulled up to `remoteSeq`.
+    ///
+    /// - Throws: ``PrefsError`` of kind `cannotWrite`.
+    public func acknowledgeSyncPush(through localSeq: Int64, in domains: Set<Domain>? = nil, remoteSeq: Int64? = nil) throws {
+        let database = main
+        do {
+            try database.writer().write { db in
+                try database.context.begin(db, op: "sync")
+                if let domains {
+                    for domain in domains {
+                        try db.execute(sql: "DELETE FROM sync_pending WHERE seq <= ? AND domain = ?", arguments: [localSeq, domain.name])
+                    }
+                } else {
+                    try db.execute(sql: "DELETE FROM sync_pending WHERE seq <= ?", arguments: [localSeq])
+                }
+                if let remoteSeq {
+                    try db.execute(
+                        sql: "UPDATE sync_config SET last_remote_seq = max(last_remote_seq, ?)", arguments: [remoteSeq])
+                }
+                try db.execute(
+                    sql: "UPDATE sync_config SET last_success_at = ?, last_failure = NULL, last_failure_at = NULL",
+                    arguments: [Clock.nowMilliseconds()])
+                try database.context.finish(db)
+            }
+        } catch {
+            throw PrefsError.database(error, path: database.displayPath, writing: true)
+        }
+    }
+
+    /// Records why a sync failed (shown by `prefs sync --status`).
+    ///
+    /// - Throws: ``PrefsError`` of kind `cannotWrite`.
+    public func recordSyncFailure(_ cause: String) throws {
+        let database = main
+        do {
+            try database.writer().write { db in
+                try database.context.begin(db, op: "sync")
+                try db.execute(
+                    sql: "UPDATE sync_config SET last_failure_at = ?, last_failure = ?", arguments: [Clock.nowMilliseconds(), cause])
+                try database.context.finish(db)
+            }
+        } catch {
+            throw PrefsError.database(error, path: database.displayPath, writing: true)
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import GRDB
+
+/// Which domains a store syncs.
+enum SyncDomains: Sendable, Equatable {
+    /// Every persistent domain except `user` (the default; custom domains included).
+    case allExceptUser
+    /// These domains only.
+    case only(Set<String>)
+
+    /// Reads `sync_config.domains`: NULL, or names separated by commas.
+    init(stored: String?) {
+        if let stored {
+            self = .only(Set(stored.split(separator: ",").map(String.init)))
+        } else {
+            self = .allExceptUser
+        }
+    }
+
+    func contains(_ domain: String) -> Bool {
+        switch self {
+        case .allExceptUser: domain != Domain.user.name && domain != Domain.memory.name
+        case .only(let names): names.contains(domain)
+        }
+    }
+}
+
+/// Records a write transaction's changes of synced domains as pending sync operations, in
+/// that transaction: ``start(_:)`` notes where the change log stands when the transaction
+/// begins (only when the store has a remote, so stores without one pay one lookup), and
+/// ``record(_:)`` copies the log records written since then — one set-based statement per
+/// domain — each with a new operation id, a hybrid logical clock timestamp and this store's
+/// node id. Records of `sync` (applied from the remote) and `expire` (each store purges
+/// expired keys itself; the expiry travels with the value) are not pushed.
+struct SyncRecorder: Sendable {
+    let startSeq: Int64
+    let domains: SyncDomains
+
+    /// A random version 4 UUID, computed by SQLite for each row.
+    static let uuidSQL = """
+        lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-' \
+        || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))
+        """
+
+    static func start(_ db: Database) throws -> SyncRecorder? {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT domains FROM sync_config WHERE id = 1")) else { return nil }
+        let seq = try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(max(seq), 0) FROM changelog")) ?? 0
+        return SyncRecorder(startSeq: seq, domains: SyncDomains(stored: row[0]))
+    }
+
+    func record(_ db: Database) throws {
+        let touched = try String.fetchAll(
+            db.cachedStatement(sql: "SELECT DISTINCT domain FROM changelog WHERE seq > ? AND op NOT IN ('sync', 'expire')"),
+            arguments: [startSeq])
+        let synced = touched.filter { domains.contains($0) }.compactMap { try? Domain($0) }
+        guard !synced.isEmpty else { return }
+        let endSeq = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(seq) FROM changelog")) ?? startSeq
+        let node = try SyncLedger.node(db)
+        // One clock reading for the transaction; its records get consecutive timestamps.
+        let base = try SyncLedger.reserve(db, count: endSeq - startSeq)
+        let pendingStart = try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(max(seq), 0) FROM sync_pending")) ?? 0
+        for domain in synced {
+            try db.execute(
+                sql: """
+                    INSERT INTO sync_pending (op_id, domain, key, value, expires_at, hlc, node, actor)
+                    SELECT \(Self.uuidSQL), c.domain, c.key, c.new, CASE WHEN c.new IS NULL THEN NULL ELSE t.expires_at END,
+                        ?1 + c.seq - ?2 - 1, ?3, c.actor
+                    FROM changelog c LEFT JOIN \(DomainTable(domain).table) t ON t.key = c.key
+                    WHERE c.seq > ?2 AND c.domain = ?4 AND c.op NOT IN ('sync', 'expire')
+                    ORDER BY c.seq
+                    """,
+                arguments: [base, startSeq, node, domain.name])
+        }
+        try db.execute(
+            sql: """
+                INSERT INTO sync_keys (domain, key, hlc, node)
+                SELECT domain, key, max(hlc), ?2 FROM sync_pending WHERE seq > ?1 GROUP BY domain, key
+                ON CONFLICT (domain, key) DO UPDATE SET hlc = excluded.hlc, node = excluded.node
+                """,
+            arguments: [pendingStart, node])
+    }
+}
+
+/// Reading and advancing the sync bookkeeping inside a transaction.
+enum SyncLedger {
+    /// This store's node id: the store id made when the store was created.
+    static func node(_ db: Database) throws -> String {
+        guard let id = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE key = 'store_id'")) else {
+            throw PrefsError(.storeUnreadable, "store has no store id")
+        }
+        return id
+    }
+
+    /// Reserves `count` consecutive hybrid logical clock timestamps and returns the first:
+    /// the larger of the wall clock (milliseconds, shifted left 16 bits) and the last
+    /// timestamp issued or seen + 1.
+    static func reserve(_ db: Database, count: Int64) throws -> Int64 {
+        let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT hlc FROM sync_clock WHERE id = 1")) ?? 0
+        let base = max(Clock.nowMilliseconds() << 16, last + 1)
+        try db.cachedStatement(sql: "UPDATE sync_clock SET hlc = ? WHERE id = 1").execute(arguments: [base + max(count, 1) - 1])
+        return base
+    }
+
+    /// Moves the clock past a timestamp seen from another node.
+    static func observe(_ db: Database, hlc: Int64) throws {
+        try db.cachedStatement(sql: "UPDATE sync_clock SET hlc = max(hlc, ?) WHERE id = 1").execute(arguments: [hlc])
+    }
+}

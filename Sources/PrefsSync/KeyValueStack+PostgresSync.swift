@@ -1,0 +1,146 @@
+import Foundation
+import PrefsCore
+
+/// What one sync did.
+public struct SyncReport: Sendable, Equatable {
+    /// Operations pulled from other stores.
+    public var pulled = 0
+    /// Pulled operations that changed a key here (the others lost to a newer write).
+    public var applied = 0
+    /// Operations pushed.
+    public var pushed = 0
+    /// Operations still pending afterwards (written while the sync ran).
+    public var pending = 0
+    /// The remote sequence number pulled up to.
+    public var remoteSeq: Int64 = 0
+
+    /// The report as one JSON object.
+    public var json: String {
+        #"{"pulled":\#(pulled),"applied":\#(applied),"pushed":\#(pushed),"pending":\#(pending),"remoteSeq":\#(remoteSeq)}"#
+    }
+}
+
+extension KeyValueStack {
+    /// Syncs with the remote PostgreSQL database: pulls the operations other stores pushed
+    /// since the last sync and applies those that win (last writer wins by hybrid logical
+    /// clock timestamp, then node id), then pushes this store's pending operations in one
+    /// transaction. Queued writes are flushed first.
+    ///
+    /// Offline first: when the remote cannot be reached, or fails during the sync, nothing
+    /// local is lost — what was pulled stays applied, pending operations stay pending, and
+    /// the next sync completes. Pushing an operation twice is harmless.
+    ///
+    /// ```swift
+    /// let report = try await stack.sync()
+    /// print(report.pushed, report.pending)
+    /// ```
+    /// - Parameters:
+    ///   - domains: sync only these domains (each must be synced); nil for all.
+    ///   - timeout: the whole sync's time limit.
+    ///   - environment: where `PGPASSWORD`, `PGPASSFILE` and `HOME` are read.
+    /// - Throws: ``PrefsError``: `unreachable` (the message ends with the pending count),
+    ///   `usage` when no remote is set or a domain is not synced, `storeUnreadable` for a
+    ///   newer remote schema, `cannotWrite` for the local store.
+    @discardableResult
+    public func sync(
+        domains: Set<Domain>? = nil, timeout: Duration = .seconds(30),
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) async throws -> SyncReport {
+        try await flush()
+        guard let remote = try syncStatus().remote else {
+            throw PrefsError(.usage, "no remote set (prefs remote set postgres://USER@HOST:PORT/DB)")
+        }
+        for domain in domains ?? [] where !remote.syncs(domain) {
+            throw PrefsError(.usage, "domain \(domain.name) is not synced (see prefs remote show)")
+        }
+        do {
+            var report = try await withDeadline(timeout) { session in
+                let connection = try await PostgresRemote.connect(remote.url, environment: environment, timeout: timeout)
+                await session.hold(connection)
+                defer { Task { await connection.close() } }
+                return try await self.exchange(connection, domains: domains)
+            }
+            report.pending = try syncStatus().pending
+            return report
+        } catch let error as PrefsError where error.kind == .unreachable {
+            try? recordSyncFailure(error.message)
+            let pending = (try? syncStatus().pending) ?? 0
+            throw PrefsError(
+                .unreachable,
+                "sync: \(error.message); \(pending) operation\(pending == 1 ? "" : "s") pending, local data kept")
+        }
+    }
+
+    private func exchange(_ remote: PostgresRemote, domains: Set<Domain>?) async throws -> SyncReport {
+        try await remote.migrate()
+        var report = SyncReport()
+        let status = try syncStatus()
+        let node = status.node
+        var last = status.lastRemoteSeq
+        let batch = 5_000
+        while true {
+            let (operations, through) = try await remote.pull(after: last, limit: batch)
+            if operations.isEmpty { break }
+            let others = operations.filter { operation in
+                operation.node != node && (domains.map { $0.contains { $0.name == operation.domain } } ?? true)
+            }
+            report.pulled += others.count
+            report.applied += try applyRemoteOperations(others, through: domains == nil ? through : nil, in: domains)
+            last = through
+            if operations.count < batch { break }
+        }
+        let pending = try pendingSyncOperations(in: domains)
+        let remoteSeq = try await remote.push(pending, known: domains == nil ? last : nil)
+        try acknowledgeSyncPush(through: pending.last?.localSeq ?? 0, in: domains, remoteSeq: remoteSeq)
+        report.pushed = pending.count
+        report.remoteSeq = remoteSeq ?? last
+        return report
+    }
+}
+
+/// Holds the connection so a deadline can close it.
+actor SyncSession {
+    private var connection: PostgresRemote?
+    private var expired = false
+
+    func hold(_ connection: PostgresRemote) async {
+        self.connection = connection
+        if expired { await connection.close() }
+    }
+
+    func expire() async {
+        expired = true
+        await connection?.close()
+    }
+}
+
+/// Runs `body`; after `timeout`, closes its connection so a stuck server cannot hang it.
+func withDeadline<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable (SyncSession) async throws -> T) async throws -> T {
+    let session = SyncSession()
+    let work = Task { try await body(session) }
+    let watchdog = Task {
+        try await Task.sleep(for: timeout)
+        await session.expire()
+        work.cancel()
+    }
+    defer { watchdog.cancel() }
+    do {
+        return try await work.value
+    } catch {
+        if watchdog.isCancelled == false, (try? await Task.sleep(for: .zero)) != nil, await session.isExpired {
+            throw PrefsError(.unreachable, "timed out after \(timeout.shortText)")
+        }
+        throw error
+    }
+}
+
+extension SyncSession {
+    var isExpired: Bool { expired }
+}
+
+extension Duration {
+    var shortText: String {
+        let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
+        return seconds == seconds.rounded() ? "\(Int(seconds))s" : String(format: "%.1fs", seconds)
+    }
+}

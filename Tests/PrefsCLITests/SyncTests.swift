@@ -1,0 +1,430 @@
+import Foundation
+import GRDB
+import Testing
+
+/// `prefs remote` and `prefs sync` against a real PostgreSQL server (``TestPostgres``).
+/// Serialized: one test stops and restarts the shared server.
+@Suite(.serialized)
+struct SyncTests {
+    let server: TestPostgres
+    let database: String
+    let url: String
+
+    init() throws {
+        server = try TestPostgres.shared.get()
+        (database, url) = try server.createDatabase()
+    }
+
+    /// A new store with the test's remote set.
+    func syncedStore(domains: String? = nil) throws -> Sandbox {
+        let box = try Sandbox()
+        let set = try box.run(["remote", "set", url] + (domains.map { ["--domains", $0] } ?? []))
+        #expect(set.status == 0, "\(set)")
+        return box
+    }
+
+    func sync(_ box: Sandbox, _ extra: [String] = []) throws -> RunResult {
+        let result = try box.run(["sync"] + extra)
+        #expect(result.status == 0, "\(result)")
+        return result
+    }
+
+    func pending(_ box: Sandbox) throws -> [Row] {
+        try DatabaseQueue(path: box.store).read { db in
+            try Row.fetchAll(db, sql: "SELECT op_id, domain, key, value, expires_at, hlc, node FROM sync_pending ORDER BY seq")
+        }
+    }
+
+    func export(_ box: Sandbox) throws -> String {
+        let result = try box.run(["export"])
+        #expect(result.status == 0, "\(result)")
+        return result.stdout
+    }
+
+    // MARK: - remote set/show/unset, recording
+
+    @Test func remoteSetShowUnset() throws {
+        let box = try Sandbox()
+        expectFailure(try box.run(["remote", "show"]), 1, contains: "no remote set")
+        try box.run(["set", "default", "a", "1"])
+        try box.run(["set", "switch", "b", "true"])
+        try box.run(["set", "user", "theme", "dark"])
+        try box.run(["set", "memory", "m", "1"])
+        // Before a remote is set, writes record nothing.
+        #expect(try pending(box).isEmpty)
+
+        let set = try box.run(["remote", "set", url])
+        #expect(set.status == 0 && set.stdout == "queued 2 operations for the first sync\n", "\(set)")
+        let show = try box.run(["remote", "show"])
+        #expect(show.stdout == url + "\n", "\(show)")
+        #expect(try box.run(["remote", "show", "--json"]).stdout == #"{"url":"\#(url)","domains":null}"# + "\n")
+        #expect(try pending(box).map { $0["key"] as String } == ["a", "b"])
+
+        try box.run(["remote", "set", url.replacingOccurrences(of: "postgres://", with: "postgresql://"), "--domains", "user,default"])
+        #expect(try box.run(["remote", "show", "--json"]).stdout == #"{"url":"\#(url)","domains":["default","user"]}"# + "\n")
+        #expect(try pending(box).map { $0["key"] as String } == ["a", "theme"])
+        expectFailure(try box.run(["remote", "set", url, "--domains", "memory"]), 2, contains: "memory")
+        expectFailure(try box.run(["remote", "set", "http://example.com/x"]), 2, contains: "postgres://")
+        expectFailure(try box.run(["remote", "set", "postgres://u@h:99999/db"]), 2, contains: "port")
+
+        let unset = try box.run(["remote", "unset"])
+        #expect(unset.status == 0 && unset.stdout.isEmpty, "\(unset)")
+        expectFailure(try box.run(["remote", "show"]), 1, contains: "no remote set")
+        #expect(try pending(box).isEmpty)
+        try box.run(["set", "default", "after", "1"])
+        #expect(try pending(box).isEmpty)
+        #expect(try box.run(["get", "default", "a"]).stdout == "1\n")
+        expectFailure(try box.run(["sync"]), 2, contains: "no remote set")
+        #expect(try box.run(["sync", "--status"]).stdout.hasPrefix("remote\tnone\n"))
+    }
+
+    @Test func everyWriteOfASyncedDomainRecordsAnOperationInItsTransaction() throws {
+        let box = try syncedStore()
+        try box.run(["set", "default", "a", "1"])
+        try box.run(["set", "default", "a", "0.10"])
+        try box.run(["set", "default", "ttl", "x", "--ttl", "1h"])
+        try box.run(["rm", "default", "a"])
+        try box.run(["incr", "custom", "n"])
+        try box.run(["import", "-"], stdin: #"{"switch":{"f":true}}"#)
+        try box.run(
+            ["apply", "-"], stdin: #"[{"op":"set","domain":"dynamic","key":"d","value":[1]},{"op":"rm","domain":"dynamic","key":"d"}]"#)
+        try box.run(["set", "user", "u", "1"])
+        try box.run(["set", "memory", "m", "1"])
+        let rows = try pending(box)
+        #expect(
+            rows.map { "\($0["domain"] as String)/\($0["key"] as String)=\(($0["value"] as String?) ?? "<tombstone>")" } == [
+                "default/a=1", "default/a=0.10", "default/ttl=\"x\"", "default/a=<tombstone>", "custom/n=1", "switch/f=true",
+                "dynamic/d=[1]", "dynamic/d=<tombstone>",
+            ])
+        let ids = rows.map { $0["op_id"] as String }
+        #expect(Set(ids).count == ids.count)
+        #expect(ids.allSatisfy { UUID(uuidString: $0) != nil && $0 == $0.lowercased() })
+        let clocks = rows.map { $0["hlc"] as Int64 }
+        #expect(zip(clocks, clocks.dropFirst()).allSatisfy { $0 < $1 }, "\(clocks)")
+        let node = try DatabaseQueue(path: box.store).read { try String.fetchOne($0, sql: "SELECT value FROM meta WHERE key = 'store_id'") }
+        #expect(rows.allSatisfy { $0["node"] as String == node })
+        #expect(rows[2]["expires_at"] as Int64? != nil)
+        let status = try box.run(["sync", "--status"])
+        #expect(status.stdout.contains("pending\t8\n"), "\(status)")
+        #expect(status.stdout.contains("domains\tall except user\n"))
+        #expect(status.stdout.contains("last-success\tnever\n"))
+    }
+
+    // MARK: - Convergence
+
+    @Test func twoStoresConvergeAfterConcurrentEditsOfDifferentKeys() throws {
+        let a = try syncedStore()
+        let b = try syncedStore()
+        try a.run(["set", "default", "from-a", "1"])
+        try a.run(["set", "switch", "flag", "true"])
+        try a.run(["set", "user", "private-a", "1"])  // user is not synced
+        try b.run(["set", "default", "from-b", #"{"x":[1,2.50]}"#])
+        try b.run(["set", "newdomain", "k", "v"])
+        try b.run(["set", "default", "gone", "1"])
+        try b.run(["rm", "default", "gone"])
+
+        #expect(try sync(a).stdout == "pulled 0 (applied 0), pushed 2, pending 0\n")
+        #expect(try sync(b).stdout == "pulled 2 (applied 2), pushed 4, pending 0\n")
+        #expect(try sync(a).stdout == "pulled 4 (applied 3), pushed 0, pending 0\n")
+        #expect(try b.run(["get", "default", "from-a"]).stdout == "1\n")
+        #expect(try a.run(["get", "default", "from-b", "--json"]).stdout == #"{"x":[1,2.50]}"# + "\n")
+        #expect(try a.run(["get", "newdomain", "k"]).stdout == "v\n")
+        expectFailure(try b.run(["get", "user", "private-a"]), 1)
+        try a.run(["rm", "user", "private-a"])
+        #expect(try export(a) == export(b))
+        // Applied operations show in the log as sync, with the writer's actor.
+        let log = try a.run(["log", "default", "from-b", "--json"])
+        #expect(log.stdout.contains(#""op":"sync""#), "\(log)")
+        let status = try a.run(["sync", "--status", "--json"])
+        #expect(status.stdout.contains(#""pending":0"#) && status.stdout.contains(#""lastFailure":null"#), "\(status)")
+        #expect(!status.stdout.contains(#""lastSuccessAt":null"#))
+    }
+
+    @Test func conflictingEditsOfOneKeyResolveToTheSameValueOnBothSides() throws {
+        let a = try syncedStore()
+        let b = try syncedStore()
+        try a.run(["set", "default", "k", "from-a"])
+        try b.run(["set", "default", "k", "from-b"])
+        try b.run(["set", "default", "del", "b"])
+        try a.run(["rm", "default", "del"])  // nothing to delete on a: no operation
+        try a.run(["set", "default", "del", "a"])
+        try b.run(["rm", "default", "del"])
+        // The expected winner by the rule: the larger (hlc, node).
+        func last(_ box: Sandbox, _ key: String) throws -> (Int64, String, String?) {
+            let row = try #require(try pending(box).last { $0["key"] as String == key })
+            return (row["hlc"], row["node"], row["value"])
+        }
+        func winner(_ key: String) throws -> String? {
+            let (x, y) = (try last(a, key), try last(b, key))
+            return (x.0, x.1) > (y.0, y.1) ? x.2 : y.2
+        }
+        let expectedK = try winner("k")
+        let expectedDel = try winner("del")
+        // b first, then a, then b: the other order of the previous test.
+        _ = try sync(b)
+        _ = try sync(a)
+        _ = try sync(b)
+        for box in [a, b] {
+            let k = try box.run(["get", "default", "k", "--json"])
+            #expect(k.stdout == (expectedK ?? "") + "\n", "\(k)")
+            let del = try box.run(["get", "default", "del", "--json"])
+            if let expectedDel {
+                #expect(del.stdout == expectedDel + "\n", "\(del)")
+            } else {
+                #expect(del.status == 1, "\(del)")
+            }
+        }
+        #expect(try export(a) == export(b))
+        // The remote's current state agrees.
+        let state = try server.psql("SELECT key || '=' || COALESCE(value, '<tombstone>') FROM prefs_state ORDER BY key", database: database)
+        #expect(state == "del=\(expectedDel ?? "<tombstone>")\nk=\(expectedK ?? "")\n")
+        // A later write anywhere wins everywhere.
+        try a.run(["set", "default", "k", "later"])
+        _ = try sync(a)
+        _ = try sync(b)
+        #expect(try b.run(["get", "default", "k"]).stdout == "later\n")
+    }
+
+    @Test func tenStoresWithAThousandOperationsEachConvergeToIdenticalExports() throws {
+        let stores = try (0..<10).map { _ in try syncedStore() }
+        for (i, box) in stores.enumerated() {
+            var operations: [String] = []
+            for j in 0..<1000 {
+                let key = "k\((i * 37 + j) % 300)"
+                if j % 50 == 49 {
+                    operations.append(#"{"op":"rm","domain":"default","key":"k\#((i * 37 + j - 1) % 300)"}"#)
+                } else {
+                    operations.append(#"{"op":"set","domain":"default","key":"\#(key)","value":{"store":\#(i),"op":\#(j)}}"#)
+                }
+            }
+            let applied = try box.run(["apply", "-"], stdin: "[" + operations.joined(separator: ",") + "]")
+            #expect(applied.status == 0, "\(applied)")
+            #expect(try pending(box).count == 1000)
+        }
+        for round in 0..<2 {
+            for box in stores {
+                let result = try sync(box)
+                if round == 1 { #expect(result.stdout.contains("pushed 0, pending 0"), "\(result)") }
+            }
+        }
+        let first = try export(stores[0])
+        #expect(first.count > 1000)
+        for box in stores.dropFirst() { #expect(try export(box) == first) }
+        #expect(try server.psql("SELECT count(*), count(DISTINCT op_id) FROM prefs_ops", database: database) == "10000|10000\n")
+        let listed = try stores[0].run(["list", "default"]).stdout
+        let state = try server.psql(
+            "SELECT key || E'\\t' || value FROM prefs_state WHERE value IS NOT NULL ORDER BY key COLLATE \"C\"", database: database)
+        #expect(listed == state)
+    }
+
+    @Test func syncOfNamedDomainsLeavesTheOthersPending() throws {
+        let a = try syncedStore()
+        let b = try syncedStore()
+        try a.run(["set", "switch", "s", "1"])
+        try a.run(["set", "default", "d", "1"])
+        #expect(try sync(a, ["switch"]).stdout == "pulled 0 (applied 0), pushed 1, pending 1\n")
+        #expect(try sync(b, ["default"]).stdout == "pulled 0 (applied 0), pushed 0, pending 0\n")
+        expectFailure(try b.run(["get", "switch", "s"]), 1)
+        expectFailure(try a.run(["sync", "user"]), 2, contains: "not synced")
+        #expect(try sync(b).stdout == "pulled 1 (applied 1), pushed 0, pending 0\n")
+        #expect(try sync(a).stdout.hasSuffix("pushed 1, pending 0\n"))
+        #expect(try sync(b).stdout == "pulled 1 (applied 1), pushed 0, pending 0\n")
+        #expect(try export(a) == export(b))
+    }
+
+    @Test func theClockMovesPastTimestampsSeenFromTheRemote() throws {
+        let a = try syncedStore()
+        _ = try sync(a)
+        // Another node whose clock runs a day ahead wrote k.
+        let ahead = (Int64(Date().timeIntervalSince1970 * 1000) + 86_400_000) << 16
+        try server.psql(
+            """
+            INSERT INTO prefs_ops (op_id, domain, key, value, hlc, node, actor)
+            VALUES ('\(UUID().uuidString.lowercased())', 'default', 'k', '"ahead"', \(ahead), 'ffffffff-node', 'elsewhere')
+            """, database: database)
+        #expect(try sync(a).stdout == "pulled 1 (applied 1), pushed 0, pending 0\n")
+        #expect(try a.run(["get", "default", "k"]).stdout == "ahead\n")
+        let log = try a.run(["log", "default", "k"])
+        #expect(log.stdout.contains("\tsync\tdefault\tk\tnull\t\"ahead\"\telsewhere\n"), "\(log)")
+        // A write made after seeing it wins, although the wall clock is behind.
+        try a.run(["set", "default", "k", "after"])
+        #expect(try pending(a).last?["hlc"] as Int64? ?? 0 > ahead)
+        _ = try sync(a)
+        #expect(try server.psql("SELECT value FROM prefs_state WHERE key = 'k'", database: database) == "\"after\"\n")
+    }
+
+    @Test func watchKeepsSyncingUntilTerminated() throws {
+        let a = try syncedStore()
+        let b = try syncedStore()
+        let watcher = Process()
+        watcher.executableURL = URL(fileURLWithPath: Sandbox.binary)
+        watcher.arguments = ["--store", a.store, "sync", "--watch", "0.2", "--json"]
+        watcher.environment = a.environment()
+        let output = Pipe()
+        watcher.standardOutput = output
+        watcher.standardError = FileHandle.nullDevice
+        try watcher.run()
+        try a.run(["set", "default", "watched", "1"])
+        var seen = ""
+        for _ in 0..<200 where seen != "1\n" {
+            _ = try sync(b)
+            seen = try b.run(["get", "default", "watched", "--default", "none"]).stdout
+            if seen != "1\n" { usleep(100_000) }
+        }
+        #expect(seen == "1\n")
+        watcher.terminate()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        watcher.waitUntilExit()
+        #expect(watcher.terminationStatus == 0)
+        #expect(printed.split(separator: "\n").allSatisfy { $0.hasPrefix(#"{"pulled":"#) }, "\(printed)")
+        #expect(printed.contains(#""pushed":1,"#), "\(printed)")
+    }
+
+    // MARK: - Offline first
+
+    @Test func serverDownThenUpLosesNothing() throws {
+        let a = try syncedStore()
+        let b = try syncedStore()
+        _ = try sync(a)
+        try a.run(["set", "default", "one", "1"])
+        try a.run(["set", "default", "two", "2"])
+        try server.stop()
+        defer { try? server.start() }
+        let failed = try a.run(["sync"])
+        expectFailure(failed, 7, contains: "2 operations pending, local data kept")
+        #expect(failed.stderr.contains("connection refused"), "\(failed)")
+        // Every other command works offline and keeps recording.
+        #expect(try a.run(["get", "default", "one"]).stdout == "1\n")
+        #expect(try a.run(["set", "default", "three", "3"]).status == 0)
+        #expect(try a.run(["list", "default"]).stdout == "one\t1\nthree\t3\ntwo\t2\n")
+        let status = try a.run(["sync", "--status"])
+        #expect(status.stdout.contains("pending\t3\n") && status.stdout.contains("connection refused"), "\(status)")
+        expectFailure(try a.run(["sync", "--timeout", "2s"]), 7, contains: "3 operations pending")
+        try server.start()
+        #expect(try sync(a).stdout == "pulled 0 (applied 0), pushed 3, pending 0\n")
+        #expect(try sync(b).stdout == "pulled 3 (applied 3), pushed 0, pending 0\n")
+        #expect(try export(a) == export(b))
+        #expect(!(try a.run(["sync", "--status"]).stdout.contains("connection refused")))
+    }
+
+    @Test func serverStoppedMidSyncRetryCompletesWithNoDuplicateAndNoLoss() throws {
+        let a = try syncedStore()
+        let b = try syncedStore()
+        _ = try sync(a)  // creates the remote schema
+        let operations = (0..<50).map { #"{"op":"set","domain":"default","key":"k\#($0)","value":\#($0)}"# }
+        try a.run(["apply", "-"], stdin: "[" + operations.joined(separator: ",") + "]")
+        // Hold a lock that the push's state update needs: the push inserts its operations,
+        // then waits inside its transaction.
+        let (holder, input) = try server.session(database: database)
+        input.write(Data("BEGIN; LOCK TABLE prefs_state IN SHARE ROW EXCLUSIVE MODE; SELECT pg_sleep(3600);\n".utf8))
+        let pushing = Process()
+        pushing.executableURL = URL(fileURLWithPath: Sandbox.binary)
+        pushing.arguments = ["--store", a.store, "sync"]
+        pushing.environment = a.environment()
+        let errors = Pipe()
+        pushing.standardError = errors
+        pushing.standardOutput = FileHandle.nullDevice
+        try pushing.run()
+        var waiting = ""
+        for _ in 0..<600 where waiting != "1\n" {
+            waiting = try server.psql(
+                """
+                SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = '\(database)' AND query LIKE 'INSERT INTO prefs_state%'
+                """, database: "postgres")
+            if waiting != "1\n" { usleep(50_000) }
+        }
+        #expect(waiting == "1\n", "the push never reached its state update")
+        #expect(try server.psql("SELECT count(*) FROM prefs_ops", database: database) == "0\n")  // not committed yet
+        try server.stop()
+        defer { try? server.start() }
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        pushing.waitUntilExit()
+        holder.waitUntilExit()
+        #expect(pushing.terminationStatus == 7, "\(stderr)")
+        #expect(stderr.hasPrefix("prefs: sync: ") && stderr.hasSuffix("50 operations pending, local data kept\n"), "\(stderr)")
+        #expect(try pending(a).count == 50)
+
+        try server.start()
+        #expect(try server.psql("SELECT count(*) FROM prefs_ops", database: database) == "0\n")  // rolled back
+        // A copy of the store from before the retry: as if the retry's commit reached the
+        // server but the store never heard of it.
+        let copy = a.root + "/before-retry.db"
+        #expect(try a.run(["backup", copy]).status == 0)
+        #expect(try sync(a).stdout == "pulled 0 (applied 0), pushed 50, pending 0\n")
+        try FileManager.default.removeItem(atPath: a.store)
+        try FileManager.default.copyItem(atPath: copy, toPath: a.store)
+        #expect(try pending(a).count == 50)
+        #expect(try sync(a).stdout == "pulled 0 (applied 0), pushed 50, pending 0\n")  // pushed again: harmless
+        #expect(try server.psql("SELECT count(*), count(DISTINCT op_id) FROM prefs_ops", database: database) == "50|50\n")
+        #expect(try sync(b).stdout == "pulled 50 (applied 50), pushed 0, pending 0\n")
+        #expect(try export(a) == export(b))
+        #expect(try b.run(["list", "default", "--keys-only"]).stdout.split(separator: "\n").count == 50)
+    }
+
+    // MARK: - Secrets
+
+    @Test func passwordsComeFromTheEnvironmentOrPgpassAndAreNeverStoredOrPrinted() throws {
+        let secret = "s3cr:et-\(UUID().uuidString.prefix(8))"
+        try server.psql(
+            """
+            DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'secretuser') THEN CREATE ROLE secretuser LOGIN; END IF; END$$;
+            ALTER ROLE secretuser PASSWORD '\(secret)';
+            ALTER DATABASE \(database) OWNER TO secretuser;
+            """, database: "postgres")
+        let remote = "postgres://secretuser@127.0.0.1:\(server.port)/\(database)"
+        let box = try Sandbox()
+        var outputs: [RunResult] = []
+        @discardableResult
+        func run(_ arguments: [String], environment: [String: String] = [:]) throws -> RunResult {
+            let result = try box.run(arguments, environment: environment)
+            outputs.append(result)
+            return result
+        }
+        let refused = try run(["remote", "set", "postgres://secretuser:\(secret)@127.0.0.1:\(server.port)/\(database)"])
+        expectFailure(refused, 2, contains: "must not contain a password")
+        #expect(try run(["remote", "set", remote]).status == 0)
+        try run(["set", "default", "k", "v"])
+
+        let noPassword = try run(["sync"])
+        expectFailure(noPassword, 7, contains: "1 operation pending")
+        #expect(noPassword.stderr.contains("password"), "\(noPassword)")
+        expectFailure(try run(["sync"], environment: ["PGPASSWORD": "wrong"]), 7, contains: "password authentication failed")
+        #expect(try run(["sync"], environment: ["PGPASSWORD": secret]).stdout == "pulled 0 (applied 0), pushed 1, pending 0\n")
+
+        // ~/.pgpass: host:port:database:user:password with \: escapes and * wildcards.
+        let home = box.root + "/home"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        let escaped = secret.replacingOccurrences(of: ":", with: "\\:")
+        let pgpass = """
+            # comment
+            otherhost:*:*:*:nope
+            127.0.0.1:\(server.port):*:secretuser:\(escaped)
+            """
+        _ = FileManager.default.createFile(atPath: home + "/.pgpass", contents: Data(pgpass.utf8), attributes: [.posixPermissions: 0o600])
+        try run(["set", "default", "k", "w"])
+        #expect(try run(["sync"]).stdout == "pulled 0 (applied 0), pushed 1, pending 0\n")
+        // A password file others can read is ignored, as libpq does, and the error says so.
+        chmod(home + "/.pgpass", 0o644)
+        try run(["set", "default", "k", "x"])
+        let ignored = try run(["sync"])
+        expectFailure(ignored, 7, contains: "group or others can read it")
+        chmod(home + "/.pgpass", 0o600)
+        #expect(try run(["sync"]).status == 0)
+
+        for arguments in [
+            ["sync", "--status"], ["sync", "--status", "--json"], ["remote", "show", "--json"], ["log", "--json"], ["export"],
+        ] {
+            #expect(try run(arguments).status == 0)
+        }
+        for result in outputs {
+            #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret) && !result.stderr.contains(escaped))
+        }
+        for file in [box.store, box.store + "-wal"] where FileManager.default.fileExists(atPath: file) {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+            #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(file) holds the password")
+        }
+        let remoteRows = try server.psql(
+            "SELECT count(*) FROM prefs_ops WHERE actor LIKE '%s3cr%' OR value LIKE '%s3cr%'", database: database)
+        #expect(remoteRows == "0\n")
+    }
+}
