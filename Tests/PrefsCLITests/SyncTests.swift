@@ -112,6 +112,22 @@ struct SyncTests {
 
     // MARK: - Convergence
 
+    /// A bulk with more sets than the log keeps skips the records retention would prune,
+    /// except while the store syncs: pending operations are made from those records.
+    @Test func aBulkLargerThanTheLogRetentionIsSyncedWhole() throws {
+        let box = try syncedStore()
+        #expect(try box.run(["log", "--retain", "5"]).status == 0)
+        let lines = (0..<50).map { "set default k\($0) \($0)" }.joined(separator: "\n") + "\n"
+        #expect(try box.run(["batch"], stdin: lines).status == 0)
+        #expect(try pending(box).count == 50)
+        _ = try sync(box)
+        let other = try syncedStore()
+        _ = try sync(other)
+        #expect(try export(other) == export(box))
+        #expect(try box.run(["get", "default", "k49"], environment: [:]).stdout == "49\n")
+        #expect(try other.run(["get", "default", "k0"]).stdout == "0\n")
+    }
+
     @Test func twoStoresConvergeAfterConcurrentEditsOfDifferentKeys() throws {
         let a = try syncedStore()
         let b = try syncedStore()
