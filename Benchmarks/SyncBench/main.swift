@@ -34,6 +34,12 @@ func run(_ command: [String], log: String) -> Int32 {
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    // Nothing else: tests running in parallel have pipes open, and a server or watchdog that
+    // inherited one would keep it open (their reader would never see the end).
+    typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {  // glibc 2.34+, not in Swift's Glibc module
+        _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+    }
     var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) }
     argv.append(nil)
     var pid = pid_t()

@@ -1,5 +1,6 @@
 import Foundation
 import PrefsCore
+import Synchronization
 
 /// What one sync did.
 public struct SyncReport: Sendable, Equatable {
@@ -57,8 +58,14 @@ extension KeyValueStack {
             var report = try await withDeadline(timeout) { session in
                 let connection = try await PostgresRemote.connect(remote.url, environment: environment, timeout: timeout)
                 await session.hold(connection)
-                defer { Task { await connection.close() } }
-                return try await self.exchange(connection, domains: domains)
+                do {
+                    let report = try await self.exchange(connection, domains: domains)
+                    await connection.close()
+                    return report
+                } catch {
+                    await connection.close()
+                    throw error
+                }
             }
             report.pending = try syncStatus().pending
             return report
@@ -114,28 +121,54 @@ actor SyncSession {
     }
 }
 
-/// Runs `body`; after `timeout`, closes its connection so a stuck server cannot hang it.
+/// Runs `body`; after `timeout`, fails with a timeout and closes its connection. The caller
+/// is answered at the deadline even when the work is stuck in an await that ignores
+/// cancellation (a server that stopped answering, a query the client library dropped).
 func withDeadline<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable (SyncSession) async throws -> T) async throws -> T {
     let session = SyncSession()
-    let work = Task { try await body(session) }
-    let watchdog = Task {
-        try await Task.sleep(for: timeout)
-        await session.expire()
-        work.cancel()
-    }
-    defer { watchdog.cancel() }
-    do {
-        return try await work.value
-    } catch {
-        if watchdog.isCancelled == false, (try? await Task.sleep(for: .zero)) != nil, await session.isExpired {
-            throw PrefsError(.unreachable, "timed out after \(timeout.shortText)")
+    let gate = Gate<T>()
+    return try await withCheckedThrowingContinuation { continuation in
+        gate.open(continuation)
+        let work = Task {
+            do { gate.resume(.success(try await body(session))) } catch { gate.resume(.failure(error)) }
         }
-        throw error
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            gate.resume(.failure(PrefsError(.unreachable, "timed out after \(timeout.shortText)")))
+            await session.expire()
+            work.cancel()
+        }
+        gate.onResume { watchdog.cancel() }
     }
 }
 
-extension SyncSession {
-    var isExpired: Bool { expired }
+/// Resumes a continuation once, whoever comes first.
+final class Gate<T: Sendable>: Sendable {
+    private let state = Mutex<(continuation: CheckedContinuation<T, any Error>?, done: (@Sendable () -> Void)?)>((nil, nil))
+
+    func open(_ continuation: CheckedContinuation<T, any Error>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    func onResume(_ action: @escaping @Sendable () -> Void) {
+        let finished = state.withLock { value -> Bool in
+            if value.continuation == nil { return true }
+            value.done = action
+            return false
+        }
+        if finished { action() }
+    }
+
+    func resume(_ result: Result<T, any Error>) {
+        let taken = state.withLock { value -> (CheckedContinuation<T, any Error>, (@Sendable () -> Void)?)? in
+            guard let continuation = value.continuation else { return nil }
+            value.continuation = nil
+            return (continuation, value.done)
+        }
+        guard let (continuation, done) = taken else { return }
+        continuation.resume(with: result)
+        done?()
+    }
 }
 
 extension Duration {

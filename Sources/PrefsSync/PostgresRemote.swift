@@ -78,6 +78,7 @@ public final class PostgresRemote: Sendable {
 
     /// Closes the connection.
     public func close() async {
+        guard !connection.isClosed else { return }
         try? await connection.close()
     }
 
@@ -231,14 +232,17 @@ public final class PostgresRemote: Sendable {
         return value
     }
 
-    /// Runs `body` between BEGIN and COMMIT (ROLLBACK when it throws).
+    /// Runs `body` between BEGIN and COMMIT; when it throws, the caller closes the connection,
+    /// which rolls the transaction back.
     private func transaction<T: Sendable>(_ body: @Sendable (PostgresConnection, Logger) async throws -> T) async throws -> T {
         try await run { try await self.connection.query("BEGIN", logger: self.logger) }
         let value: T
         do {
             value = try await body(connection, logger)
         } catch {
-            _ = try? await connection.query("ROLLBACK", logger: logger)
+            // No ROLLBACK: a failed sync closes the connection, which ends the transaction on
+            // the server; and a query sent while the connection is going away is never
+            // answered (postgres-nio drops it), which would hang here.
             if let error = error as? PrefsError { throw error }
             throw Self.failure(error)
         }
@@ -248,6 +252,7 @@ public final class PostgresRemote: Sendable {
 
     @discardableResult
     private func run<T>(_ body: () async throws -> T) async throws -> T {
+        if connection.isClosed { throw PrefsError(.unreachable, "the connection was closed") }
         do {
             return try await body()
         } catch let error as PrefsError {

@@ -323,6 +323,21 @@ struct SyncTests {
         #expect(!(try a.run(["sync", "--status"]).stdout.contains("connection refused")))
     }
 
+    @Test func aServerThatDoesNotAnswerTimesOut() throws {
+        let a = try syncedStore()
+        try a.run(["set", "default", "k", "1"])
+        // A stopped postmaster still accepts TCP connections (the kernel's backlog) but never answers.
+        let pidText = try String(contentsOfFile: server.data + "/postmaster.pid", encoding: .utf8)
+        let pid = try #require(pidText.split(separator: "\n").first.flatMap { pid_t($0) })
+        kill(pid, SIGSTOP)
+        let stuck = try a.run(["sync", "--timeout", "1s"])
+        kill(pid, SIGCONT)
+        // The connect timeout or the whole sync's deadline, whichever fires first.
+        expectFailure(stuck, 7, contains: "1 operation pending, local data kept")
+        #expect(stuck.stderr.contains("timed out"), "\(stuck)")
+        #expect(try sync(a).stdout == "pulled 0 (applied 0), pushed 1, pending 0\n")
+    }
+
     @Test func serverStoppedMidSyncRetryCompletesWithNoDuplicateAndNoLoss() throws {
         let a = try syncedStore()
         let b = try syncedStore()
@@ -335,7 +350,7 @@ struct SyncTests {
         input.write(Data("BEGIN; LOCK TABLE prefs_state IN SHARE ROW EXCLUSIVE MODE; SELECT pg_sleep(3600);\n".utf8))
         let pushing = Process()
         pushing.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        pushing.arguments = ["--store", a.store, "sync"]
+        pushing.arguments = ["--store", a.store, "sync", "--timeout", "20s"]
         pushing.environment = a.environment()
         let errors = Pipe()
         pushing.standardError = errors

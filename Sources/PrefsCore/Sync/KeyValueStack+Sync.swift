@@ -283,7 +283,15 @@ extension KeyValueStack {
                         ready.insert(domain)
                     }
                     if let json = operation.json {
-                        try table.upsert(db, key: operation.key, json: json, now: now, expiresAt: operation.expiresAt)
+                        // updated_at is the writer's time (the timestamp's wall-clock part), so a
+                        // later `remote set` stamps this value no newer than its original write.
+                        try db.cachedStatement(
+                            sql: """
+                                INSERT INTO \(table.table) (key, value, version, updated_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5)
+                                ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = max(version + 1, excluded.version),
+                                    updated_at = excluded.updated_at, expires_at = excluded.expires_at
+                                """
+                        ).execute(arguments: [operation.key, json, now, min(operation.hlc >> 16, now), operation.expiresAt])
                     } else if try Self.tableMayExist(db, domain) {
                         _ = try table.delete(db, key: operation.key)
                     }
