@@ -95,13 +95,22 @@ enum SyncLedger {
     /// timestamp issued or seen + 1.
     static func reserve(_ db: Database, count: Int64) throws -> Int64 {
         let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT hlc FROM sync_clock WHERE id = 1")) ?? 0
-        let base = max(Clock.nowMilliseconds() << 16, last + 1)
+        let (next, overflow) = last.addingReportingOverflow(max(count, 1))
+        guard !overflow else { throw PrefsError(.cannotWrite, "the sync clock of this store is exhausted (\(last))") }
+        let base = max(Clock.nowMilliseconds() << 16, next - max(count, 1) + 1)
         try db.cachedStatement(sql: "UPDATE sync_clock SET hlc = ? WHERE id = 1").execute(arguments: [base + max(count, 1) - 1])
         return base
     }
 
-    /// Moves the clock past a timestamp seen from another node.
+    /// How far ahead of the wall clock a timestamp seen from another node may move this
+    /// store's clock: one node with a wrong clock (or a forged operation) must not pin every
+    /// store's clock in the far future, nor run it out of numbers.
+    static let maximumDrift: Int64 = 7 * 86_400_000
+
+    /// Moves the clock past a timestamp seen from another node (at most ``maximumDrift``
+    /// ahead of the wall clock; the operation itself still counts by its own timestamp).
     static func observe(_ db: Database, hlc: Int64) throws {
-        try db.cachedStatement(sql: "UPDATE sync_clock SET hlc = max(hlc, ?) WHERE id = 1").execute(arguments: [hlc])
+        let bound = (Clock.nowMilliseconds() + maximumDrift) << 16
+        try db.cachedStatement(sql: "UPDATE sync_clock SET hlc = max(hlc, ?) WHERE id = 1").execute(arguments: [min(hlc, bound)])
     }
 }
