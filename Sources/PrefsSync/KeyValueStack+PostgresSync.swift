@@ -88,11 +88,14 @@ extension KeyValueStack {
         while true {
             let (operations, through) = try await remote.pull(after: last, limit: batch)
             if operations.isEmpty { break }
-            let others = operations.filter { operation in
-                operation.node != node && (domains.map { $0.contains { $0.name == operation.domain } } ?? true)
+            // This node's own operations are applied too, under the same rule: normally they
+            // lose to (or tie with) what the store already has, but a store restored from a
+            // backup gets its own later writes back this way.
+            let wanted = operations.filter { operation in
+                domains.map { $0.contains { $0.name == operation.domain } } ?? true
             }
-            report.pulled += others.count
-            report.applied += try applyRemoteOperations(others, through: domains == nil ? through : nil, in: domains)
+            report.pulled += wanted.filter { $0.node != node }.count
+            report.applied += try applyRemoteOperations(wanted, through: domains == nil ? through : nil, in: domains)
             last = through
             if operations.count < batch { break }
         }

@@ -99,30 +99,55 @@ extension KeyValueStack {
         do {
             return try database.writer().write { db in
                 try database.context.begin(db, op: "remote")
-                try db.execute(sql: "DELETE FROM sync_pending")
-                try db.execute(sql: "DELETE FROM sync_keys")
-                try db.execute(
-                    sql: """
-                        INSERT OR REPLACE INTO sync_config (id, url, domains, last_remote_seq) VALUES (1, ?, ?, 0)
-                        """,
-                    arguments: [url.description, remote.domains?.map(\.name).joined(separator: ",")])
+                let current = try String.fetchOne(db, sql: "SELECT url FROM sync_config WHERE id = 1")
+                if current == url.description {
+                    // The same remote again (for example with other domains): keep what this
+                    // store knows of it — pending operations (deletes too), per-key winners and
+                    // the pulled sequence — so nothing deleted elsewhere comes back.
+                    try db.execute(
+                        sql: "UPDATE sync_config SET domains = ? WHERE id = 1",
+                        arguments: [remote.domains?.map(\.name).joined(separator: ",")])
+                    // Operations of domains no longer synced are not pushed.
+                    for name in try String.fetchAll(db, sql: "SELECT DISTINCT domain FROM sync_pending") {
+                        let synced = (try? Domain(name)).map { remote.syncs($0) } ?? false
+                        if !synced { try db.execute(sql: "DELETE FROM sync_pending WHERE domain = ?", arguments: [name]) }
+                    }
+                } else {
+                    try db.execute(sql: "DELETE FROM sync_pending")
+                    try db.execute(sql: "DELETE FROM sync_keys")
+                    try db.execute(
+                        sql: """
+                            INSERT OR REPLACE INTO sync_config (id, url, domains, last_remote_seq) VALUES (1, ?, ?, 0)
+                            """,
+                        arguments: [url.description, remote.domains?.map(\.name).joined(separator: ",")])
+                }
                 let node = try SyncLedger.node(db)
                 let now = Clock.nowMilliseconds()
+                let queuedAfter = try Int64.fetchOne(db, sql: "SELECT COALESCE(max(seq), 0) FROM sync_pending") ?? 0
+                // Keys this store has no sync state for are queued, stamped with their last write.
                 for domain in try DomainTable.all(db) where remote.syncs(domain) {
                     try db.execute(
                         sql: """
                             INSERT INTO sync_pending (op_id, domain, key, value, expires_at, hlc, node, actor)
-                            SELECT \(SyncRecorder.uuidSQL), ?1, key, value, expires_at, updated_at << 16, ?2, ?3
-                            FROM \(DomainTable(domain).table) WHERE expires_at IS NULL OR expires_at > ?4 ORDER BY key
+                            SELECT \(SyncRecorder.uuidSQL), ?1, t.key, t.value, t.expires_at, t.updated_at << 16, ?2, ?3
+                            FROM \(DomainTable(domain).table) t
+                            WHERE (t.expires_at IS NULL OR t.expires_at > ?4)
+                                AND NOT EXISTS (SELECT 1 FROM sync_keys k WHERE k.domain = ?1 AND k.key = t.key)
+                            ORDER BY t.key
                             """,
                         arguments: [domain.name, node, database.context.actor, now])
                 }
                 try db.execute(
                     sql: """
-                        INSERT INTO sync_keys (domain, key, hlc, node) SELECT domain, key, hlc, node FROM sync_pending WHERE true
+                        INSERT INTO sync_keys (domain, key, hlc, node) SELECT domain, key, hlc, node FROM sync_pending WHERE seq > ?
                         ON CONFLICT (domain, key) DO UPDATE SET hlc = excluded.hlc, node = excluded.node
-                        """)
-                let queued = try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_pending") ?? 0
+                        """,
+                    arguments: [queuedAfter])
+                // Later local writes must be stamped after these.
+                if let newest = try Int64.fetchOne(db, sql: "SELECT max(hlc) FROM sync_pending WHERE seq > ?", arguments: [queuedAfter]) {
+                    try SyncLedger.observe(db, hlc: newest)
+                }
+                let queued = try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_pending WHERE seq > ?", arguments: [queuedAfter]) ?? 0
                 try database.context.finish(db)
                 return queued
             }
