@@ -24,7 +24,8 @@ public enum PasswordFile {
 
     /// The password for a connection, from the environment or the password file.
     public static func lookup(host: String, port: Int, database: String, user: String, environment: [String: String]) -> Result {
-        if let password = environment["PGPASSWORD"] { return Result(password: password, note: nil) }
+        // As libpq: an empty PGPASSWORD counts as unset.
+        if let password = environment["PGPASSWORD"], !password.isEmpty { return Result(password: password, note: nil) }
         let path: String
         if let file = environment["PGPASSFILE"], !file.isEmpty {
             path = file

@@ -313,6 +313,23 @@ struct SyncTests {
         #expect(try export(a) == export(b))
     }
 
+    /// Each store refreshes its server-fed domains from their source: `refresh` changes are
+    /// not pushed (other writes to that domain are).
+    @Test func refreshChangesAreNotPushed() throws {
+        let a = try syncedStore()
+        let source = a.root + "/dynamic.json"
+        try #"{"endpoint":"https://a.example","retries":3}"#.write(toFile: source, atomically: true, encoding: .utf8)
+        let refreshed = try a.run(["refresh", "dynamic", "--from", source])
+        #expect(refreshed.status == 0, "\(refreshed)")
+        #expect(try pending(a).isEmpty)
+        try a.run(["set", "dynamic", "local", "1"])
+        #expect(try pending(a).map { $0["key"] as String } == ["local"])
+        _ = try sync(a)
+        let b = try syncedStore()
+        _ = try sync(b)
+        #expect(try b.run(["list", "dynamic"]).stdout == "local\t1\n")
+    }
+
     @Test func theClockMovesPastTimestampsSeenFromTheRemote() throws {
         let a = try syncedStore()
         _ = try sync(a)
@@ -506,6 +523,9 @@ struct SyncTests {
         expectFailure(ignored, 7, contains: "group or others can read it")
         chmod(home + "/.pgpass", 0o600)
         #expect(try run(["sync"]).status == 0)
+        // An empty PGPASSWORD counts as unset (as in libpq): the password file answers.
+        try run(["set", "default", "k", "y"])
+        #expect(try run(["sync"], environment: ["PGPASSWORD": ""]).stdout == "pulled 0 (applied 0), pushed 1, pending 0\n")
 
         for arguments in [
             ["sync", "--status"], ["sync", "--status", "--json"], ["remote", "show", "--json"], ["log", "--json"], ["export"],

@@ -94,7 +94,8 @@ public struct RemoteURL: Sendable, Equatable, CustomStringConvertible {
         for parameter in query.split(separator: "&") where !parameter.isEmpty {
             let parts = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts.count == 2, parts[0] == "sslmode" else {
-                throw PrefsError(.usage, "remote URL: unknown parameter \(JSONValue.string(String(parts[0])).compactText) (only sslmode)")
+                // The text is not echoed: it may be a password typed in the wrong place.
+                throw PrefsError(.usage, "remote URL: unknown parameter (only sslmode=MODE is accepted)")
             }
             guard let mode = TLSMode(rawValue: String(parts[1])) else {
                 throw PrefsError(.usage, "remote URL: sslmode must be disable, prefer, require or verify-full")

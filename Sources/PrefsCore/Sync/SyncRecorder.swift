@@ -29,8 +29,10 @@ enum SyncDomains: Sendable, Equatable {
 /// begins (only when the store has a remote, so stores without one pay one lookup), and
 /// ``record(_:)`` copies the log records written since then — one set-based statement per
 /// domain — each with a new operation id, a hybrid logical clock timestamp and this store's
-/// node id. Records of `sync` (applied from the remote) and `expire` (each store purges
-/// expired keys itself; the expiry travels with the value) are not pushed.
+/// node id. Records of `sync` (applied from the remote), `expire` (each store purges
+/// expired keys itself; the expiry travels with the value) and `refresh` (each store fetches
+/// its server-fed domains from their source itself: a stale copy on one machine must not
+/// replace a fresher one elsewhere) are not pushed.
 struct SyncRecorder: Sendable {
     let startSeq: Int64
     let domains: SyncDomains
@@ -49,7 +51,7 @@ struct SyncRecorder: Sendable {
 
     func record(_ db: Database) throws {
         let touched = try String.fetchAll(
-            db.cachedStatement(sql: "SELECT DISTINCT domain FROM changelog WHERE seq > ? AND op NOT IN ('sync', 'expire')"),
+            db.cachedStatement(sql: "SELECT DISTINCT domain FROM changelog WHERE seq > ? AND op NOT IN ('sync', 'expire', 'refresh')"),
             arguments: [startSeq])
         let synced = touched.filter { domains.contains($0) }.compactMap { try? Domain($0) }
         guard !synced.isEmpty else { return }
@@ -65,7 +67,7 @@ struct SyncRecorder: Sendable {
                     SELECT \(Self.uuidSQL), c.domain, c.key, c.new, CASE WHEN c.new IS NULL THEN NULL ELSE t.expires_at END,
                         ?1 + c.seq - ?2 - 1, ?3, c.actor
                     FROM changelog c LEFT JOIN \(DomainTable(domain).table) t ON t.key = c.key
-                    WHERE c.seq > ?2 AND c.domain = ?4 AND c.op NOT IN ('sync', 'expire')
+                    WHERE c.seq > ?2 AND c.domain = ?4 AND c.op NOT IN ('sync', 'expire', 'refresh')
                     ORDER BY c.seq
                     """,
                 arguments: [base, startSeq, node, domain.name])
