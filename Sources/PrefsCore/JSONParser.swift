@@ -61,6 +61,29 @@ public enum JSONParser {
         return parser.position == bytes.count ? result : nil
     }
 
+    /// The names seen in one object: a repeated name keeps its first place and takes the
+    /// last value.
+    private struct MemberNames {
+        private var index: [BytewiseString: Int] = [:]
+
+        /// Where `key` already is among the first `count` names (`name(i)` gives each), or nil
+        /// when it is new (it then becomes the name at `count`).
+        mutating func position(of key: String, count: Int, name: (Int) -> String) -> Int? {
+            // Small objects: a linear scan beats hashing; large ones get an index.
+            if count < 16 {
+                for i in 0..<count where BytewiseString.equal(name(i), key) { return i }
+                if count == 15 {
+                    for i in 0..<count { index[BytewiseString(name(i))] = i }
+                    index[BytewiseString(key)] = count
+                }
+                return nil
+            }
+            guard let existing = index.updateValue(count, forKey: BytewiseString(key)) else { return nil }
+            index[BytewiseString(key)] = existing
+            return existing
+        }
+    }
+
     private struct Cursor {
         let bytes: UnsafeBufferPointer<UInt8>
         let maximumDepth: Int
@@ -110,7 +133,7 @@ public enum JSONParser {
             if depth > maximumDepth { throw failure("nested deeper than \(maximumDepth) levels") }
             position += 1
             var members: [JSONValue.Member] = []
-            var index: [BytewiseString: Int] = [:]
+            var names = MemberNames()
             skipWhitespace()
             if current == UInt8(ascii: "}") {
                 position += 1
@@ -125,18 +148,7 @@ public enum JSONParser {
                 position += 1
                 skipWhitespace()
                 let value = try parseValue(depth: depth)
-                // Small objects: a linear scan beats hashing; large ones get an index.
-                if members.count < 16 {
-                    if let existing = members.firstIndex(where: { BytewiseString.equal($0.key, key) }) {
-                        members[existing].value = value
-                    } else {
-                        members.append(JSONValue.Member(key, value))
-                        if members.count == 16 {
-                            for (i, member) in members.enumerated() { index[BytewiseString(member.key)] = i }
-                        }
-                    }
-                } else if let existing = index.updateValue(members.count, forKey: BytewiseString(key)) {
-                    index[BytewiseString(key)] = existing  // a repeated name: the last value wins, in the first place
+                if let existing = names.position(of: key, count: members.count, name: { members[$0].key }) {
                     members[existing].value = value
                 } else {
                     members.append(JSONValue.Member(key, value))
@@ -157,7 +169,7 @@ public enum JSONParser {
             if depth > maximumDepth { return nil }
             position += 1
             var members: [(String, String)] = []
-            var index: [BytewiseString: Int] = [:]
+            var names = MemberNames()
             skipWhitespace()
             if current == UInt8(ascii: "}") {
                 position += 1
@@ -172,17 +184,7 @@ public enum JSONParser {
                 position += 1
                 skipWhitespace()
                 let value = try parseValue(depth: depth).compactText
-                if members.count < 16 {
-                    if let existing = members.firstIndex(where: { BytewiseString.equal($0.0, key) }) {
-                        members[existing].1 = value
-                    } else {
-                        members.append((key, value))
-                        if members.count == 16 {
-                            for (i, member) in members.enumerated() { index[BytewiseString(member.0)] = i }
-                        }
-                    }
-                } else if let existing = index.updateValue(members.count, forKey: BytewiseString(key)) {
-                    index[BytewiseString(key)] = existing
+                if let existing = names.position(of: key, count: members.count, name: { members[$0].0 }) {
                     members[existing].1 = value
                 } else {
                     members.append((key, value))

@@ -348,40 +348,43 @@ extension KeyValueStack {
         if !wantEvents, changes.count > 1, !context.recordsSyncNow, changes.allSatisfy({ if case .set = $0.1 { true } else { false } }) {
             unlogged = max(0, changes.count - (try context.retention(db)))
         }
+        /// Readies a domain's table: purges its expired keys, or creates it unless `create`
+        /// is false. Returns false when there is no table.
+        func makeReady(_ domain: Domain, create: Bool) throws -> Bool {
+            if try tableMayExist(db, domain) {
+                try purgeExpired(db, domain, context: context, now: now)
+            } else if create {
+                try DomainTable.create(db, domain)
+            } else {
+                return false
+            }
+            ready.insert(domain)
+            return true
+        }
+        var suspended = false
         if unlogged > 0 {
             // Tables are created and expired keys purged first: those records stay in the log.
             for (target, _) in changes where !ready.contains(target.domain) {
-                if try !tableMayExist(db, target.domain) {
-                    try DomainTable.create(db, target.domain)
-                } else {
-                    try purgeExpired(db, target.domain, context: context, now: now)
-                }
-                ready.insert(target.domain)
+                _ = try makeReady(target.domain, create: true)
             }
             try context.suspendLogging(db)
+            suspended = true
         }
         defer {
             // Triggers are a setting of the connection, not of the transaction: always back on.
-            if unlogged > 0 { try? context.resumeLogging(db, op: op ?? "set", skipping: 0) }
+            if suspended { try? context.resumeLogging(db, op: op ?? "set", skipping: 0) }
         }
         var lastDomain: Domain?
         for (index, (target, change)) in changes.enumerated() {
             let domain = target.domain
-            if unlogged > 0 && index == unlogged {
+            if suspended && index == unlogged {
                 try context.resumeLogging(db, op: op ?? "set", skipping: unlogged)
+                suspended = false
                 bulk = nil  // prepared without the triggers
             }
-            if domain != lastDomain, !ready.contains(domain) {
-                if try !tableMayExist(db, domain) {
-                    if change == .remove {
-                        if requireExisting { throw PrefsError(.notFound, "\(domain.name)/\(target.key) not found") }
-                        continue
-                    }
-                    try DomainTable.create(db, domain)
-                } else {
-                    try purgeExpired(db, domain, context: context, now: now)
-                }
-                ready.insert(domain)
+            if domain != lastDomain, !ready.contains(domain), try !makeReady(domain, create: change != .remove) {
+                if requireExisting { throw PrefsError(.notFound, "\(domain.name)/\(target.key) not found") }
+                continue
             }
             lastDomain = domain
             if index >= unlogged {

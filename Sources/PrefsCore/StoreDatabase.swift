@@ -67,9 +67,12 @@ final class StoreDatabase: Sendable {
         /// (the store has a remote): then every record must be written.
         var recordsSyncNow: Bool { recorder.withLock { $0 != nil } }
 
-        /// How many records the log keeps (`prefs log --retain`, default 10,000).
+        /// SQL for how many records the log keeps (`prefs log --retain`, default 10,000).
+        private static let retentionSQL = "COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'log_retain'), 10000)"
+
+        /// How many records the log keeps.
         func retention(_ db: Database) throws -> Int {
-            try Int.fetchOne(db, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'log_retain'") ?? 10000
+            try Int.fetchOne(db, sql: "SELECT \(Self.retentionSQL)") ?? 10000
         }
 
         /// Stops the change-log triggers of statements prepared from now on, for the head of
@@ -110,8 +113,7 @@ final class StoreDatabase: Sendable {
             }
             try db.execute(
                 sql: """
-                    DELETE FROM changelog WHERE seq <= (SELECT max(seq) FROM changelog)
-                        - COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'log_retain'), 10000)
+                    DELETE FROM changelog WHERE seq <= (SELECT max(seq) FROM changelog) - \(Self.retentionSQL)
                     """)
         }
     }
