@@ -18,11 +18,36 @@ public enum BatchLine: Sendable, Equatable {
     /// - Throws: ``PrefsError`` of kind ``PrefsError/Kind/invalidValue`` for a malformed
     ///   line, ``PrefsError/Kind/usage`` for a bad domain or key.
     public static func parse(_ line: String) throws -> BatchLine? {
-        let trimmed = line.drop { $0 == " " || $0 == "\t" }
-        if trimmed.isEmpty || trimmed.hasPrefix("#") { return nil }
-        if trimmed.hasPrefix("{") { return try parseJSON(String(trimmed)) }
-        return try parseShort(String(trimmed))
+        var line = line
+        return try line.withUTF8 { try parse(validUTF8: $0) }
     }
+
+    /// Parses a line given as UTF-8 bytes (without its newline); nil for blank lines and
+    /// comments.
+    ///
+    /// - Throws: ``PrefsError`` of kind ``PrefsError/Kind/invalidValue`` for bytes that are
+    ///   not valid UTF-8 and for a malformed line, ``PrefsError/Kind/usage`` for a bad domain
+    ///   or key.
+    public static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) throws -> BatchLine? {
+        // ASCII is valid UTF-8; anything else takes the full check.
+        guard !bytes.contains(where: { $0 >= 0x80 }) || String(validating: bytes, as: UTF8.self) != nil else {
+            throw PrefsError(.invalidValue, "not valid UTF-8")
+        }
+        return try parse(validUTF8: bytes)
+    }
+
+    /// Tokenizes on UTF-8 bytes: spaces, tabs, `#` and `{` are ASCII, so byte positions
+    /// around them are valid string boundaries.
+    private static func parse(validUTF8 bytes: UnsafeBufferPointer<UInt8>) throws -> BatchLine? {
+        var start = 0
+        while start < bytes.count && isBlank(bytes[start]) { start += 1 }
+        guard start < bytes.count, bytes[start] != UInt8(ascii: "#") else { return nil }
+        let rest = UnsafeBufferPointer(rebasing: bytes[start...])
+        if bytes[start] == UInt8(ascii: "{") { return try parseJSON(String(decoding: rest, as: UTF8.self)) }
+        return try parseShort(rest)
+    }
+
+    private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
 
     private static func parseJSON(_ text: String) throws -> BatchLine {
         let object = try JSONValue(parsing: text, wrappingLevels: 1)
@@ -54,19 +79,14 @@ public enum BatchLine: Sendable, Equatable {
         }
     }
 
-    private static func parseShort(_ text: String) throws -> BatchLine {
-        // Tokenize on UTF-8 bytes: spaces and tabs are ASCII, so byte positions are valid
-        // string boundaries, and this avoids grapheme-by-grapheme scanning.
-        var text = text
-        let bytes = text.withUTF8 { Array($0) }
+    private static func parseShort(_ bytes: UnsafeBufferPointer<UInt8>) throws -> BatchLine {
         var position = 0
-        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
         func word() -> String? {
             while position < bytes.count && isBlank(bytes[position]) { position += 1 }
             guard position < bytes.count else { return nil }
             let start = position
             while position < bytes.count && !isBlank(bytes[position]) { position += 1 }
-            return String(decoding: bytes[start..<position], as: UTF8.self)
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
         }
         guard let verb = word() else { throw PrefsError(.invalidValue, "empty command") }
         guard ["set", "rm", "incr"].contains(verb) else {
@@ -78,7 +98,8 @@ public enum BatchLine: Sendable, Equatable {
         switch verb {
         case "set":
             guard position < bytes.count else { throw PrefsError(.invalidValue, "set needs a VALUE") }
-            return .set(domain, key, try ValueType.auto.value(from: String(decoding: bytes[(position + 1)...], as: UTF8.self)))
+            let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[(position + 1)...]), as: UTF8.self)
+            return .set(domain, key, try ValueType.auto.value(from: value))
         case "rm":
             if let extra = word() {
                 throw PrefsError(.invalidValue, "unexpected \(JSONValue.string(extra).compactText) after rm DOMAIN KEY")

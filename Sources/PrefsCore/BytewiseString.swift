@@ -25,6 +25,16 @@ struct BytewiseString: Hashable, Sendable {
         }
     }
 
+    /// Whether a string's UTF-8 is exactly `bytes`.
+    static func equal(_ lhs: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var lhs = lhs
+        return lhs.withUTF8 { a in
+            guard a.count == bytes.count else { return false }
+            guard let pa = a.baseAddress, let pb = bytes.baseAddress else { return true }
+            return memcmp(pa, pb, a.count) == 0
+        }
+    }
+
     func hash(into hasher: inout Hasher) {
         Self.hashBytes(value, into: &hasher)
     }

@@ -43,14 +43,22 @@ public struct Domain: Hashable, Sendable, Comparable, CustomStringConvertible {
 
     /// Whether `name` is a valid domain name.
     public static func isValidName(_ name: String) -> Bool {
-        let bytes = Array(name.utf8)
-        guard (1...64).contains(bytes.count), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[0]) else {
-            return false
+        var name = name
+        return name.withUTF8 { bytes in
+            guard (1...64).contains(bytes.count), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[0]) else {
+                return false
+            }
+            return bytes.allSatisfy { b in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b)
+                    || b == UInt8(ascii: "_") || b == UInt8(ascii: "-")
+            }
         }
-        return bytes.allSatisfy { b in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b)
-                || b == UInt8(ascii: "_") || b == UInt8(ascii: "-")
-        }
+    }
+
+    /// Hashes the name's bytes (names are ASCII, so this agrees with `==`), which costs less
+    /// than hashing a `String`: the write queue hashes a domain with every key.
+    public func hash(into hasher: inout Hasher) {
+        BytewiseString.hashBytes(name, into: &hasher)
     }
 
     /// Whether the domain is written to the store file (every domain but ``memory``).
@@ -87,7 +95,17 @@ public enum Key {
         if length > maximumLength {
             throw PrefsError(.usage, "invalid key: \(length) bytes is longer than the limit of \(maximumLength) bytes")
         }
-        if key.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+        // C0 controls and DEL are single bytes; C1 controls (U+0080...U+009F) are C2 80...C2 9F.
+        var key = key
+        let control = key.withUTF8 { bytes in
+            bytes.indices.contains { i in
+                let byte = bytes[i]
+                if byte < 0x20 || byte == 0x7F { return true }
+                guard byte == 0xC2, i + 1 < bytes.count else { return false }
+                return bytes[i + 1] >= 0x80 && bytes[i + 1] <= 0x9F
+            }
+        }
+        if control {
             throw PrefsError(.usage, "invalid key \(Domain.quoted(key)): control characters are not allowed")
         }
     }

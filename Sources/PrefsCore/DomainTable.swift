@@ -141,48 +141,99 @@ enum Clock {
     }
 }
 
-/// The flush's hot loop: an upsert statement prepared once per domain and bound through the
-/// SQLite C API, which costs a fraction of building GRDB arguments for every row.
+/// The flush's hot loop: upserts prepared once per domain and bound through the SQLite C
+/// API, which costs a fraction of building GRDB arguments for every row. Rows are written
+/// `rowsPerStatement` at a time (one statement's start and end serve them all); call
+/// ``finish()`` before anything else reads or writes the table in the transaction.
 final class BulkUpsert {
+    static let rowsPerStatement = 16
+
     private let connection: OpaquePointer
-    private var handle: OpaquePointer?
+    private var single: OpaquePointer?
+    private var multiple: OpaquePointer?
+    /// The buffered rows' keys and values, bound in place (SQLITE_STATIC) when they are written.
+    private var text: [UInt8] = []
+    private var rows: [(key: Range<Int>, json: Range<Int>, now: Int64, expiresAt: Int64?)] = []
 
     init(_ db: Database, table: DomainTable) throws {
         guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "closed") }
         self.connection = connection
-        let sql = """
-            INSERT INTO \(table.table) (key, value, version, updated_at, expires_at) VALUES (?1, ?2, ?3, ?3, ?4)
-            ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = max(version + 1, excluded.version),
-                updated_at = excluded.updated_at, expires_at = excluded.expires_at
-            """
-        let code = sqlite3_prepare_v2(connection, sql, -1, &handle, nil)
-        guard code == SQLITE_OK else { throw failure(code) }
+        func prepare(rows count: Int) throws -> OpaquePointer? {
+            let values = repeatElement("(?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
+            let sql = """
+                INSERT INTO \(table.table) (key, value, version, updated_at, expires_at) VALUES \(values)
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = max(version + 1, excluded.version),
+                    updated_at = excluded.updated_at, expires_at = excluded.expires_at
+                """
+            var handle: OpaquePointer?
+            let code = sqlite3_prepare_v2(connection, sql, -1, &handle, nil)
+            guard code == SQLITE_OK else {
+                sqlite3_finalize(handle)
+                throw failure(code)
+            }
+            return handle
+        }
+        single = try prepare(rows: 1)
+        multiple = try prepare(rows: Self.rowsPerStatement)
+        rows.reserveCapacity(Self.rowsPerStatement)
     }
 
     deinit {
-        sqlite3_finalize(handle)
+        sqlite3_finalize(single)
+        sqlite3_finalize(multiple)
     }
 
     private func failure(_ code: Int32) -> DatabaseError {
         DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)))
     }
 
+    /// Queues one row; writes a statement's worth when there are enough.
     func run(key: String, json: String, now: Int64, expiresAt: Int64?) throws {
         var key = key
         var json = json
-        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-        key.withUTF8 {
-            _ = sqlite3_bind_text(
-                handle, 1, UnsafeRawPointer($0.baseAddress)?.assumingMemoryBound(to: CChar.self), Int32($0.count), transient)
+        let keyStart = text.count
+        key.withUTF8 { text.append(contentsOf: $0) }
+        let jsonStart = text.count
+        json.withUTF8 { text.append(contentsOf: $0) }
+        rows.append((keyStart..<jsonStart, jsonStart..<text.count, now, expiresAt))
+        if rows.count == Self.rowsPerStatement { try write(rows[...], with: multiple) }
+    }
+
+    /// Writes the rows still queued.
+    func finish() throws {
+        for index in rows.indices { try write(rows[index...index], with: single) }
+    }
+
+    private func write(_ batch: ArraySlice<(key: Range<Int>, json: Range<Int>, now: Int64, expiresAt: Int64?)>, with handle: OpaquePointer?)
+        throws
+    {
+        let code = text.withUnsafeBufferPointer { buffer -> Int32 in
+            let base = UnsafeRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: CChar.self)
+            var parameter: Int32 = 1
+            for row in batch {
+                _ = sqlite3_bind_text(handle, parameter, base.map { $0 + row.key.lowerBound }, Int32(row.key.count), nil)
+                _ = sqlite3_bind_text(handle, parameter + 1, base.map { $0 + row.json.lowerBound }, Int32(row.json.count), nil)
+                sqlite3_bind_int64(handle, parameter + 2, row.now)
+                sqlite3_bind_int64(handle, parameter + 3, row.now)
+                if let expiresAt = row.expiresAt {
+                    sqlite3_bind_int64(handle, parameter + 4, expiresAt)
+                } else {
+                    sqlite3_bind_null(handle, parameter + 4)
+                }
+                parameter += 5
+            }
+            let code = sqlite3_step(handle)
+            sqlite3_reset(handle)
+            return code
         }
-        json.withUTF8 {
-            _ = sqlite3_bind_text(
-                handle, 2, UnsafeRawPointer($0.baseAddress)?.assumingMemoryBound(to: CChar.self), Int32($0.count), transient)
+        if batch.endIndex == rows.endIndex {
+            rows.removeAll(keepingCapacity: true)
+            text.removeAll(keepingCapacity: true)
         }
-        sqlite3_bind_int64(handle, 3, now)
-        if let expiresAt { sqlite3_bind_int64(handle, 4, expiresAt) } else { sqlite3_bind_null(handle, 4) }
-        let code = sqlite3_step(handle)
-        sqlite3_reset(handle)
-        guard code == SQLITE_DONE else { throw failure(code) }
+        guard code == SQLITE_DONE else {
+            rows.removeAll(keepingCapacity: true)
+            text.removeAll(keepingCapacity: true)
+            throw failure(code)
+        }
     }
 }

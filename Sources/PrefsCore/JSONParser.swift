@@ -169,7 +169,10 @@ public enum JSONParser {
             if depth > maximumDepth { return nil }
             position += 1
             var members: [(String, String)] = []
-            var names = MemberNames()
+            var scratch = CompactScratch()
+            // Names in strictly increasing byte order (an exported document) cannot repeat;
+            // otherwise repeated names are merged afterwards.
+            var increasing = true
             skipWhitespace()
             if current == UInt8(ascii: "}") {
                 position += 1
@@ -183,19 +186,134 @@ public enum JSONParser {
                 guard current == UInt8(ascii: ":") else { return nil }
                 position += 1
                 skipWhitespace()
-                let value = try parseValue(depth: depth).compactText
-                if let existing = names.position(of: key, count: members.count, name: { members[$0].0 }) {
-                    members[existing].1 = value
-                } else {
-                    members.append((key, value))
-                }
+                let value = try compactValue(depth: depth, scratch: &scratch)
+                if increasing, let last = members.last, !BytewiseString.precedes(last.0, key) { increasing = false }
+                members.append((key, value))
                 skipWhitespace()
                 switch current {
                 case UInt8(ascii: ","): position += 1
-                case UInt8(ascii: "}"): position += 1; return members
+                case UInt8(ascii: "}"): position += 1; return increasing ? members : Self.mergingRepeatedNames(members)
                 default: return nil
                 }
             }
+        }
+
+        /// Members with each repeated name once, in its first place, with its last value.
+        static func mergingRepeatedNames(_ members: [(String, String)]) -> [(String, String)] {
+            var names = MemberNames()
+            var merged: [(String, String)] = []
+            for (key, value) in members {
+                if let existing = names.position(of: key, count: merged.count, name: { merged[$0].0 }) {
+                    merged[existing].1 = value
+                } else {
+                    merged.append((key, value))
+                }
+            }
+            return merged
+        }
+
+        /// Buffers ``compactValue(depth:scratch:)`` reuses from one value to the next.
+        struct CompactScratch {
+            var text: [UInt8] = []
+            var names: [Range<Int>] = []
+        }
+
+        /// The compact text of the value at the cursor, as `parseValue(depth:).compactText`
+        /// gives it, mostly without building the value: the common case (no escapes in
+        /// strings, no repeated or many member names) is the input minus its whitespace.
+        mutating func compactValue(depth: Int, scratch: inout CompactScratch) throws -> String {
+            let start = position
+            scratch.text.removeAll(keepingCapacity: true)
+            scratch.names.removeAll(keepingCapacity: true)
+            var high: UInt8 = 0
+            if copyCompact(depth: depth, scratch: &scratch, high: &high) {
+                let text = scratch.text.withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) }
+                // Decoding replaces invalid UTF-8 and never changes valid UTF-8.
+                if high < 0x80 || scratch.text.withUnsafeBufferPointer({ BytewiseString.equal(text, $0) }) { return text }
+            }
+            // Anything else, including bad JSON (reported as the full parse reports it).
+            position = start
+            return try parseValue(depth: depth).compactText
+        }
+
+        /// Appends the value at the cursor without whitespace to `scratch.text`; false when
+        /// the copy would not be its compact text (or it is not well formed).
+        private mutating func copyCompact(depth: Int, scratch: inout CompactScratch, high: inout UInt8) -> Bool {
+            guard let b = current else { return false }
+            switch b {
+            case UInt8(ascii: "\""):
+                return copyString(into: &scratch.text, high: &high) != nil
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                if depth + 1 > maximumDepth { return false }
+                let isObject = b == UInt8(ascii: "{")
+                let close = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
+                let firstName = scratch.names.count
+                defer { scratch.names.removeSubrange(firstName...) }
+                scratch.text.append(b)
+                position += 1
+                skipWhitespace()
+                if current == close {
+                    scratch.text.append(close)
+                    position += 1
+                    return true
+                }
+                while true {
+                    skipWhitespace()
+                    if isObject {
+                        guard current == UInt8(ascii: "\""), let name = copyString(into: &scratch.text, high: &high) else { return false }
+                        // Repeated names (the last value wins, in the first place) and large
+                        // objects (whose names need an index) take the full parse.
+                        if scratch.names.count - firstName >= 32 { return false }
+                        for other in scratch.names[firstName...] where other.count == name.count {
+                            if bytes[other].elementsEqual(bytes[name]) { return false }
+                        }
+                        scratch.names.append(name)
+                        skipWhitespace()
+                        guard current == UInt8(ascii: ":") else { return false }
+                        scratch.text.append(UInt8(ascii: ":"))
+                        position += 1
+                        skipWhitespace()
+                    }
+                    guard copyCompact(depth: depth + 1, scratch: &scratch, high: &high) else { return false }
+                    skipWhitespace()
+                    guard let next = current else { return false }
+                    position += 1
+                    scratch.text.append(next)
+                    if next == close { return true }
+                    guard next == UInt8(ascii: ",") else { return false }
+                }
+            case UInt8(ascii: "t"): return copyLiteral("true", into: &scratch.text)
+            case UInt8(ascii: "f"): return copyLiteral("false", into: &scratch.text)
+            case UInt8(ascii: "n"): return copyLiteral("null", into: &scratch.text)
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let start = position
+                guard (try? parseNumber(keepingText: false)) != nil else { return false }
+                scratch.text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<position]))
+                return true
+            default:
+                return false
+            }
+        }
+
+        /// Copies a string with its quotes when its bytes are its compact form (no escape,
+        /// no DEL, no control character); returns the range of its content.
+        private mutating func copyString(into text: inout [UInt8], high: inout UInt8) -> Range<Int>? {
+            let start = position
+            position += 1
+            while let b = current, b != UInt8(ascii: "\""), b != UInt8(ascii: "\\"), b >= 0x20, b != 0x7F {
+                high |= b
+                position += 1
+            }
+            guard current == UInt8(ascii: "\"") else { return nil }
+            position += 1
+            text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<position]))
+            return start + 1..<position - 1
+        }
+
+        private mutating func copyLiteral(_ literal: StaticString, into text: inout [UInt8]) -> Bool {
+            guard (try? expectLiteral(literal)) != nil else { return false }
+            text.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+            return true
         }
 
         mutating func parseArray(depth: Int) throws -> JSONValue {
@@ -226,7 +344,8 @@ public enum JSONParser {
             return position - start
         }
 
-        mutating func parseNumber() throws -> JSONValue {
+        /// Parses a number; with `keepingText` false, only moves past it (returning null).
+        mutating func parseNumber(keepingText: Bool = true) throws -> JSONValue {
             let start = position
             if current == UInt8(ascii: "-") { position += 1 }
             if current == UInt8(ascii: "0") {
@@ -246,6 +365,7 @@ public enum JSONParser {
                 if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { position += 1 }
                 if parseDigits() == 0 { throw failure("expected a digit in the exponent") }
             }
+            guard keepingText else { return .null }
             return .number(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self))
         }
 
@@ -271,9 +391,14 @@ public enum JSONParser {
             position += 1
             let start = position
             // Fast path: no escapes.
-            while let b = current, b != UInt8(ascii: "\""), b != UInt8(ascii: "\\"), b >= 0x20 { position += 1 }
+            var high: UInt8 = 0
+            while let b = current, b != UInt8(ascii: "\""), b != UInt8(ascii: "\\"), b >= 0x20 {
+                high |= b
+                position += 1
+            }
             if current == UInt8(ascii: "\"") {
-                let s = try decodeUTF8(start..<position)
+                let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
+                let s = high < 0x80 ? String(decoding: slice, as: UTF8.self) : try decodeUTF8(slice)
                 position += 1
                 return s
             }
@@ -319,20 +444,16 @@ public enum JSONParser {
             }
         }
 
-        func decodeUTF8(_ range: Range<Int>) throws -> String {
-            if validUTF8 {
-                // A slice of valid UTF-8 that starts and ends at ASCII quotes is valid too.
-                return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-            }
-            guard let s = String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) else {
-                throw failure("string is not valid UTF-8")
-            }
+        func decodeUTF8(_ slice: UnsafeBufferPointer<UInt8>) throws -> String {
+            let s = String(decoding: slice, as: UTF8.self)
+            if validUTF8 { return s }  // a slice of valid UTF-8 between ASCII quotes is valid too
+            // Decoding replaces invalid UTF-8 and never changes valid UTF-8: compare.
+            guard BytewiseString.equal(s, slice) else { throw failure("string is not valid UTF-8") }
             return s
         }
 
         func decodeUTF8(_ buffer: [UInt8]) throws -> String {
-            guard let s = String(validating: buffer, as: UTF8.self) else { throw failure("string is not valid UTF-8") }
-            return s
+            try buffer.withUnsafeBufferPointer { try decodeUTF8($0) }
         }
     }
 }

@@ -207,7 +207,11 @@ extension KeyValueStack {
                     domainChanges.append(.init(action: .remove, domain: domain, key: key, json: nil))
                 }
             }
-            domainChanges.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            // An exported document is already in key order.
+            if !domainChanges.indices.dropFirst().allSatisfy({ BytewiseString.precedes(domainChanges[$0 - 1].key, domainChanges[$0].key) })
+            {
+                domainChanges.sort { BytewiseString.precedes($0.key, $1.key) }
+            }
             plan.append(contentsOf: domainChanges)
         }
         return plan

@@ -266,8 +266,10 @@ extension KeyValueStack {
         check: IncrementCheck? = nil
     ) throws -> [String] {
         var rejected: [String] = []
-        let persistent = batch.filter { $0.0.domain.isPersistent }
-        let inMemory = batch.filter { !$0.0.domain.isPersistent }
+        // Usually one kind only: no copies then.
+        let split = batch.contains { !$0.0.domain.isPersistent }
+        let persistent = split ? batch.filter { $0.0.domain.isPersistent } : batch
+        let inMemory = split ? batch.filter { !$0.0.domain.isPersistent } : []
         if !persistent.isEmpty {
             observers.deliver(
                 try commit(persistent, to: main, requireExisting: false, events: !observers.isEmpty, rejected: &rejected, check: check))
@@ -377,7 +379,12 @@ extension KeyValueStack {
         var lastDomain: Domain?
         for (index, (target, change)) in changes.enumerated() {
             let domain = target.domain
+            // Queued bulk rows are written before anything else happens (another domain,
+            // another op in the log's write context, a row read).
+            let bulkRow = if !wantEvents, case .set = change { true } else { false }
+            if !bulkRow || domain != lastDomain { try bulk?.1.finish() }
             if suspended && index == unlogged {
+                try bulk?.1.finish()
                 try context.resumeLogging(db, op: op ?? "set", skipping: unlogged)
                 suspended = false
                 bulk = nil  // prepared without the triggers
@@ -435,6 +442,7 @@ extension KeyValueStack {
                     ChangeEvent(kind: old == nil ? .insert : .update, domain: domain, key: target.key, json: json, oldJSON: old?.json))
             }
         }
+        try bulk?.1.finish()
         return (events, rejected)
     }
 }

@@ -118,9 +118,12 @@ final class WriteQueue: Sendable {
     /// twice. Readers still see the sum, because `visible` was computed from the overlay.
     func enqueue(_ key: PendingKey, _ change: PendingChange) {
         let (arm, early, full) = state.withLock { state -> (UInt64?, Bool, Bool) in
-            let previous = state.pending[key]
-            if previous == nil { state.pendingOrder.append(key) }
-            state.pending[key] = change.composed(onto: previous)
+            // One hash lookup for the common case: a key not pending yet, or a set or removal.
+            if let previous = state.pending.updateValue(change, forKey: key) {
+                if case .increment = change { state.pending[key] = change.composed(onto: previous) }
+            } else {
+                state.pendingOrder.append(key)
+            }
             var early = false
             // After a failed flush, retries wait for the timer instead of running per write.
             if state.pending.count >= maximumPending && !state.earlyFlushScheduled && state.lastError == nil {
@@ -195,23 +198,15 @@ final class WriteQueue: Sendable {
 
     /// The batch grouped by domain (in name order), keys in bytewise order within a domain
     /// so SQLite's B-tree fills in order. Writes usually arrive in order already (a batch
-    /// file, an import), which is checked first; otherwise keys are sorted as byte arrays.
+    /// file, an import), which is checked first; otherwise they are sorted.
     static func ordered(_ batch: [PendingKey: PendingChange], _ order: [PendingKey]) -> [(PendingKey, PendingChange)] {
-        var byDomain: [Domain: [(PendingKey, PendingChange)]] = [:]
-        for key in order {
-            if let change = batch[key] { byDomain[key.domain, default: []].append((key, change)) }
-        }
         var result: [(PendingKey, PendingChange)] = []
         result.reserveCapacity(batch.count)
-        for domain in byDomain.keys.sorted() {
-            var entries = byDomain[domain] ?? []
-            let sorted = zip(entries, entries.dropFirst()).allSatisfy { BytewiseString.precedes($0.0.key, $1.0.key) }
-            if !sorted {
-                var keyed = entries.map { (bytes: Array($0.0.key.utf8), entry: $0) }
-                keyed.sort { $0.bytes.lexicographicallyPrecedes($1.bytes) }
-                entries = keyed.map(\.entry)
-            }
-            result.append(contentsOf: entries)
+        for key in order {
+            if let change = batch[key] { result.append((key, change)) }
+        }
+        if !result.indices.dropFirst().allSatisfy({ PendingKey.precedes(result[$0 - 1].0, result[$0].0) }) {
+            result.sort { PendingKey.precedes($0.0, $1.0) }
         }
         return result
     }
@@ -228,8 +223,10 @@ final class WriteQueue: Sendable {
                 state.earlyFlushScheduled = false
                 state.inFlight = state.pending
                 state.inFlightOrder = state.pendingOrder
-                state.pending = [:]
+                // Room for the next batch up front: growing a large dictionary rehashes it.
+                state.pending = Dictionary(minimumCapacity: min(state.inFlight.count, maximumPending))
                 state.pendingOrder = []
+                state.pendingOrder.reserveCapacity(min(state.inFlight.count, maximumPending))
                 return (state.inFlight, state.inFlightOrder, state.marker)
             }
             if batch.isEmpty {

@@ -33,6 +33,9 @@ extension Prefs {
             let environment = ProcessInfo.processInfo.environment
             var options = KeyValueStack.Options(memoryTier: .shared, window: window.duration, environment: environment)
             options.onFlush = { report in progress.flushed(report) }
+            // Bulk input: larger transactions. One of more keys than the change log keeps
+            // (10,000 by default) skips the records its own commit would prune.
+            options.maximumPending = 50_000
             options.actor = global.actor
             options.overrides = try global.overrides()
             if force {
@@ -53,10 +56,7 @@ extension Prefs {
                 while let bytes = try reader.next() {
                     lineNumber += 1
                     do {
-                        guard let line = String(validating: bytes, as: UTF8.self) else {
-                            throw PrefsError(.invalidValue, "not valid UTF-8")
-                        }
-                        try BatchLine.parse(line)?.apply(to: stack)
+                        try bytes.withUnsafeBufferPointer { try BatchLine.parse(utf8: $0) }?.apply(to: stack)
                     } catch let error as PrefsError {
                         throw BatchFailure(line: lineNumber, error: error)
                     }

@@ -102,6 +102,21 @@ struct DomainKeyTests {
         #expect((try? Domain(name)) == nil)
     }
 
+    @Test func batchLinesFromBytes() throws {
+        func parse(_ bytes: [UInt8]) throws -> BatchLine? {
+            try bytes.withUnsafeBufferPointer { try BatchLine.parse(utf8: $0) }
+        }
+        #expect(try parse(Array(" \tset user k {\"a\": 1}".utf8)) == .set(.user, "k", try JSONValue(parsing: "{\"a\":1}")))
+        #expect(try parse(Array("set user k héllo wörld".utf8)) == .set(.user, "k", .string("héllo wörld")))
+        #expect(try parse(Array("  # comment".utf8)) == nil)
+        #expect(try parse([]) == nil)
+        #expect(try parse(Array(#"{"op":"rm","domain":"user","key":"k"}"#.utf8)) == .remove(.user, "k"))
+        #expect(try parse(Array("incr user n -3".utf8)) == .increment(.user, "n", -3))
+        #expect(throws: PrefsError(.invalidValue, "not valid UTF-8")) { try parse(Array("set user k ".utf8) + [0xC3]) }
+        #expect(throws: PrefsError(.invalidValue, "not valid UTF-8")) { try parse([0xED, 0xA0, 0x80]) }
+        #expect(throws: PrefsError.self) { try parse(Array("set User k 1".utf8)) }
+    }
+
     @Test func keys() throws {
         try Key.validate("onboarding.shown")
         try Key.validate("ui/theme")
@@ -110,5 +125,9 @@ struct DomainKeyTests {
         #expect(throws: PrefsError.self) { try Key.validate(String(repeating: "é", count: 513)) }
         #expect(throws: PrefsError.self) { try Key.validate("a\u{0}b") }
         #expect(throws: PrefsError.self) { try Key.validate("a\u{85}b") }
+        #expect(throws: PrefsError.self) { try Key.validate("a\u{7F}") }
+        #expect(throws: PrefsError.self) { try Key.validate("\u{9F}") }
+        #expect(throws: PrefsError.self) { try Key.validate("x\u{1F}") }
+        try Key.validate("\u{A0}\u{100}\u{7E}")
     }
 }

@@ -106,6 +106,49 @@ struct KeyValueStackTests {
         #expect(try other.importDocument(try JSONValue(parsing: exported)).changes.isEmpty)
     }
 
+    /// The text import (member by member, values copied without their whitespace where that
+    /// is their compact form) must store exactly what importing the parsed document stores.
+    @Test(arguments: [
+        #"{"user":{"a":1,"b":"x"}}"#,
+        #"{ "user" : { "b" : { "y" : [ 1 , 2.50 , true , null ] , "x" : { } } , "a" : [ ] } }"#,
+        #"{"user":{"k":"\u00e9\/\n","\u006b2":"tab\there","k3":{"\"q\"":1}}}"#,
+        #"{"user":{"a":1,"b":2,"a":3},"zeta":{"z":1,"y":2,"z":{"n":1,"n":2}}}"#,
+        #"{"user":{"k":"é日本🎉","l":{"ü":"ß"}}}"#,
+        #"{"user":{"big":{"m00":0,"m01":1,"m02":2,"m03":3,"m04":4,"m05":5,"m06":6,"m07":7,"m08":8,"m09":9,"m10":10,"m11":11,"m12":12,"m13":13,"m14":14,"m15":15,"m16":16,"m17":17,"m18":18,"m19":19,"m20":20,"m21":21,"m22":22,"m23":23,"m24":24,"m25":25,"m26":26,"m27":27,"m28":28,"m29":29,"m30":30,"m31":31,"m32":32,"m00":"again"}}}"#,
+        "{\"user\":{\"del\":\"a\u{7F}b\",\"n\":-0.0e+5}}",
+        #"{"user":{"b":1,"a":2,"c":3,"a":4},"default":{}}"#,
+    ])
+    func importTextMatchesImportOfParsedDocument(document: String) throws {
+        let streamed = try TemporaryStore()
+        let parsed = try TemporaryStore()
+        let a = try streamed.open()
+        let b = try parsed.open()
+        let planA = try a.importDocument(utf8: Array(document.utf8))
+        let planB = try b.importDocument(try JSONValue(parsing: document, wrappingLevels: 2))
+        #expect(planA == planB)
+        #expect(try a.exportJSON() == b.exportJSON())
+        #expect(try a.importDocument(utf8: Array(document.utf8)).changes.isEmpty)
+    }
+
+    @Test func importTextRejectsBadValues() throws {
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        // Invalid UTF-8 inside a value, a nested object left open, a bad number: nothing is written.
+        for bytes in [
+            Array(#"{"user":{"a":1,"b":{"s":""#.utf8) + [0xFF] + Array(#""}}}"#.utf8),
+            Array(#"{"user":{"a":{"x":1}"#.utf8),
+            Array(#"{"user":{"a":01}}"#.utf8),
+        ] {
+            #expect(throws: PrefsError.self) { try stack.importDocument(utf8: bytes) }
+            do {
+                try stack.importDocument(utf8: bytes)
+            } catch let error as PrefsError {
+                #expect(error.kind == .invalidValue)
+            }
+        }
+        #expect(try stack.exportJSON() == "{}")
+    }
+
     @Test func inProcessMemoryNeverTouchesDisk() throws {
         let store = try TemporaryStore()
         let stack = try store.open()
