@@ -196,21 +196,19 @@ final class BulkUpsert {
         let jsonStart = text.count
         json.withUTF8 { text.append(contentsOf: $0) }
         rows.append((keyStart..<jsonStart, jsonStart..<text.count, now, expiresAt))
-        if rows.count == Self.rowsPerStatement { try write(rows[...], with: multiple) }
+        if rows.count == Self.rowsPerStatement { try write(rows.indices, with: multiple) }
     }
 
     /// Writes the rows still queued.
     func finish() throws {
-        for index in rows.indices { try write(rows[index...index], with: single) }
+        for index in rows.indices { try write(index..<index + 1, with: single) }
     }
 
-    private func write(_ batch: ArraySlice<(key: Range<Int>, json: Range<Int>, now: Int64, expiresAt: Int64?)>, with handle: OpaquePointer?)
-        throws
-    {
+    private func write(_ batch: Range<Int>, with handle: OpaquePointer?) throws {
         let code = text.withUnsafeBufferPointer { buffer -> Int32 in
             let base = UnsafeRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: CChar.self)
             var parameter: Int32 = 1
-            for row in batch {
+            for row in rows[batch] {
                 _ = sqlite3_bind_text(handle, parameter, base.map { $0 + row.key.lowerBound }, Int32(row.key.count), nil)
                 _ = sqlite3_bind_text(handle, parameter + 1, base.map { $0 + row.json.lowerBound }, Int32(row.json.count), nil)
                 sqlite3_bind_int64(handle, parameter + 2, row.now)
@@ -224,9 +222,10 @@ final class BulkUpsert {
             }
             let code = sqlite3_step(handle)
             sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)  // no pointer into `text` outlives this call
             return code
         }
-        if batch.endIndex == rows.endIndex {
+        if batch.upperBound == rows.endIndex {
             rows.removeAll(keepingCapacity: true)
             text.removeAll(keepingCapacity: true)
         }

@@ -130,6 +130,35 @@ struct KeyValueStackTests {
         #expect(try a.importDocument(utf8: Array(document.utf8)).changes.isEmpty)
     }
 
+    /// Bulk rows are written 16 per statement: rows left over at a change of domain, at the
+    /// end of the unlogged head and at the end must all be written, logged exactly as before.
+    @Test func bulkWritesAcrossDomainsAndTheUnloggedHead() throws {
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        try stack.setLogRetention(20)
+        let keys = (0..<37).map { "k" + String($0 + 100) }
+        let zeta = try Domain("aaa")
+        let document =
+            "{\"aaa\":{" + keys.map { "\"\($0)\":[\"\($0)\"]" }.joined(separator: ",") + "},\"user\":{"
+            + keys.map { "\"\($0)\":{\"v\":\"\($0)\"}" }.joined(separator: ",") + "}}"
+        let plan = try stack.importDocument(utf8: Array(document.utf8))
+        #expect(plan.count(.add) == 74)
+        #expect(try stack.entries(in: zeta).map(\.json) == keys.map { "[\"\($0)\"]" })
+        #expect(try stack.entries(in: .user).map(\.json) == keys.map { "{\"v\":\"\($0)\"}" })
+        // 74 sets, a log of 20: the last 20 (user k117...k136) are logged, in order.
+        let log = try stack.history().reversed().map { "\($0.op) \($0.domain.name)/\($0.key) \($0.new ?? "-")" }
+        #expect(log == keys[17...].map { "import user/\($0) {\"v\":\"\($0)\"}" })
+        // A queued flush mixing bulk sets with a removal keeps the order and the ops.
+        for key in keys.prefix(20) { try stack.set(.string("n" + key), in: .user, forKey: key) }
+        try stack.remove(in: .user, keys: ["k120"])
+        try stack.set(.string("last"), in: .user, forKey: "k121")
+        try stack.flushSynchronously()
+        // 22 records, the log keeps the last 20.
+        let recent = try stack.history().reversed().map { "\($0.op) \($0.key) \($0.new ?? "-")" }
+        #expect(recent == keys[2..<20].map { "set \($0) \"n\($0)\"" } + ["rm k120 -", "set k121 \"last\""])
+        #expect(try stack.entries(in: .user).count == 36)
+    }
+
     @Test func importTextRejectsBadValues() throws {
         let store = try TemporaryStore()
         let stack = try store.open()
