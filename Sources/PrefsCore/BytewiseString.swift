@@ -14,15 +14,8 @@ struct BytewiseString: Hashable, Sendable {
 
     /// Byte-for-byte equality of two strings' UTF-8.
     static func equal(_ lhs: String, _ rhs: String) -> Bool {
-        var lhs = lhs
         var rhs = rhs
-        return lhs.withUTF8 { a in
-            rhs.withUTF8 { b in
-                guard a.count == b.count else { return false }
-                guard let pa = a.baseAddress, let pb = b.baseAddress else { return true }
-                return pa == pb || memcmp(pa, pb, a.count) == 0
-            }
-        }
+        return rhs.withUTF8 { equal(lhs, $0) }
     }
 
     /// Whether a string's UTF-8 is exactly `bytes`.
@@ -59,5 +52,14 @@ struct BytewiseString: Hashable, Sendable {
                 return a.count < b.count
             }
         }
+    }
+}
+
+extension Array {
+    /// Sorts, unless the elements are already in order (an exported document, a batch file
+    /// usually are): checking takes one comparison per element.
+    mutating func sortUnlessSorted(by precedes: (Element, Element) -> Bool) {
+        guard !indices.dropFirst().allSatisfy({ precedes(self[$0 - 1], self[$0]) }) else { return }
+        sort(by: precedes)
     }
 }

@@ -226,10 +226,10 @@ public enum JSONParser {
             scratch.text.removeAll(keepingCapacity: true)
             scratch.names.removeAll(keepingCapacity: true)
             var high: UInt8 = 0
-            if copyCompact(depth: depth, scratch: &scratch, high: &high) {
-                let text = scratch.text.withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) }
-                // Decoding replaces invalid UTF-8 and never changes valid UTF-8.
-                if high < 0x80 || scratch.text.withUnsafeBufferPointer({ BytewiseString.equal(text, $0) }) { return text }
+            if copyCompact(depth: depth, scratch: &scratch, high: &high),
+                let text = scratch.text.withUnsafeBufferPointer({ try? decodeUTF8($0, high: high) })
+            {
+                return text
             }
             // Anything else, including bad JSON (reported as the full parse reports it).
             position = start
@@ -287,7 +287,7 @@ public enum JSONParser {
             case UInt8(ascii: "n"): return copyLiteral("null", into: &scratch.text)
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 let start = position
-                guard (try? parseNumber(keepingText: false)) != nil else { return false }
+                guard (try? skipNumber()) != nil else { return false }
                 scratch.text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<position]))
                 return true
             default:
@@ -344,9 +344,14 @@ public enum JSONParser {
             return position - start
         }
 
-        /// Parses a number; with `keepingText` false, only moves past it (returning null).
-        mutating func parseNumber(keepingText: Bool = true) throws -> JSONValue {
+        mutating func parseNumber() throws -> JSONValue {
             let start = position
+            try skipNumber()
+            return .number(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self))
+        }
+
+        /// Moves past a number, checking its grammar.
+        mutating func skipNumber() throws {
             if current == UInt8(ascii: "-") { position += 1 }
             if current == UInt8(ascii: "0") {
                 position += 1
@@ -365,8 +370,6 @@ public enum JSONParser {
                 if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { position += 1 }
                 if parseDigits() == 0 { throw failure("expected a digit in the exponent") }
             }
-            guard keepingText else { return .null }
-            return .number(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self))
         }
 
         mutating func parseHex4() throws -> UInt32 {
@@ -397,8 +400,7 @@ public enum JSONParser {
                 position += 1
             }
             if current == UInt8(ascii: "\"") {
-                let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
-                let s = high < 0x80 ? String(decoding: slice, as: UTF8.self) : try decodeUTF8(slice)
+                let s = try decodeUTF8(UnsafeBufferPointer(rebasing: bytes[start..<position]), high: high)
                 position += 1
                 return s
             }
@@ -444,9 +446,11 @@ public enum JSONParser {
             }
         }
 
-        func decodeUTF8(_ slice: UnsafeBufferPointer<UInt8>) throws -> String {
+        /// - Parameter high: the bytes OR-ed together; below 0x80, they are ASCII (valid).
+        func decodeUTF8(_ slice: UnsafeBufferPointer<UInt8>, high: UInt8 = 0x80) throws -> String {
             let s = String(decoding: slice, as: UTF8.self)
-            if validUTF8 { return s }  // a slice of valid UTF-8 between ASCII quotes is valid too
+            // A slice of valid UTF-8 between ASCII quotes is valid too.
+            if validUTF8 || high < 0x80 { return s }
             // Decoding replaces invalid UTF-8 and never changes valid UTF-8: compare.
             guard BytewiseString.equal(s, slice) else { throw failure("string is not valid UTF-8") }
             return s

@@ -207,11 +207,7 @@ extension KeyValueStack {
                     domainChanges.append(.init(action: .remove, domain: domain, key: key, json: nil))
                 }
             }
-            // An exported document is already in key order.
-            if !domainChanges.indices.dropFirst().allSatisfy({ BytewiseString.precedes(domainChanges[$0 - 1].key, domainChanges[$0].key) })
-            {
-                domainChanges.sort { BytewiseString.precedes($0.key, $1.key) }
-            }
+            domainChanges.sortUnlessSorted { BytewiseString.precedes($0.key, $1.key) }
             plan.append(contentsOf: domainChanges)
         }
         return plan

@@ -205,9 +205,7 @@ final class WriteQueue: Sendable {
         for key in order {
             if let change = batch[key] { result.append((key, change)) }
         }
-        if !result.indices.dropFirst().allSatisfy({ PendingKey.precedes(result[$0 - 1].0, result[$0].0) }) {
-            result.sort { PendingKey.precedes($0.0, $1.0) }
-        }
+        result.sortUnlessSorted { PendingKey.precedes($0.0, $1.0) }
         return result
     }
 
