@@ -10,7 +10,10 @@ public func batchLineFuzzTest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
     let members: [JSONValue.Member]
     switch line {
     case .set(let domain, let key, let value):
-        members = [.init("op", .string("set")), .init("domain", .string(domain.name)), .init("key", .string(key)), .init("value", value)]
+        guard let tree = try? value.value(), CompactJSON(tree) == value else {
+            fatalError("a set line's value is not compact JSON text: \(text.debugDescription)")
+        }
+        members = [.init("op", .string("set")), .init("domain", .string(domain.name)), .init("key", .string(key)), .init("value", tree)]
     case .remove(let domain, let key):
         members = [.init("op", .string("rm")), .init("domain", .string(domain.name)), .init("key", .string(key))]
     case .increment(let domain, let key, let delta):

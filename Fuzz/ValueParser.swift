@@ -13,7 +13,11 @@ public func valueParserFuzzTest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
     importDocumentAgrees(bytes)
     if let text = String(validating: bytes, as: UTF8.self) {
         // `prefs set` typing: never a crash, and the result is always storable JSON.
-        if let value = try? ValueType.auto.value(from: text) {
+        let typed = try? ValueType.auto.value(from: text)
+        guard typed.map(CompactJSON.init) == (try? ValueType.auto.compactJSON(from: text)) else {
+            fatalError("compact typing differs from typing the value: \(text.debugDescription)")
+        }
+        if let value = typed {
             roundTrip(value)
             if value.typeName == "string", let first = text.utf8.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }),
                 first == UInt8(ascii: "{") || first == UInt8(ascii: "[")

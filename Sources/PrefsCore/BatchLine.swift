@@ -1,13 +1,13 @@
 /// One command line of `prefs batch`: JSON Lines or the short form.
 ///
 /// ```swift
-/// try BatchLine.parse("set user greeting hello world")  // .set(.user, "greeting", .string("hello world"))
+/// try BatchLine.parse("set user greeting hello world")  // .set(.user, "greeting", CompactJSON(.string("hello world")))
 /// try BatchLine.parse(#"{"op":"incr","domain":"user","key":"n","by":2}"#)  // .increment(.user, "n", 2)
 /// ```
 /// Pure parsing, kept apart from the store so it can be fuzzed on its own.
 public enum BatchLine: Sendable, Equatable {
-    /// Set KEY in DOMAIN to a value.
-    case set(Domain, String, JSONValue)
+    /// Set KEY in DOMAIN to a value (kept as compact text: a batch writes it as it is).
+    case set(Domain, String, CompactJSON)
     /// Remove KEY from DOMAIN.
     case remove(Domain, String)
     /// Add an amount to an integer KEY in DOMAIN.
@@ -67,7 +67,7 @@ public enum BatchLine: Sendable, Equatable {
         switch op {
         case "set":
             guard let value = object["value"] else { throw PrefsError(.invalidValue, "missing \"value\"") }
-            return .set(domain, key, value)
+            return .set(domain, key, CompactJSON(value))
         case "rm":
             return .remove(domain, key)
         default:
@@ -99,7 +99,7 @@ public enum BatchLine: Sendable, Equatable {
         case "set":
             guard position < bytes.count else { throw PrefsError(.invalidValue, "set needs a VALUE") }
             let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[(position + 1)...]), as: UTF8.self)
-            return .set(domain, key, try ValueType.auto.value(from: value))
+            return .set(domain, key, try ValueType.auto.compactJSON(from: value))
         case "rm":
             if let extra = word() {
                 throw PrefsError(.invalidValue, "unexpected \(JSONValue.string(extra).compactText) after rm DOMAIN KEY")

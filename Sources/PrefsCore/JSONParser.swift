@@ -19,6 +19,21 @@ public enum JSONParser {
         return value
     }
 
+    /// The compact text of one JSON value, as `parse(bytes).compactText` gives it, built
+    /// without the value's tree when the input allows (see `Cursor.compactValue`); throws
+    /// what ``parse(_:maximumDepth:validUTF8:)`` would throw.
+    static func compactText(_ bytes: UnsafeBufferPointer<UInt8>, validUTF8: Bool = false) throws -> String {
+        var parser = Cursor(bytes: bytes, maximumDepth: maximumDepth, validUTF8: validUTF8)
+        var scratch = Cursor.CompactScratch()
+        parser.skipWhitespace()
+        let text = try parser.compactValue(depth: 0, scratch: &scratch)
+        parser.skipWhitespace()
+        if parser.position < bytes.count {
+            throw parser.failure("unexpected text after the JSON value")
+        }
+        return text
+    }
+
     /// Parses an object of objects (an import document `{"domain":{"key":value}}`) keeping
     /// only each value's compact text, so a large document never exists as a whole tree.
     /// Repeated keys behave as in ``parse(_:maximumDepth:validUTF8:)`` (the last value, in
@@ -212,108 +227,127 @@ public enum JSONParser {
             return merged
         }
 
-        /// Buffers ``compactValue(depth:scratch:)`` reuses from one value to the next.
+        /// A buffer ``compactValue(depth:scratch:)`` reuses from one value to the next.
         struct CompactScratch {
             var text: [UInt8] = []
-            var names: [Range<Int>] = []
+        }
+
+        /// The member names of the objects open during a scan, innermost last, kept in
+        /// stack memory (a scan that needs more takes the full parse).
+        private struct OpenNames {
+            static let capacity = 64
+            let storage: UnsafeMutableBufferPointer<Range<Int>>
+            var count = 0
         }
 
         /// The compact text of the value at the cursor, as `parseValue(depth:).compactText`
         /// gives it, mostly without building the value: the common case (no escapes in
-        /// strings, no repeated or many member names) is the input minus its whitespace.
+        /// strings, no repeated or many member names) is the input minus its whitespace,
+        /// which often has none.
         mutating func compactValue(depth: Int, scratch: inout CompactScratch) throws -> String {
             let start = position
-            scratch.text.removeAll(keepingCapacity: true)
-            scratch.names.removeAll(keepingCapacity: true)
             var high: UInt8 = 0
-            if copyCompact(depth: depth, scratch: &scratch, high: &high),
-                let text = scratch.text.withUnsafeBufferPointer({ try? decodeUTF8($0, high: high) })
-            {
-                return text
+            var spaced = false
+            let scanned = withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: OpenNames.capacity) { storage in
+                var names = OpenNames(storage: storage)
+                return scanCompact(depth: depth, names: &names, high: &high, spaced: &spaced)
+            }
+            if scanned {
+                let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
+                if spaced {
+                    // Strings here hold no quote or backslash: a quote starts or ends one.
+                    scratch.text.removeAll(keepingCapacity: true)
+                    var inString = false
+                    for b in slice {
+                        if b == UInt8(ascii: "\"") {
+                            inString.toggle()
+                        } else if !inString && (b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09) {
+                            continue
+                        }
+                        scratch.text.append(b)
+                    }
+                    if let text = scratch.text.withUnsafeBufferPointer({ try? decodeUTF8($0, high: high) }) { return text }
+                } else if let text = try? decodeUTF8(slice, high: high) {
+                    return text
+                }
             }
             // Anything else, including bad JSON (reported as the full parse reports it).
             position = start
             return try parseValue(depth: depth).compactText
         }
 
-        /// Appends the value at the cursor without whitespace to `scratch.text`; false when
-        /// the copy would not be its compact text (or it is not well formed).
-        private mutating func copyCompact(depth: Int, scratch: inout CompactScratch, high: inout UInt8) -> Bool {
+        /// Moves past the value at the cursor; false when the input without its whitespace
+        /// would not be the value's compact text (or it is not well formed). `spaced` is set
+        /// when whitespace was skipped, `high` ORs the bytes of strings.
+        private mutating func scanCompact(depth: Int, names: inout OpenNames, high: inout UInt8, spaced: inout Bool) -> Bool {
             guard let b = current else { return false }
             switch b {
             case UInt8(ascii: "\""):
-                return copyString(into: &scratch.text, high: &high) != nil
+                return scanString(high: &high) != nil
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 if depth + 1 > maximumDepth { return false }
                 let isObject = b == UInt8(ascii: "{")
                 let close = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
-                let firstName = scratch.names.count
-                defer { scratch.names.removeSubrange(firstName...) }
-                scratch.text.append(b)
+                let firstName = names.count
+                defer { names.count = firstName }
                 position += 1
-                skipWhitespace()
+                skipWhitespace(noting: &spaced)
                 if current == close {
-                    scratch.text.append(close)
                     position += 1
                     return true
                 }
                 while true {
-                    skipWhitespace()
+                    skipWhitespace(noting: &spaced)
                     if isObject {
-                        guard current == UInt8(ascii: "\""), let name = copyString(into: &scratch.text, high: &high) else { return false }
+                        guard current == UInt8(ascii: "\""), let name = scanString(high: &high) else { return false }
                         // Repeated names (the last value wins, in the first place) and large
                         // objects (whose names need an index) take the full parse.
-                        if scratch.names.count - firstName >= 32 { return false }
-                        for other in scratch.names[firstName...] where other.count == name.count {
+                        if names.count - firstName >= 32 || names.count == names.storage.count { return false }
+                        for other in names.storage[firstName..<names.count] where other.count == name.count {
                             if bytes[other].elementsEqual(bytes[name]) { return false }
                         }
-                        scratch.names.append(name)
-                        skipWhitespace()
+                        names.storage[names.count] = name
+                        names.count += 1
+                        skipWhitespace(noting: &spaced)
                         guard current == UInt8(ascii: ":") else { return false }
-                        scratch.text.append(UInt8(ascii: ":"))
                         position += 1
-                        skipWhitespace()
+                        skipWhitespace(noting: &spaced)
                     }
-                    guard copyCompact(depth: depth + 1, scratch: &scratch, high: &high) else { return false }
-                    skipWhitespace()
+                    guard scanCompact(depth: depth + 1, names: &names, high: &high, spaced: &spaced) else { return false }
+                    skipWhitespace(noting: &spaced)
                     guard let next = current else { return false }
                     position += 1
-                    scratch.text.append(next)
                     if next == close { return true }
                     guard next == UInt8(ascii: ",") else { return false }
                 }
-            case UInt8(ascii: "t"): return copyLiteral("true", into: &scratch.text)
-            case UInt8(ascii: "f"): return copyLiteral("false", into: &scratch.text)
-            case UInt8(ascii: "n"): return copyLiteral("null", into: &scratch.text)
+            case UInt8(ascii: "t"): return (try? expectLiteral("true")) != nil
+            case UInt8(ascii: "f"): return (try? expectLiteral("false")) != nil
+            case UInt8(ascii: "n"): return (try? expectLiteral("null")) != nil
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                let start = position
-                guard (try? skipNumber()) != nil else { return false }
-                scratch.text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<position]))
-                return true
+                return (try? skipNumber()) != nil
             default:
                 return false
             }
         }
 
-        /// Copies a string with its quotes when its bytes are its compact form (no escape,
-        /// no DEL, no control character); returns the range of its content.
-        private mutating func copyString(into text: inout [UInt8], high: inout UInt8) -> Range<Int>? {
+        private mutating func skipWhitespace(noting spaced: inout Bool) {
             let start = position
+            skipWhitespace()
+            if position != start { spaced = true }
+        }
+
+        /// Moves past a string whose bytes are its compact form (no escape, no DEL, no
+        /// control character); returns the range of its content.
+        private mutating func scanString(high: inout UInt8) -> Range<Int>? {
             position += 1
+            let start = position
             while let b = current, b != UInt8(ascii: "\""), b != UInt8(ascii: "\\"), b >= 0x20, b != 0x7F {
                 high |= b
                 position += 1
             }
             guard current == UInt8(ascii: "\"") else { return nil }
             position += 1
-            text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<position]))
-            return start + 1..<position - 1
-        }
-
-        private mutating func copyLiteral(_ literal: StaticString, into text: inout [UInt8]) -> Bool {
-            guard (try? expectLiteral(literal)) != nil else { return false }
-            text.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
-            return true
+            return start..<position - 1
         }
 
         mutating func parseArray(depth: Int) throws -> JSONValue {

@@ -147,10 +147,13 @@ extension KeyValueStack {
         return violations
     }
 
-    /// Checks a value against the schema unless ``validatesWrites`` is off.
-    func validateWrite(_ value: JSONValue, in domain: Domain, forKey key: String) throws {
+    /// Checks a value against the schema unless ``validatesWrites`` is off; `value` is
+    /// evaluated only when the schema has a rule for the key.
+    func validateWrite(_ value: @autoclosure () throws -> JSONValue, in domain: Domain, forKey key: String) throws {
         guard validatesWrites else { return }
-        try schema().validate(value, in: domain, forKey: key)
+        let schema = try schema()
+        guard schema.spec(in: domain, forKey: key) != nil else { return }
+        try schema.validate(value(), in: domain, forKey: key)
     }
 
     // MARK: - Reset

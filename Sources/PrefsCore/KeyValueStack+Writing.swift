@@ -28,10 +28,27 @@ extension KeyValueStack {
     ///   the schema; `storeUnreadable` or `cannotWrite` when the store cannot be opened for
     ///   writing.
     public func set(_ value: JSONValue, in domain: Domain, forKey key: String, expiresIn lifetime: Duration? = nil) throws {
+        try queueSet(value.compactText, value, in: domain, forKey: key, expiresIn: lifetime)
+    }
+
+    /// Queues a value given as compact JSON, as ``set(_:in:forKey:expiresIn:)-(JSONValue,_,_,_)``
+    /// does; its tree is built only when the schema has a rule for the key.
+    ///
+    /// ```swift
+    /// try stack.set(try CompactJSON(parsing: "[1, 2]"), in: .user, forKey: "recent")
+    /// ```
+    /// - Throws: ``PrefsError``, as the ``JSONValue`` form.
+    public func set(_ json: CompactJSON, in domain: Domain, forKey key: String, expiresIn lifetime: Duration? = nil) throws {
+        try queueSet(json.text, try json.value(), in: domain, forKey: key, expiresIn: lifetime)
+    }
+
+    private func queueSet(
+        _ text: String, _ value: @autoclosure () throws -> JSONValue, in domain: Domain, forKey key: String, expiresIn lifetime: Duration?
+    ) throws {
         try Key.validate(key)
         _ = try database(for: domain).writer()  // a damaged or newer store fails here, not at the flush
-        try validateWrite(value, in: domain, forKey: key)
-        queue.enqueue(PendingKey(domain: domain, key: key), .set(value.compactText, expiresAt: Self.expiry(lifetime)))
+        try validateWrite(value(), in: domain, forKey: key)
+        queue.enqueue(PendingKey(domain: domain, key: key), .set(text, expiresAt: Self.expiry(lifetime)))
     }
 
     static func expiry(_ lifetime: Duration?) -> Int64? {

@@ -62,6 +62,26 @@ public enum ValueType: String, Sendable, CaseIterable {
         }
     }
 
+    /// Converts user text to the compact JSON of a value of this type: what
+    /// ``value(from:)`` gives, without building its tree for ``auto`` and ``json`` (`prefs
+    /// batch` types every `set` line this way).
+    ///
+    /// ```swift
+    /// try ValueType.auto.compactJSON(from: #"{ "a": 1 }"#).text  // {"a":1}
+    /// ```
+    /// - Throws: ``PrefsError`` of kind ``PrefsError/Kind/invalidValue``, as ``value(from:)``.
+    public func compactJSON(from text: String) throws -> CompactJSON {
+        switch self {
+        case .auto:
+            if let json = try? CompactJSON(parsing: text) { return json }
+            return CompactJSON(try value(from: text))
+        case .json:
+            return try CompactJSON(parsing: text)
+        default:
+            return CompactJSON(try value(from: text))
+        }
+    }
+
     /// Checks that a parsed value is of this type.
     ///
     /// - Throws: ``PrefsError`` of kind ``PrefsError/Kind/invalidValue`` on a mismatch.

@@ -59,6 +59,44 @@ enum PendingChange: Sendable, Equatable {
     }
 }
 
+/// Queued changes, one per key, in the order their keys were first written: a list for the
+/// flush to write as it is and an index for lookups, so neither needs the other's work.
+struct PendingChanges: Sendable {
+    private(set) var entries: [(PendingKey, PendingChange)] = []
+    private var positions: [PendingKey: Int] = [:]
+
+    init(minimumCapacity: Int = 0) {
+        entries.reserveCapacity(minimumCapacity)
+        positions.reserveCapacity(minimumCapacity)
+    }
+
+    var count: Int { entries.count }
+    var isEmpty: Bool { entries.isEmpty }
+
+    subscript(key: PendingKey) -> PendingChange? {
+        positions[key].map { entries[$0].1 }
+    }
+
+    /// Adds a change on top of the key's queued one (see ``PendingChange/composed(onto:)``).
+    mutating func add(_ key: PendingKey, _ change: PendingChange) {
+        let next = entries.count
+        // One hash lookup: the key's position, inserted when it is new.
+        let position = Self.value(&positions[key, default: next])
+        if position == next {
+            entries.append((key, change))
+        } else {
+            entries[position].1 = change.composed(onto: entries[position].1)
+        }
+    }
+
+    private static func value(_ position: inout Int) -> Int { position }
+
+    mutating func reserveCapacity(_ capacity: Int) {
+        entries.reserveCapacity(capacity)
+        positions.reserveCapacity(capacity)
+    }
+}
+
 /// What one flush did.
 public struct FlushReport: Sendable, Equatable {
     /// How many keys the flush wrote (after coalescing).
@@ -77,11 +115,9 @@ public struct FlushReport: Sendable, Equatable {
 /// in one transaction per database, one window after the first of them.
 final class WriteQueue: Sendable {
     private struct State {
-        var pending: [PendingKey: PendingChange] = [:]
-        /// Pending keys in the order they were first written.
-        var pendingOrder: [PendingKey] = []
-        var inFlight: [PendingKey: PendingChange] = [:]
-        var inFlightOrder: [PendingKey] = []
+        var pending = PendingChanges()
+        /// The batch being written.
+        var inFlight = PendingChanges()
         var timerArmed = false
         /// Bumped by every flush, so a timer armed before it does nothing when it fires.
         var timerGeneration: UInt64 = 0
@@ -118,12 +154,9 @@ final class WriteQueue: Sendable {
     /// twice. Readers still see the sum, because `visible` was computed from the overlay.
     func enqueue(_ key: PendingKey, _ change: PendingChange) {
         let (arm, early, full) = state.withLock { state -> (UInt64?, Bool, Bool) in
-            // One hash lookup for the common case: a key not pending yet, or a set or removal.
-            if let previous = state.pending.updateValue(change, forKey: key) {
-                if case .increment = change { state.pending[key] = change.composed(onto: previous) }
-            } else {
-                state.pendingOrder.append(key)
-            }
+            state.pending.add(key, change)
+            // A bulk is under way: room for a whole batch at once instead of growing by doubling.
+            if state.pending.count == 1_024 { state.pending.reserveCapacity(maximumPending) }
             var early = false
             // After a failed flush, retries wait for the timer instead of running per write.
             if state.pending.count >= maximumPending && !state.earlyFlushScheduled && state.lastError == nil {
@@ -158,8 +191,8 @@ final class WriteQueue: Sendable {
     func overlay(domain: Domain?) -> [PendingKey: PendingChange] {
         state.withLock { state in
             var result: [PendingKey: PendingChange] = [:]
-            for (key, change) in state.inFlight where domain == nil || key.domain == domain { result[key] = change }
-            for (key, change) in state.pending where domain == nil || key.domain == domain { result[key] = change }
+            for (key, change) in state.inFlight.entries where domain == nil || key.domain == domain { result[key] = change }
+            for (key, change) in state.pending.entries where domain == nil || key.domain == domain { result[key] = change }
             return result
         }
     }
@@ -178,8 +211,7 @@ final class WriteQueue: Sendable {
         flushLock.withLock { _ in
             state.withLock { state in
                 let count = state.pending.count
-                state.pending = [:]
-                state.pendingOrder = []
+                state.pending = PendingChanges()
                 state.timerGeneration &+= 1
                 state.timerArmed = false
                 return count
@@ -199,12 +231,8 @@ final class WriteQueue: Sendable {
     /// The batch grouped by domain (in name order), keys in bytewise order within a domain
     /// so SQLite's B-tree fills in order. Writes usually arrive in order already (a batch
     /// file, an import), which is checked first; otherwise they are sorted.
-    static func ordered(_ batch: [PendingKey: PendingChange], _ order: [PendingKey]) -> [(PendingKey, PendingChange)] {
-        var result: [(PendingKey, PendingChange)] = []
-        result.reserveCapacity(batch.count)
-        for key in order {
-            if let change = batch[key] { result.append((key, change)) }
-        }
+    static func ordered(_ batch: PendingChanges) -> [(PendingKey, PendingChange)] {
+        var result = batch.entries
         result.sortUnlessSorted { PendingKey.precedes($0.0, $1.0) }
         return result
     }
@@ -215,17 +243,14 @@ final class WriteQueue: Sendable {
     @discardableResult
     func flush() throws -> FlushReport {
         try flushLock.withLock { _ in
-            let (batch, order, marker) = state.withLock { state -> ([PendingKey: PendingChange], [PendingKey], Int) in
+            let (batch, marker) = state.withLock { state -> (PendingChanges, Int) in
                 state.timerArmed = false
                 state.timerGeneration &+= 1
                 state.earlyFlushScheduled = false
                 state.inFlight = state.pending
-                state.inFlightOrder = state.pendingOrder
                 // Room for the next batch up front: growing a large dictionary rehashes it.
-                state.pending = Dictionary(minimumCapacity: min(state.inFlight.count, maximumPending))
-                state.pendingOrder = []
-                state.pendingOrder.reserveCapacity(min(state.inFlight.count, maximumPending))
-                return (state.inFlight, state.inFlightOrder, state.marker)
+                state.pending = PendingChanges(minimumCapacity: min(state.inFlight.count, maximumPending))
+                return (state.inFlight, state.marker)
             }
             if batch.isEmpty {
                 let report = FlushReport(changes: 0, marker: marker, error: nil)
@@ -233,7 +258,7 @@ final class WriteQueue: Sendable {
             }
             let rejected: [String]
             do {
-                rejected = try apply(Self.ordered(batch, order))
+                rejected = try apply(Self.ordered(batch))
             } catch {
                 var committed = Set<PendingKey>()
                 var failure = (error as? PrefsError) ?? PrefsError(.cannotWrite, "\(error)")
@@ -242,14 +267,11 @@ final class WriteQueue: Sendable {
                     failure = partial.error
                 }
                 let rearm = state.withLock { state -> UInt64? in
-                    var merged = state.inFlight.filter { !committed.contains($0.key) }
-                    var mergedOrder = state.inFlightOrder.filter { !committed.contains($0) }
-                    for key in state.pendingOrder where merged[key] == nil { mergedOrder.append(key) }
-                    for (key, newer) in state.pending { merged[key] = newer.composed(onto: merged[key]) }
+                    var merged = PendingChanges(minimumCapacity: state.inFlight.count + state.pending.count)
+                    for (key, change) in state.inFlight.entries where !committed.contains(key) { merged.add(key, change) }
+                    for (key, newer) in state.pending.entries { merged.add(key, newer) }
                     state.pending = merged
-                    state.pendingOrder = mergedOrder
-                    state.inFlight = [:]
-                    state.inFlightOrder = []
+                    state.inFlight = PendingChanges()
                     state.lastError = failure
                     if state.timerArmed { return nil }
                     state.timerArmed = true
@@ -260,8 +282,7 @@ final class WriteQueue: Sendable {
                 throw failure
             }
             state.withLock { state in
-                state.inFlight = [:]
-                state.inFlightOrder = []
+                state.inFlight = PendingChanges()
                 state.lastError = nil
             }
             let report = FlushReport(changes: batch.count, marker: marker, error: nil, rejected: rejected)

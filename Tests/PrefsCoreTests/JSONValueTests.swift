@@ -102,12 +102,48 @@ struct DomainKeyTests {
         #expect((try? Domain(name)) == nil)
     }
 
+    /// Compact text read straight from the input is exactly the parsed value's compact text.
+    @Test(arguments: [
+        "3", " -0.5e3 ", "\"x\"", "true", "null", "[]", " { \"a\" : [ 1 , 2.50 , \"x y\" ] ,\n\t\"b\" : { } } ",
+        #"{"a":"\u00e9\n","b":"é"}"#, "{\"del\":\"a\u{7F}\"}", #"{"a":1,"b":2,"a":3}"#, #"{"o":{"x":1,"x":[2]},"p":[{"y":1,"y":2}]}"#,
+        "{" + (0..<34).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + "}", "[[[[ ]]]]", #"{"q":"a\"b","s":"a\\b"}"#,
+        "[\"ü\", {\"é\" :\"ö ü\"}]", "\"a b\" ",
+    ])
+    func compactJSONMatchesTheParsedValue(text: String) throws {
+        let compact = try CompactJSON(parsing: text)
+        #expect(compact == CompactJSON(try JSONValue(parsing: text)))
+        #expect(compact.text == (try JSONValue(parsing: text)).compactText)
+        #expect(try compact.value() == JSONValue(parsing: text))
+    }
+
+    @Test(arguments: [
+        "", " ", "{", "[1,]", "{\"a\":1,}", "01", "tru", "\"abc", "1 2", "{\"a\" 1}", "\"\u{1}\"", "[\"a\",,]", "{\"a\":\"\\x\"}",
+        String(repeating: "[", count: 513) + String(repeating: "]", count: 513),
+    ])
+    func compactJSONRefusesWhatTheParserRefuses(text: String) throws {
+        let refusal = #expect(throws: PrefsError.self) { try JSONValue(parsing: text) }
+        #expect(throws: try #require(refusal)) { try CompactJSON(parsing: text) }
+    }
+
+    /// `batch` types values with `compactJSON(from:)`, `set` with `value(from:)`: same result,
+    /// same refusals.
+    @Test(arguments: ["3", "dark", " hello world ", "{ \"a\": 1 }", "[1, 2]", "\"3\"", "yes", "-0", "1e5", "01", "{bad", "[1,", "é", ""])
+    func compactTypingMatchesTyping(text: String) {
+        func outcome(_ body: () throws -> CompactJSON) -> String {
+            do { return "value " + (try body()).text } catch { return "error \(error)" }
+        }
+        for type in ValueType.allCases {
+            let typed = outcome { CompactJSON(try type.value(from: text)) }
+            #expect(typed == outcome { try type.compactJSON(from: text) }, "\(type) \(text.debugDescription)")
+        }
+    }
+
     @Test func batchLinesFromBytes() throws {
         func parse(_ bytes: [UInt8]) throws -> BatchLine? {
             try bytes.withUnsafeBufferPointer { try BatchLine.parse(utf8: $0) }
         }
-        #expect(try parse(Array(" \tset user k {\"a\": 1}".utf8)) == .set(.user, "k", try JSONValue(parsing: "{\"a\":1}")))
-        #expect(try parse(Array("set user k héllo wörld".utf8)) == .set(.user, "k", .string("héllo wörld")))
+        #expect(try parse(Array(" \tset user k {\"a\": 1}".utf8)) == .set(.user, "k", CompactJSON(try JSONValue(parsing: "{\"a\":1}"))))
+        #expect(try parse(Array("set user k héllo wörld".utf8)) == .set(.user, "k", CompactJSON(.string("héllo wörld"))))
         #expect(try parse(Array("  # comment".utf8)) == nil)
         #expect(try parse([]) == nil)
         #expect(try parse(Array(#"{"op":"rm","domain":"user","key":"k"}"#.utf8)) == .remove(.user, "k"))

@@ -33,6 +33,23 @@ struct SchemaLibraryTests {
         #expect(try stack.storedValue(in: .switch, forKey: "beta") == .bool(false))
     }
 
+    @Test func compactValuesAreCheckedAgainstTheSchema() throws {
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        _ = try stack.loadSchema(try JSONValue(parsing: "{\"user\":{\"limit\":{\"type\":\"integer\",\"maximum\":10}}}"))
+        #expect(throws: PrefsError(.invalidValue, "user/limit: maximum: 11 is greater than 10")) {
+            try stack.set(try CompactJSON(parsing: "11"), in: .user, forKey: "limit")
+        }
+        #expect(throws: PrefsError(.invalidValue, "user/limit: type: expected integer, got a string")) {
+            try stack.set(CompactJSON(.string("7")), in: .user, forKey: "limit")
+        }
+        try stack.set(try CompactJSON(parsing: " 7 "), in: .user, forKey: "limit")
+        try stack.set(try CompactJSON(parsing: "{ \"free\" : [1, \"é\"] }"), in: .user, forKey: "other")
+        #expect(try stack.value(in: .user, forKey: "limit") == .number("7"), "queued writes read back")
+        try stack.flushSynchronously()
+        #expect(try stack.entries(in: .user).map(\.json) == ["7", "{\"free\":[1,\"é\"]}"])
+    }
+
     @Test func schemaValidationAndLoading() throws {
         let store = try TemporaryStore()
         let stack = try store.open()
