@@ -383,8 +383,10 @@ extension KeyValueStack {
         var suspended = false
         if unlogged > 0 {
             // Tables are created and expired keys purged first: those records stay in the log.
-            for (target, _) in changes where !ready.contains(target.domain) {
-                _ = try makeReady(target.domain, create: true)
+            var previous: Domain?
+            for (target, _) in changes where target.domain != previous {
+                previous = target.domain
+                if !ready.contains(target.domain) { _ = try makeReady(target.domain, create: true) }
             }
             try context.suspendLogging(db)
             suspended = true

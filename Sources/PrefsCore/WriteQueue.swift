@@ -64,6 +64,9 @@ enum PendingChange: Sendable, Equatable {
 struct PendingChanges: Sendable {
     private(set) var entries: [(PendingKey, PendingChange)] = []
     private var positions: [PendingKey: Int] = [:]
+    /// Whether the keys were first written in the flush's order (domain, then key bytes), as
+    /// a batch file or an import usually is: then the flush need not sort them.
+    private(set) var inOrder = true
 
     init(minimumCapacity: Int = 0) {
         entries.reserveCapacity(minimumCapacity)
@@ -83,6 +86,7 @@ struct PendingChanges: Sendable {
         // One hash lookup: the key's position, inserted when it is new.
         let position = Self.value(&positions[key, default: next])
         if position == next {
+            if inOrder, next > 0, !PendingKey.precedes(entries[next - 1].0, key) { inOrder = false }
             entries.append((key, change))
         } else {
             entries[position].1 = change.composed(onto: entries[position].1)
@@ -230,11 +234,9 @@ final class WriteQueue: Sendable {
 
     /// The batch grouped by domain (in name order), keys in bytewise order within a domain
     /// so SQLite's B-tree fills in order. Writes usually arrive in order already (a batch
-    /// file, an import), which is checked first; otherwise they are sorted.
+    /// file, an import); otherwise they are sorted.
     static func ordered(_ batch: PendingChanges) -> [(PendingKey, PendingChange)] {
-        var result = batch.entries
-        result.sortUnlessSorted { PendingKey.precedes($0.0, $1.0) }
-        return result
+        batch.inOrder ? batch.entries : batch.entries.sorted { PendingKey.precedes($0.0, $1.0) }
     }
 
     /// Writes everything pending now, in one transaction per database, and returns when it is
