@@ -151,9 +151,31 @@ final class BulkUpsert {
     private let connection: OpaquePointer
     private var single: OpaquePointer?
     private var multiple: OpaquePointer?
-    /// The buffered rows' keys and values, bound in place (SQLITE_STATIC) when they are written.
-    private var text: [UInt8] = []
-    private var rows: [(key: Range<Int>, json: Range<Int>, now: Int64, expiresAt: Int64?)] = []
+    /// Rows waiting for a statement: keys and values in one buffer, bound in place
+    /// (SQLITE_STATIC) when they are written.
+    private struct Buffer {
+        var text: [UInt8] = []
+        var rows: [(key: Range<Int>, json: Range<Int>, now: Int64, expiresAt: Int64?)] = []
+
+        /// Adds a row; returns how many rows are buffered.
+        mutating func add(key: String, json: String, now: Int64, expiresAt: Int64?) -> Int {
+            var key = key
+            var json = json
+            let keyStart = text.count
+            key.withUTF8 { text.append(contentsOf: $0) }
+            let jsonStart = text.count
+            json.withUTF8 { text.append(contentsOf: $0) }
+            rows.append((keyStart..<jsonStart, jsonStart..<text.count, now, expiresAt))
+            return rows.count
+        }
+
+        mutating func removeAll() {
+            rows.removeAll(keepingCapacity: true)
+            text.removeAll(keepingCapacity: true)
+        }
+    }
+
+    private var buffer = Buffer()
 
     init(_ db: Database, table: DomainTable) throws {
         guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "closed") }
@@ -175,7 +197,7 @@ final class BulkUpsert {
         }
         single = try prepare(rows: 1)
         multiple = try prepare(rows: Self.rowsPerStatement)
-        rows.reserveCapacity(Self.rowsPerStatement)
+        buffer.rows.reserveCapacity(Self.rowsPerStatement)
     }
 
     deinit {
@@ -189,26 +211,21 @@ final class BulkUpsert {
 
     /// Queues one row; writes a statement's worth when there are enough.
     func run(key: String, json: String, now: Int64, expiresAt: Int64?) throws {
-        var key = key
-        var json = json
-        let keyStart = text.count
-        key.withUTF8 { text.append(contentsOf: $0) }
-        let jsonStart = text.count
-        json.withUTF8 { text.append(contentsOf: $0) }
-        rows.append((keyStart..<jsonStart, jsonStart..<text.count, now, expiresAt))
-        if rows.count == Self.rowsPerStatement { try write(rows.indices, with: multiple) }
+        if buffer.add(key: key, json: json, now: now, expiresAt: expiresAt) == Self.rowsPerStatement {
+            try write(0..<Self.rowsPerStatement, with: multiple)
+        }
     }
 
     /// Writes the rows still queued.
     func finish() throws {
-        for index in rows.indices { try write(index..<index + 1, with: single) }
+        for index in buffer.rows.indices { try write(index..<index + 1, with: single) }
     }
 
     private func write(_ batch: Range<Int>, with handle: OpaquePointer?) throws {
-        let code = text.withUnsafeBufferPointer { buffer -> Int32 in
-            let base = UnsafeRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: CChar.self)
+        let code = buffer.text.withUnsafeBufferPointer { text -> Int32 in
+            let base = UnsafeRawPointer(text.baseAddress)?.assumingMemoryBound(to: CChar.self)
             var parameter: Int32 = 1
-            for row in rows[batch] {
+            for row in buffer.rows[batch] {
                 _ = sqlite3_bind_text(handle, parameter, base.map { $0 + row.key.lowerBound }, Int32(row.key.count), nil)
                 _ = sqlite3_bind_text(handle, parameter + 1, base.map { $0 + row.json.lowerBound }, Int32(row.json.count), nil)
                 sqlite3_bind_int64(handle, parameter + 2, row.now)
@@ -222,17 +239,10 @@ final class BulkUpsert {
             }
             let code = sqlite3_step(handle)
             sqlite3_reset(handle)
-            sqlite3_clear_bindings(handle)  // no pointer into `text` outlives this call
+            sqlite3_clear_bindings(handle)  // no pointer into the buffer outlives this call
             return code
         }
-        if batch.upperBound == rows.endIndex {
-            rows.removeAll(keepingCapacity: true)
-            text.removeAll(keepingCapacity: true)
-        }
-        guard code == SQLITE_DONE else {
-            rows.removeAll(keepingCapacity: true)
-            text.removeAll(keepingCapacity: true)
-            throw failure(code)
-        }
+        if batch.upperBound == buffer.rows.endIndex || code != SQLITE_DONE { buffer.removeAll() }
+        guard code == SQLITE_DONE else { throw failure(code) }
     }
 }

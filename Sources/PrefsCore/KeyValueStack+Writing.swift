@@ -358,7 +358,7 @@ extension KeyValueStack {
         var events: [ChangeEvent] = []
         if wantEvents { events.reserveCapacity(changes.count) }
         var ready = Set<Domain>()
-        var bulk: (Domain, BulkUpsert)?
+        var bulk: BulkUpsert?
         let now = Clock.nowMilliseconds()
         // A bulk of plain sets writes one log record each; when there are more than the log
         // keeps, the head's records would be pruned at commit, so they are not written at all.
@@ -398,17 +398,19 @@ extension KeyValueStack {
         var lastDomain: Domain?
         for (index, (target, change)) in changes.enumerated() {
             let domain = target.domain
+            let domainChanged = domain != lastDomain
+            let bulkSet: (json: String, expiresAt: Int64?)? =
+                if !wantEvents, case .set(let json, let expiresAt) = change { (json, expiresAt) } else { nil }
             // Queued bulk rows are written before anything else happens (another domain,
             // another op in the log's write context, a row read).
-            let bulkRow = if !wantEvents, case .set = change { true } else { false }
-            if !bulkRow || domain != lastDomain { try bulk?.1.finish() }
+            if bulkSet == nil || domainChanged { try bulk?.finish() }
             if suspended && index == unlogged {
-                try bulk?.1.finish()
+                try bulk?.finish()
                 try context.resumeLogging(db, op: op ?? "set", skipping: unlogged)
                 suspended = false
                 bulk = nil  // prepared without the triggers
             }
-            if domain != lastDomain, !ready.contains(domain), try !makeReady(domain, create: change != .remove) {
+            if domainChanged, !ready.contains(domain), try !makeReady(domain, create: change != .remove) {
                 if requireExisting { throw PrefsError(.notFound, "\(domain.name)/\(target.key) not found") }
                 continue
             }
@@ -416,9 +418,9 @@ extension KeyValueStack {
             if index >= unlogged {
                 try context.setOp(db, op ?? (change == .remove ? "rm" : "set"))
             }
-            if !wantEvents, case .set(let json, let expiresAt) = change {
-                if bulk?.0 != domain { bulk = (domain, try BulkUpsert(db, table: DomainTable(domain))) }
-                try bulk?.1.run(key: target.key, json: json, now: now, expiresAt: expiresAt)
+            if let bulkSet {
+                if bulk == nil || domainChanged { bulk = try BulkUpsert(db, table: DomainTable(domain)) }
+                try bulk?.run(key: target.key, json: bulkSet.json, now: now, expiresAt: bulkSet.expiresAt)
                 continue
             }
             let table = DomainTable(domain)
@@ -461,7 +463,7 @@ extension KeyValueStack {
                     ChangeEvent(kind: old == nil ? .insert : .update, domain: domain, key: target.key, json: json, oldJSON: old?.json))
             }
         }
-        try bulk?.1.finish()
+        try bulk?.finish()
         return (events, rejected)
     }
 }

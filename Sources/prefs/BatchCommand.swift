@@ -224,7 +224,14 @@ final class LineReader {
     /// The next line's bytes without its newline (and a trailing CR), or nil at end of input.
     func next() throws -> ArraySlice<UInt8>? {
         while true {
-            if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            let from = start
+            let found = buffer.withUnsafeBufferPointer { bytes -> Int? in
+                guard from < bytes.count, let base = bytes.baseAddress, let hit = memchr(base + from, 0x0A, bytes.count - from) else {
+                    return nil
+                }
+                return UnsafeRawPointer(hit) - UnsafeRawPointer(base)
+            }
+            if let newline = found {
                 var end = newline
                 if end > start && buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
                 let line = buffer[start..<end]
