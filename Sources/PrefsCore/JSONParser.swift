@@ -182,6 +182,7 @@ public enum JSONParser {
         /// it is not well formed (the full parse reports it).
         mutating func parseMembersCompact(depth: Int) throws -> [(String, String)]? {
             if depth > maximumDepth { return nil }
+            let start = position
             position += 1
             var members: [(String, String)] = []
             var scratch = CompactScratch()
@@ -204,6 +205,12 @@ public enum JSONParser {
                 let value = try compactValue(depth: depth, scratch: &scratch)
                 if increasing, let last = members.last, !BytewiseString.precedes(last.0, key) { increasing = false }
                 members.append((key, value))
+                if members.count == 1_024 {
+                    // A large object: room for the rest at the size of the members so far,
+                    // instead of growing by doubling (every step copies the array).
+                    let perMember = max((position - start) / members.count, 1)
+                    members.reserveCapacity(members.count + (bytes.count - position) / perMember + 64)
+                }
                 skipWhitespace()
                 switch current {
                 case UInt8(ascii: ","): position += 1

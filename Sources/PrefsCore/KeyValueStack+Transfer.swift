@@ -31,12 +31,12 @@ public struct ImportPlan: Sendable, Equatable {
     /// How many keys are left as they are.
     public var unchanged = 0
 
-    /// The number of changes of one kind.
     /// Appends changes; takes the array itself when there are none yet (no copy of a large plan).
     mutating func append(contentsOf more: [Change]) {
         if changes.isEmpty { changes = more } else { changes += more }
     }
 
+    /// The number of changes of one kind.
     public func count(_ action: Change.Action) -> Int {
         changes.reduce(0) { $0 + ($1.action == action ? 1 : 0) }
     }

@@ -214,6 +214,8 @@ final class SignalDrain: Sendable {
 final class LineReader {
     private let fd: Int32
     private var buffer: [UInt8] = []
+    /// Where reads land, allocated once.
+    private var chunk = [UInt8](repeating: 0, count: 1 << 16)
     private var start = 0
     private var atEnd = false
 
@@ -248,7 +250,6 @@ final class LineReader {
                 buffer.removeSubrange(0..<start)
                 start = 0
             }
-            var chunk = [UInt8](repeating: 0, count: 1 << 16)
             let descriptor = fd
             let n = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
             if n < 0 {

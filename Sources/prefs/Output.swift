@@ -66,31 +66,57 @@ final class Output: @unchecked Sendable {
 
 /// Reads all of standard input.
 func readStandardInput() throws -> [UInt8] {
-    var result: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-        let n = chunk.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            throw PrefsError(.usage, "cannot read standard input: \(String(cString: strerror(errno)))")
-        }
-        if n == 0 { break }
-        result.append(contentsOf: chunk[0..<n])
-    }
-    return result
+    try readAll(0, expected: 0) { PrefsError(.usage, "cannot read standard input: \(String(cString: strerror($0)))") }
 }
 
 /// Reads a file, or standard input for `-`.
 func readInput(_ path: String) throws -> [UInt8] {
     if path == "-" { return try readStandardInput() }
-    guard let data = FileManager.default.contents(atPath: path) else {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            throw PrefsError(.usage, "cannot read \(path): \(isDirectory.boolValue ? "is a directory" : "permission denied")")
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    func failure(_ code: Int32) -> PrefsError {
+        switch code {
+        case ENOENT, ENOTDIR: PrefsError(.usage, "cannot read \(path): no such file")
+        case EISDIR: PrefsError(.usage, "cannot read \(path): is a directory")
+        case EACCES, EPERM: PrefsError(.usage, "cannot read \(path): permission denied")
+        default: PrefsError(.usage, "cannot read \(path): \(String(cString: strerror(code)))")
         }
-        throw PrefsError(.usage, "cannot read \(path): no such file")
     }
-    return Array(data)
+    guard fd >= 0 else { throw failure(errno) }
+    defer { close(fd) }
+    var status = stat()
+    let size = fstat(fd, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG ? Int(status.st_size) : 0
+    return try readAll(fd, expected: size) { failure($0) }
+}
+
+/// Reads a descriptor to its end. A regular file's size (`expected`) sizes the buffer, so
+/// its bytes land in place in one read; anything longer is read in chunks.
+private func readAll(_ fd: Int32, expected: Int, failure: (Int32) -> PrefsError) throws -> [UInt8] {
+    var atEnd = false
+    var result = try [UInt8](unsafeUninitializedCapacity: max(expected + 1, 1 << 16)) { buffer, count in
+        guard let base = buffer.baseAddress else { return }
+        while count < buffer.count {
+            let n = Glibc.read(fd, base + count, buffer.count - count)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw failure(errno)
+            }
+            if n == 0 {
+                atEnd = true
+                return
+            }
+            count += n
+        }
+    }
+    var chunk = [UInt8](repeating: 0, count: atEnd ? 0 : 1 << 16)
+    while !atEnd {
+        let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw failure(errno)
+        }
+        if n == 0 { atEnd = true } else { result.append(contentsOf: chunk[0..<n]) }
+    }
+    return result
 }
 
 /// Decodes UTF-8 input (exit 6 when invalid).

@@ -304,6 +304,25 @@ struct TransferTests {
         let box = try Sandbox()
         expectFailure(try box.run(["import", box.root + "/nope.json"]), 2, contains: "no such file")
     }
+
+    @Test func importReadsWholeFilesAndStandardInput() throws {
+        let box = try Sandbox()
+        expectFailure(try box.run(["import", box.root]), 2, contains: "cannot read \(box.root): is a directory")
+        // Larger than one read from standard input (64 KiB), and than the file size first seen.
+        let keys = (0..<3_000).map { String(format: "k%05d", $0) }
+        let document = "{\"user\":{" + keys.map { "\"\($0)\": \"\(String(repeating: "v", count: 30))\"" }.joined(separator: ", ") + "}}"
+        let file = box.root + "/big.json"
+        try document.write(toFile: file, atomically: true, encoding: .utf8)
+        let fromFile = try box.run(["import", file])
+        #expect(fromFile.status == 0, "\(fromFile)")
+        let exported = try box.run(["export"]).stdout
+        try box.run(["reset", "user"])
+        let fromStandardInput = try box.run(["import", "-"], stdin: document)
+        #expect(fromStandardInput.status == 0, "\(fromStandardInput)")
+        #expect(try box.run(["export"]).stdout == exported)
+        #expect(exported.hasPrefix("{\"user\":{\"k00000\":\"vvv"), "\(exported.prefix(40))")
+        #expect(try box.run(["list", "user"]).stdout.split(separator: "\n").count == 3_000)
+    }
 }
 
 @Suite("memory directory safety")
