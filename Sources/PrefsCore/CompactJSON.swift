@@ -2,8 +2,8 @@
 ///
 /// Writing values straight through (`prefs batch`, bulk loads) skips building and
 /// re-serializing a ``JSONValue``; the tree is parsed only when something needs it, such as
-/// a schema check. Two values are equal when their texts are, which is when the
-/// ``JSONValue``s are.
+/// a schema check. Two values are equal when their texts are byte for byte, which is when
+/// the ``JSONValue``s are.
 ///
 /// ```swift
 /// let json = try CompactJSON(parsing: #"{ "a": [1, 2.50] }"#)
@@ -37,4 +37,12 @@ public struct CompactJSON: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { text }
+
+    public static func == (lhs: CompactJSON, rhs: CompactJSON) -> Bool {
+        BytewiseString.equal(lhs.text, rhs.text)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        BytewiseString.hashBytes(text, into: &hasher)
+    }
 }

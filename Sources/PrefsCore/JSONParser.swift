@@ -214,7 +214,16 @@ public enum JSONParser {
                 skipWhitespace()
                 switch current {
                 case UInt8(ascii: ","): position += 1
-                case UInt8(ascii: "}"): position += 1; return increasing ? members : Self.mergingRepeatedNames(members)
+                case UInt8(ascii: "}"):
+                    position += 1
+                    // Sized for the rest of the document, which held other objects too.
+                    if members.capacity > 2 * members.count + 1_024 {
+                        var exact: [(String, String)] = []
+                        exact.reserveCapacity(members.count)
+                        exact.append(contentsOf: members)
+                        members = exact
+                    }
+                    return increasing ? members : Self.mergingRepeatedNames(members)
                 default: return nil
                 }
             }

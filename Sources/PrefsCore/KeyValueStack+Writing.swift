@@ -402,8 +402,13 @@ extension KeyValueStack {
             let bulkSet: (json: String, expiresAt: Int64?)? =
                 if !wantEvents, case .set(let json, let expiresAt) = change { (json, expiresAt) } else { nil }
             // Queued bulk rows are written before anything else happens (another domain,
-            // another op in the log's write context, a row read).
-            if bulkSet == nil || domainChanged { try bulk?.finish() }
+            // another op in the log's write context, a row read); a writer serves one domain.
+            if domainChanged {
+                try bulk?.finish()
+                bulk = nil
+            } else if bulkSet == nil {
+                try bulk?.finish()
+            }
             if suspended && index == unlogged {
                 try bulk?.finish()
                 try context.resumeLogging(db, op: op ?? "set", skipping: unlogged)
@@ -419,7 +424,7 @@ extension KeyValueStack {
                 try context.setOp(db, op ?? (change == .remove ? "rm" : "set"))
             }
             if let bulkSet {
-                if bulk == nil || domainChanged { bulk = try BulkUpsert(db, table: DomainTable(domain)) }
+                if bulk == nil { bulk = try BulkUpsert(db, table: DomainTable(domain)) }
                 try bulk?.run(key: target.key, json: bulkSet.json, now: now, expiresAt: bulkSet.expiresAt)
                 continue
             }

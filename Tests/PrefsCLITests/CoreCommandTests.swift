@@ -308,7 +308,7 @@ struct TransferTests {
     @Test func importReadsWholeFilesAndStandardInput() throws {
         let box = try Sandbox()
         expectFailure(try box.run(["import", box.root]), 2, contains: "cannot read \(box.root): is a directory")
-        // Larger than one read from standard input (64 KiB), and than the file size first seen.
+        // Larger than one read from standard input (64 KiB).
         let keys = (0..<3_000).map { String(format: "k%05d", $0) }
         let document = "{\"user\":{" + keys.map { "\"\($0)\": \"\(String(repeating: "v", count: 30))\"" }.joined(separator: ", ") + "}}"
         let file = box.root + "/big.json"

@@ -102,18 +102,37 @@ struct DomainKeyTests {
         #expect((try? Domain(name)) == nil)
     }
 
+    // At the compact scan's limits: 32 names in one object, more than 64 names open at once
+    // across nesting, the deepest nesting allowed.
+    static let thirtyTwoNames = "{ " + (0..<32).map { "\"k\($0)\" : \($0)" }.joined(separator: ", ") + " }"
+    static let ninetyOpenNames: String = {
+        let outer = (0..<30).map { "\"a\($0)\":\($0)," }.joined()
+        let middle = (0..<30).map { "\"b\($0)\":\($0)," }.joined()
+        let inner = (0..<30).map { "\"c\($0)\": \($0)" }.joined(separator: ",")
+        return "{" + outer + "\"x\":{" + middle + "\"y\":{" + inner + "}}}"
+    }()
+    static let deepest = String(repeating: "[", count: 512) + " 1 " + String(repeating: "]", count: 512)
+
     /// Compact text read straight from the input is exactly the parsed value's compact text.
     @Test(arguments: [
         "3", " -0.5e3 ", "\"x\"", "true", "null", "[]", " { \"a\" : [ 1 , 2.50 , \"x y\" ] ,\n\t\"b\" : { } } ",
         #"{"a":"\u00e9\n","b":"é"}"#, "{\"del\":\"a\u{7F}\"}", #"{"a":1,"b":2,"a":3}"#, #"{"o":{"x":1,"x":[2]},"p":[{"y":1,"y":2}]}"#,
         "{" + (0..<34).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + "}", "[[[[ ]]]]", #"{"q":"a\"b","s":"a\\b"}"#,
-        "[\"ü\", {\"é\" :\"ö ü\"}]", "\"a b\" ",
+        "[\"ü\", {\"é\" :\"ö ü\"}]", "\"a b\" ", "\"e\u{301}\"",
+        thirtyTwoNames, ninetyOpenNames, deepest,
     ])
     func compactJSONMatchesTheParsedValue(text: String) throws {
         let compact = try CompactJSON(parsing: text)
         #expect(compact == CompactJSON(try JSONValue(parsing: text)))
-        #expect(compact.text == (try JSONValue(parsing: text)).compactText)
+        #expect(Array(compact.text.utf8) == Array((try JSONValue(parsing: text)).compactText.utf8))
         #expect(try compact.value() == JSONValue(parsing: text))
+    }
+
+    @Test func compactJSONComparesBytes() throws {
+        let decomposed = try CompactJSON(parsing: "\"e\u{301}\"")
+        let precomposed = try CompactJSON(parsing: "\"\u{E9}\"")
+        #expect(decomposed != precomposed, "canonically equivalent, but different bytes in the store")
+        #expect(Set([decomposed, precomposed, decomposed]).count == 2)
     }
 
     @Test(arguments: [

@@ -130,6 +130,27 @@ struct KeyValueStackTests {
         #expect(try a.importDocument(utf8: Array(document.utf8)).changes.isEmpty)
     }
 
+    /// A domain's bulk writer never serves another domain, even when a removal in the next
+    /// domain comes between their sets.
+    @Test func bulkSetsAfterARemovalInTheNextDomain() throws {
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        let other = try Domain("aaa")
+        try stack.set(.number("0"), in: .user, forKey: "a")
+        try stack.flushSynchronously()
+        let plan = try stack.importDocument(utf8: Array(#"{"aaa":{"k1":1},"user":{"b":2}}"#.utf8), replace: true)
+        #expect(plan.changes.map { "\($0.action) \($0.domain.name)/\($0.key)" } == ["add aaa/k1", "remove user/a", "add user/b"])
+        #expect(try stack.entries(in: other).map { "\($0.key)=\($0.json)" } == ["k1=1"])
+        #expect(try stack.entries(in: .user).map { "\($0.key)=\($0.json)" } == ["b=2"])
+        // The same order through the write queue.
+        try stack.set(.number("3"), in: other, forKey: "k2")
+        try stack.remove(in: .user, keys: ["b"])
+        try stack.set(.number("4"), in: .user, forKey: "c")
+        try stack.flushSynchronously()
+        #expect(try stack.entries(in: other).map { "\($0.key)=\($0.json)" } == ["k1=1", "k2=3"])
+        #expect(try stack.entries(in: .user).map { "\($0.key)=\($0.json)" } == ["c=4"])
+    }
+
     /// Bulk rows are written 16 per statement: rows left over at a change of domain, at the
     /// end of the unlogged head and at the end must all be written, logged exactly as before.
     @Test func bulkWritesAcrossDomainsAndTheUnloggedHead() throws {
