@@ -7,41 +7,87 @@ struct SemanticVersion: Comparable {
     var prerelease: [String]
 
     init?(_ text: String) {
-        var text = Substring(text)
-        if text.first == "v" || text.first == "V" { text = text.dropFirst() }
-        if let plus = text.firstIndex(of: "+") {
-            let build = text[text.index(after: plus)...]
-            guard !build.isEmpty, build.split(separator: ".", omittingEmptySubsequences: false).allSatisfy(Self.isIdentifier) else {
-                return nil
-            }
-            text = text[..<plus]
-        }
-        var prerelease: [String] = []
-        if let dash = text.firstIndex(of: "-") {
-            let parts = text[text.index(after: dash)...].split(separator: ".", omittingEmptySubsequences: false)
-            guard !parts.isEmpty, parts.allSatisfy(Self.isIdentifier) else { return nil }
-            for part in parts where part.allSatisfy(\.isASCIIDigit) && part.count > 1 && part.first == "0" { return nil }
-            prerelease = parts.map(String.init)
-            text = text[..<dash]
-        }
-        let numbers = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...3).contains(numbers.count) else { return nil }
-        var values: [UInt64] = []
-        for number in numbers {
-            guard !number.isEmpty, number.allSatisfy(\.isASCIIDigit), !(number.count > 1 && number.first == "0"),
-                let value = UInt64(number)
-            else { return nil }
-            values.append(value)
-        }
-        while values.count < 3 { values.append(0) }
-        major = values[0]
-        minor = values[1]
-        patch = values[2]
+        var text = text
+        guard let version = text.withUTF8({ Self.parse($0) }) else { return nil }
+        self = version
+    }
+
+    private init(major: UInt64, minor: UInt64, patch: UInt64, prerelease: [String]) {
+        self.major = major
+        self.minor = minor
+        self.patch = patch
         self.prerelease = prerelease
     }
 
-    private static func isIdentifier(_ part: Substring) -> Bool {
-        !part.isEmpty && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+    /// Reads the UTF-8 bytes in place (rules evaluate `sem_ver` per request, so no substrings
+    /// or arrays unless there is a pre-release). Every accepted byte is ASCII.
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> SemanticVersion? {
+        var start = 0
+        var end = bytes.count
+        if let first = bytes.first, first == UInt8(ascii: "v") || first == UInt8(ascii: "V") { start = 1 }
+        if let plus = bytes[start..<end].firstIndex(of: UInt8(ascii: "+")) {
+            guard identifiers(bytes, plus + 1..<end, rejectingLeadingZeros: false) != nil else { return nil }
+            end = plus
+        }
+        var prerelease: [String] = []
+        if let dash = bytes[start..<end].firstIndex(of: UInt8(ascii: "-")) {
+            guard let parts = identifiers(bytes, dash + 1..<end, rejectingLeadingZeros: true) else { return nil }
+            prerelease = parts.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+            end = dash
+        }
+        var numbers: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var count = 0
+        var partStart = start
+        for index in start...end where index == end || bytes[index] == UInt8(ascii: ".") {
+            guard count < 3, let value = number(bytes, partStart..<index) else { return nil }
+            switch count {
+            case 0: numbers.0 = value
+            case 1: numbers.1 = value
+            default: numbers.2 = value
+            }
+            count += 1
+            partStart = index + 1
+        }
+        return SemanticVersion(major: numbers.0, minor: numbers.1, patch: numbers.2, prerelease: prerelease)
+    }
+
+    /// A version number: digits, no leading zero, at most `UInt64.max`.
+    private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt64? {
+        guard !range.isEmpty, range.count == 1 || bytes[range.lowerBound] != UInt8(ascii: "0") else { return nil }
+        var value: UInt64 = 0
+        for index in range {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times.addingReportingOverflow(UInt64(digit))
+            guard !overflow, !carry else { return nil }
+            value = sum
+        }
+        return value
+    }
+
+    /// Dot-separated identifiers (`[0-9A-Za-z-]+`), pre-release ones without numeric leading
+    /// zeros; nil when one is not.
+    private static func identifiers(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, rejectingLeadingZeros: Bool) -> [Range<Int>]?
+    {
+        var parts: [Range<Int>] = []
+        var partStart = range.lowerBound
+        for index in range.lowerBound...range.upperBound where index == range.upperBound || bytes[index] == UInt8(ascii: ".") {
+            let part = partStart..<index
+            guard !part.isEmpty else { return nil }
+            var numeric = true
+            for position in part {
+                let b = bytes[position]
+                let digit = b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")
+                let letter = (b | 0x20) >= UInt8(ascii: "a") && (b | 0x20) <= UInt8(ascii: "z")
+                guard digit || letter || b == UInt8(ascii: "-") else { return nil }
+                if !digit { numeric = false }
+            }
+            if rejectingLeadingZeros && numeric && part.count > 1 && bytes[part.lowerBound] == UInt8(ascii: "0") { return nil }
+            parts.append(part)
+            partStart = index + 1
+        }
+        return parts
     }
 
     static func < (lhs: SemanticVersion, rhs: SemanticVersion) -> Bool {
