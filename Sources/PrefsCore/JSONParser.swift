@@ -24,7 +24,7 @@ public enum JSONParser {
     /// what ``parse(_:maximumDepth:validUTF8:)`` would throw.
     static func compactText(_ bytes: UnsafeBufferPointer<UInt8>, validUTF8: Bool = false) throws -> String {
         var parser = Cursor(bytes: bytes, maximumDepth: maximumDepth, validUTF8: validUTF8)
-        var scratch = Cursor.CompactScratch()
+        var scratch: [UInt8] = []
         parser.skipWhitespace()
         let text = try parser.compactValue(depth: 0, scratch: &scratch)
         parser.skipWhitespace()
@@ -185,7 +185,7 @@ public enum JSONParser {
             let start = position
             position += 1
             var members: [(String, String)] = []
-            var scratch = CompactScratch()
+            var scratch: [UInt8] = []
             // Names in strictly increasing byte order (an exported document) cannot repeat;
             // otherwise repeated names are merged afterwards.
             var increasing = true
@@ -243,11 +243,6 @@ public enum JSONParser {
             return merged
         }
 
-        /// A buffer ``compactValue(depth:scratch:)`` reuses from one value to the next.
-        struct CompactScratch {
-            var text: [UInt8] = []
-        }
-
         /// The member names of the objects open during a scan, innermost last, kept in
         /// stack memory (a scan that needs more takes the full parse).
         private struct OpenNames {
@@ -259,8 +254,8 @@ public enum JSONParser {
         /// The compact text of the value at the cursor, as `parseValue(depth:).compactText`
         /// gives it, mostly without building the value: the common case (no escapes in
         /// strings, no repeated or many member names) is the input minus its whitespace,
-        /// which often has none.
-        mutating func compactValue(depth: Int, scratch: inout CompactScratch) throws -> String {
+        /// which often has none. `scratch` is a buffer reused from one value to the next.
+        mutating func compactValue(depth: Int, scratch: inout [UInt8]) throws -> String {
             let start = position
             var high: UInt8 = 0
             var spaced = false
@@ -272,7 +267,7 @@ public enum JSONParser {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
                 if spaced {
                     // Strings here hold no quote or backslash: a quote starts or ends one.
-                    scratch.text.removeAll(keepingCapacity: true)
+                    scratch.removeAll(keepingCapacity: true)
                     var inString = false
                     for b in slice {
                         if b == UInt8(ascii: "\"") {
@@ -280,9 +275,9 @@ public enum JSONParser {
                         } else if !inString && (b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09) {
                             continue
                         }
-                        scratch.text.append(b)
+                        scratch.append(b)
                     }
-                    if let text = scratch.text.withUnsafeBufferPointer({ try? decodeUTF8($0, high: high) }) { return text }
+                    if let text = scratch.withUnsafeBufferPointer({ try? decodeUTF8($0, high: high) }) { return text }
                 } else if let text = try? decodeUTF8(slice, high: high) {
                     return text
                 }

@@ -151,9 +151,7 @@ extension KeyValueStack {
     /// evaluated only when the schema has a rule for the key.
     func validateWrite(_ value: @autoclosure () throws -> JSONValue, in domain: Domain, forKey key: String) throws {
         guard validatesWrites else { return }
-        let schema = try schema()
-        guard schema.spec(in: domain, forKey: key) != nil else { return }
-        try schema.validate(value(), in: domain, forKey: key)
+        try schema().validate(value(), in: domain, forKey: key)
     }
 
     // MARK: - Reset

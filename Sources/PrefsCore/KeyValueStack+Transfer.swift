@@ -126,7 +126,6 @@ extension KeyValueStack {
             let schema = try self.schema()
             for (domain, members) in incoming {
                 for (key, json) in members {
-                    guard schema.spec(in: domain, forKey: key) != nil else { continue }
                     try schema.validate(try JSONValue(parsing: json), in: domain, forKey: key)
                 }
             }

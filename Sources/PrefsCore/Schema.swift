@@ -183,11 +183,15 @@ public struct Schema: Sendable, Equatable {
         return specs.filter { $0.isPrefix && key.utf8.starts(with: $0.key.utf8) }.max { $0.key.utf8.count < $1.key.utf8.count }
     }
 
-    /// Checks a value for a key; keys the schema does not mention accept anything.
+    /// Checks a value for a key; keys the schema does not mention accept anything, and
+    /// `value` is evaluated only for a key it has a rule for (a caller holding JSON text
+    /// parses it only then).
     ///
-    /// - Throws: ``PrefsError`` of kind `invalidValue` naming the key and the constraint.
-    public func validate(_ value: JSONValue, in domain: Domain, forKey key: String) throws {
-        try spec(in: domain, forKey: key)?.validate(value, name: "\(domain.name)/\(key)")
+    /// - Throws: ``PrefsError`` of kind `invalidValue` naming the key and the constraint,
+    ///   or what evaluating `value` throws.
+    public func validate(_ value: @autoclosure () throws -> JSONValue, in domain: Domain, forKey key: String) throws {
+        guard let spec = spec(in: domain, forKey: key) else { return }
+        try spec.validate(value(), name: "\(domain.name)/\(key)")
     }
 
     /// Compares two JSON numbers exactly (decimal), falling back to doubles beyond

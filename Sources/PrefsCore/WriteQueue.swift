@@ -250,8 +250,7 @@ final class WriteQueue: Sendable {
                 state.timerGeneration &+= 1
                 state.earlyFlushScheduled = false
                 state.inFlight = state.pending
-                // Room for the next batch up front: growing a large dictionary rehashes it.
-                state.pending = PendingChanges(minimumCapacity: min(state.inFlight.count, maximumPending))
+                state.pending = PendingChanges()
                 return (state.inFlight, state.marker)
             }
             if batch.isEmpty {

@@ -251,11 +251,8 @@ final class LineReader {
                 start = 0
             }
             let descriptor = fd
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw PrefsError(.usage, "cannot read standard input: \(String(cString: strerror(errno)))")
-            }
+            let n = chunk.withUnsafeMutableBytes { readRetrying(descriptor, $0) }
+            if n < 0 { throw PrefsError(.usage, "cannot read standard input: \(String(cString: strerror(errno)))") }
             if n == 0 { atEnd = true } else { buffer.append(contentsOf: chunk[0..<n]) }
         }
     }

@@ -93,13 +93,9 @@ func readInput(_ path: String) throws -> [UInt8] {
 private func readAll(_ fd: Int32, expected: Int, failure: (Int32) -> PrefsError) throws -> [UInt8] {
     var atEnd = false
     var result = try [UInt8](unsafeUninitializedCapacity: max(expected + 1, 1 << 16)) { buffer, count in
-        guard let base = buffer.baseAddress else { return }
         while count < buffer.count {
-            let n = Glibc.read(fd, base + count, buffer.count - count)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw failure(errno)
-            }
+            let n = readRetrying(fd, UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[count...])))
+            if n < 0 { throw failure(errno) }
             if n == 0 {
                 atEnd = true
                 return
@@ -109,14 +105,20 @@ private func readAll(_ fd: Int32, expected: Int, failure: (Int32) -> PrefsError)
     }
     var chunk = [UInt8](repeating: 0, count: atEnd ? 0 : 1 << 16)
     while !atEnd {
-        let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            throw failure(errno)
-        }
+        let n = chunk.withUnsafeMutableBytes { readRetrying(fd, $0) }
+        if n < 0 { throw failure(errno) }
         if n == 0 { atEnd = true } else { result.append(contentsOf: chunk[0..<n]) }
     }
     return result
+}
+
+/// One read(2), retried when a signal interrupts it: the byte count (0 at end of input), or
+/// -1 with `errno` set.
+func readRetrying(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
+    while true {
+        let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+        if n >= 0 || errno != EINTR { return n }
+    }
 }
 
 /// Decodes UTF-8 input (exit 6 when invalid).
