@@ -93,7 +93,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PrefsCLITests",
-            dependencies: ["prefs", "prefs-http-get", "prefs-sync", "PrefsCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["prefs", "prefs-http-get", "prefs-sync", "PrefsCore", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -132,9 +132,7 @@ public enum JSONValue: Sendable, Equatable {
         case (.bool(let a), .bool(let b)): return a == b
         case (.string(let a), .string(let b)): return BytewiseString.equal(a, b)
         case (.number(let a), .number(let b)):
-            if a == b { return true }
-            if let x = Decimal(string: a), let y = Decimal(string: b) { return x == y }
-            return false
+            return a == b || ExactDecimal(a).compare(ExactDecimal(b)) == .orderedSame
         case (.array(let a), .array(let b)):
             return a.count == b.count && zip(a, b).allSatisfy { $0.isEquivalent(to: $1) }
         case (.object(let a), .object(let b)):

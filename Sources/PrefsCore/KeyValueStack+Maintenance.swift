@@ -128,9 +128,15 @@ extension KeyValueStack {
             throw PrefsError(.cannotWrite, "\(destination) exists; use --force to overwrite it")
         }
         guard let reader = try main.reader() else { throw PrefsError(.notFound, "no store at \(path) to back up") }
+        var target = stat()
+        var store = stat()
+        if stat(destination, &target) == 0, stat(path, &store) == 0, target.st_dev == store.st_dev, target.st_ino == store.st_ino {
+            throw PrefsError(.cannotWrite, "\(destination) is the store itself; back up to another file")
+        }
         try flushSynchronously()
-        let temporary = destination + ".tmp-\(getpid())"
-        unlink(temporary)
+        // SQLite writes into an empty file that exists: make it private and unpredictable first.
+        let (fd, temporary) = try PrivateFile.makeTemporary(nextTo: destination, purpose: "backup")
+        Glibc.close(fd)
         do {
             try reader.writeWithoutTransaction { db in
                 try db.execute(sql: "VACUUM INTO ?", arguments: [temporary])
@@ -139,11 +145,6 @@ extension KeyValueStack {
             unlink(temporary)
             throw PrefsError.database(error, path: destination, writing: true)
         }
-        chmod(temporary, 0o600)
-        if rename(temporary, destination) != 0 {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw PrefsError(.cannotWrite, "cannot write \(destination): \(reason)")
-        }
+        try PrivateFile.commit(temporary, to: destination, purpose: "backup")
     }
 }

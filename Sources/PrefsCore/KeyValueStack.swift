@@ -34,8 +34,31 @@ public final class KeyValueStack: Sendable {
     public struct Options: Sendable {
         /// Where the `memory` domain lives. Default ``MemoryTier/inProcess``.
         public var memoryTier: MemoryTier
-        /// How long a write waits for another process's lock before failing, in seconds.
+        /// How long a write waits for another process's lock before failing, in seconds
+        /// (clamped to 0 ... ``maximumBusyTimeout``; not a number counts as the default, 5).
         public var busyTimeout: TimeInterval
+
+        /// The longest lock wait a stack accepts: one day.
+        public static let maximumBusyTimeout: TimeInterval = 86_400
+
+        /// `PREFS_BUSY_TIMEOUT` from `environment`: nil when unset or empty.
+        ///
+        /// ```swift
+        /// options.busyTimeout = try Options.busyTimeoutFromEnvironment(ProcessInfo.processInfo.environment) ?? 5
+        /// ```
+        /// - Throws: ``PrefsError`` of kind `usage` unless it is a plain decimal number of
+        ///   seconds from 0 to ``maximumBusyTimeout`` (no `inf`, `nan`, hex or exponent).
+        public static func busyTimeoutFromEnvironment(_ environment: [String: String]) throws -> TimeInterval? {
+            guard let text = environment["PREFS_BUSY_TIMEOUT"], !text.isEmpty else { return nil }
+            let plain = text.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E } && text.utf8.count <= 16
+            guard plain, let seconds = Double(text), seconds <= maximumBusyTimeout else {
+                throw PrefsError(
+                    .usage,
+                    "PREFS_BUSY_TIMEOUT must be a number of seconds from 0 to \(Int(maximumBusyTimeout)), got \(text.debugDescription)"
+                )
+            }
+            return seconds
+        }
         /// The debounce window: queued writes are written this long after the first of them.
         /// Default one second; at least one millisecond.
         public var window: Duration

@@ -17,6 +17,8 @@ public enum QuickRead {
     ///   - busyTimeout: How long to wait for a lock, in milliseconds.
     public static func storedJSON(path: String, domain: String, key: String, busyTimeout: Int32) -> [UInt8]? {
         guard Domain.isValidName(domain), domain != Domain.memory.name else { return nil }
+        // A file another user prepared or can change: the full path refuses it.
+        guard (try? StoreDatabase.checkOwnership(path)) != nil else { return nil }
         var handle: OpaquePointer?
         defer { sqlite3_close_v2(handle) }
         guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db = handle else { return nil }

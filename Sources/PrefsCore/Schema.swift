@@ -35,7 +35,11 @@ public struct Schema: Sendable, Equatable {
         /// The largest allowed number, as written in the schema.
         public var maximum: String?
         /// A regular expression that string values must match (anywhere; anchor it with ^…$).
-        public var pattern: String?
+        public var pattern: String? {
+            didSet { compiled = pattern.flatMap(CompiledPattern.init) }
+        }
+        /// ``pattern`` compiled once, when the schema is loaded.
+        fileprivate var compiled: CompiledPattern?
         /// Set when the key is deprecated: true, or a message.
         public var deprecated: JSONValue?
 
@@ -63,9 +67,8 @@ public struct Schema: Sendable, Equatable {
                 }
             }
             if let pattern, case .string(let text) = value {
-                let regex = try? NSRegularExpression(pattern: pattern)
                 let range = NSRange(text.startIndex..<text.endIndex, in: text)
-                if regex?.firstMatch(in: text, range: range) == nil {
+                if compiled?.regex.firstMatch(in: text, range: range) == nil {
                     throw fail("pattern: \(preview(value)) does not match \(JSONValue.string(pattern).compactText)")
                 }
             }
@@ -156,8 +159,8 @@ public struct Schema: Sendable, Equatable {
         if let pattern = value["pattern"] {
             guard let text = pattern.stringValue else { throw fail(".pattern", "expected a string") }
             guard [.string, .any].contains(type) else { throw fail(".pattern", "only strings have a pattern") }
-            guard (try? NSRegularExpression(pattern: text)) != nil else { throw fail(".pattern", "not a valid regular expression") }
             spec.pattern = text
+            guard spec.compiled != nil else { throw fail(".pattern", "not a valid regular expression") }
         }
         if let deprecated = value["deprecated"] {
             guard deprecated.stringValue != nil || deprecated == .bool(true) || deprecated == .bool(false) else {
@@ -194,17 +197,101 @@ public struct Schema: Sendable, Equatable {
         try spec.validate(value(), name: "\(domain.name)/\(key)")
     }
 
-    /// Compares two JSON numbers exactly (decimal), falling back to doubles beyond
-    /// `Decimal`'s range.
+    /// Compares two JSON numbers exactly, as decimals of any length and exponent: no
+    /// rounding to 38 digits (`Decimal`) or to a `Double`.
     static func compare(_ a: String, _ b: String) -> ComparisonResult {
-        if let x = Decimal(string: a, locale: Locale(identifier: "en_US_POSIX")),
-            let y = Decimal(string: b, locale: Locale(identifier: "en_US_POSIX")),
-            !x.isNaN, !y.isNaN
-        {
-            return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
+        ExactDecimal(a).compare(ExactDecimal(b))
+    }
+}
+
+/// A regular expression compiled once; equal when the source is.
+final class CompiledPattern: @unchecked Sendable, Equatable {
+    let source: String
+    let regex: NSRegularExpression
+
+    init?(_ source: String) {
+        guard let regex = try? NSRegularExpression(pattern: source) else { return nil }
+        self.source = source
+        self.regex = regex
+    }
+
+    static func == (a: CompiledPattern, b: CompiledPattern) -> Bool { a.source == b.source }
+}
+
+/// A JSON number as sign, significant digits and decimal exponent, for exact comparison:
+/// the value is `0.DIGITS × 10^exponent` with no leading or trailing zero digits.
+struct ExactDecimal {
+    var negative = false
+    /// Significant digits as ASCII bytes; empty for zero.
+    var digits: [UInt8] = []
+    var exponent = 0
+
+    /// Reads JSON number text (`-?int(.frac)?([eE][+-]?digits)?`); the exponent is clamped to
+    /// ±10^15, far beyond any difference the digits of a document can make.
+    init(_ text: String) {
+        var bytes = Array(text.utf8)[...]
+        if bytes.first == UInt8(ascii: "-") {
+            negative = true
+            bytes = bytes.dropFirst()
         }
-        let x = Double(a) ?? .nan
-        let y = Double(b) ?? .nan
-        return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
+        var pointPosition: Int?
+        var count = 0
+        var written: [UInt8] = []
+        var exponentText: ArraySlice<UInt8> = []
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ".") {
+                pointPosition = count
+            } else if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+                exponentText = bytes[(index + 1)...]
+                break
+            } else {
+                written.append(byte)
+                count += 1
+            }
+            index += 1
+        }
+        let integerDigits = pointPosition ?? count
+        var exponentValue = 0
+        var exponentNegative = false
+        for byte in exponentText {
+            if byte == UInt8(ascii: "-") {
+                exponentNegative = true
+            } else if byte >= 0x30 && byte <= 0x39 {
+                exponentValue = min(exponentValue * 10 + Int(byte - 0x30), 1_000_000_000_000_000)
+            }
+        }
+        let leading = written.firstIndex { $0 != UInt8(ascii: "0") }
+        guard let leading, let trailing = written.lastIndex(where: { $0 != UInt8(ascii: "0") }) else {
+            negative = false  // -0 == 0
+            return
+        }
+        digits = Array(written[leading...trailing])
+        exponent = integerDigits - leading + (exponentNegative ? -exponentValue : exponentValue)
+    }
+
+    func compare(_ other: ExactDecimal) -> ComparisonResult {
+        if digits.isEmpty && other.digits.isEmpty { return .orderedSame }
+        let sign: (Bool, Bool) = (digits.isEmpty ? false : negative, other.digits.isEmpty ? false : other.negative)
+        if digits.isEmpty { return other.negative ? .orderedDescending : .orderedAscending }
+        if other.digits.isEmpty { return negative ? .orderedAscending : .orderedDescending }
+        if sign.0 != sign.1 { return sign.0 ? .orderedAscending : .orderedDescending }
+        let magnitude = compareMagnitude(other)
+        guard negative else { return magnitude }
+        switch magnitude {
+        case .orderedAscending: return .orderedDescending
+        case .orderedDescending: return .orderedAscending
+        case .orderedSame: return .orderedSame
+        }
+    }
+
+    private func compareMagnitude(_ other: ExactDecimal) -> ComparisonResult {
+        if exponent != other.exponent { return exponent < other.exponent ? .orderedAscending : .orderedDescending }
+        for (x, y) in zip(digits, other.digits) where x != y {
+            return x < y ? .orderedAscending : .orderedDescending
+        }
+        if digits.count == other.digits.count { return .orderedSame }
+        return digits.count < other.digits.count ? .orderedAscending : .orderedDescending
     }
 }

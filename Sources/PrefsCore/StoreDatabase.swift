@@ -131,7 +131,8 @@ final class StoreDatabase: Sendable {
     init(location: Location, kind: Kind, busyTimeout: TimeInterval, actor: String = "unknown", ownerPath: String? = nil) {
         self.location = location
         self.kind = kind
-        self.busyTimeout = busyTimeout
+        // GRDB converts the timeout to milliseconds in an Int32: keep it in range.
+        self.busyTimeout = busyTimeout.isNaN ? 5 : min(max(busyTimeout, 0), KeyValueStack.Options.maximumBusyTimeout)
         self.context = WriteContext(actor: actor, recordsSync: kind == .main)
         self.ownerPath = ownerPath
     }
@@ -178,6 +179,10 @@ final class StoreDatabase: Sendable {
         config.readonly = readonly
         config.busyMode = .timeout(busyTimeout)
         config.label = kind == .main ? "prefs" : "prefs-memory"
+        // Every commit reaches the disk before prefs reports success (WAL, synchronous FULL).
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
 
         return config
     }
@@ -206,6 +211,7 @@ final class StoreDatabase: Sendable {
                 }
                 var info = stat()
                 if stat(path, &info) == 0 {
+                    try Self.checkOwnership(path)
                     if (info.st_mode & S_IFMT) == S_IFDIR {
                         throw PrefsError(.storeUnreadable, "\(path) is a directory, not a prefs store")
                     }
@@ -214,6 +220,14 @@ final class StoreDatabase: Sendable {
                     }
                 } else {
                     guard create else { return nil }
+                    try Self.checkOwnership(path)
+                    if stat(path + "-wal", &info) == 0 && info.st_size > 0 {
+                        // SQLite would replay a WAL left from a deleted store into the new one.
+                        throw PrefsError(
+                            .storeUnreadable,
+                            "\(path)-wal exists without its store \(path) (left from a store that was moved or deleted?): move it away or delete it"
+                        )
+                    }
                     try Self.createFile(at: path, kind: kind)
                 }
                 let writable = access(path, W_OK) == 0
@@ -225,9 +239,40 @@ final class StoreDatabase: Sendable {
                     throw PrefsError.database(error, path: path, writing: create)
                 }
                 guard try prepare(opened, path: path, writable: writable, create: create) else { return nil }
+                // SQLite creates `-wal` and `-shm` without O_EXCL: check what it opened.
+                try Self.checkOwnership(path)
             }
             current = (opened, readonly)
             return opened
+        }
+    }
+
+    /// Refuses a store file, `-wal` or `-shm` that another user could have prepared or can
+    /// change: each that exists must belong to this user (or to root) and must not be
+    /// writable by group or others, as ssh treats its key files. Only `stat`s: opening and
+    /// closing a descriptor of the store would cancel SQLite's locks in this process.
+    ///
+    /// - Throws: ``PrefsError`` of kind `storeUnreadable` naming the file, its owner and mode.
+    static func checkOwnership(_ path: String) throws {
+        let user = getuid()
+        for file in [path, path + "-wal", path + "-shm"] {
+            var info = stat()
+            guard stat(file, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { continue }
+            let foreignOwner = info.st_uid != user && info.st_uid != 0
+            if file == path && info.st_nlink > 1 {
+                // SQLite names the WAL after the path: two names of one file get two WALs.
+                throw PrefsError(
+                    .storeUnreadable,
+                    "refusing \(file): it has \(info.st_nlink) hard links, and SQLite would keep a separate -wal for each name (use one name, or a symbolic link)"
+                )
+            }
+            if foreignOwner || (info.st_mode & 0o022) != 0 {
+                let mode = String(info.st_mode & 0o7777, radix: 8)
+                throw PrefsError(
+                    .storeUnreadable,
+                    "refusing \(file): owned by uid \(info.st_uid) with mode 0\(mode); a store and its -wal and -shm files must belong to you and not be writable by group or others (check who made it, then chmod go-w or remove it)"
+                )
+            }
         }
     }
 
@@ -296,13 +341,13 @@ final class StoreDatabase: Sendable {
     /// Checks the database is a prefs store this build can read and migrates it.
     /// Returns false when the database is empty and `create` is false.
     ///
-    /// Initialization and migrations run under an advisory lock of the file, and the header
-    /// is read again once the lock is held, so processes that open a new store together
-    /// wait for the first one instead of tripping over its half-made schema.
+    /// Initialization and migrations run in one `BEGIN IMMEDIATE` transaction that reads the
+    /// header again once SQLite's write lock is held, so processes that open a new store
+    /// together wait for the first one instead of tripping over its half-made schema. No
+    /// other descriptor of the store file is ever opened: closing one would cancel every
+    /// POSIX lock SQLite holds on the file in this process, and the next process to close
+    /// the store would then delete the `-wal` this process is still committing into.
     private func prepare(_ db: DatabaseQueue, path: String, writable: Bool, create: Bool) throws -> Bool {
-        if try inspect(db, path: path) == .current { return true }
-        let lock = try InitializationLock(path: location == .inProcess ? nil : path, timeout: busyTimeout)
-        defer { lock.release() }
         let state = try inspect(db, path: path)
         switch state {
         case .current: return true
@@ -314,14 +359,24 @@ final class StoreDatabase: Sendable {
         }
         do {
             if state == .fresh, case .file = location {
+                // A no-op when another process made it WAL first; never inside a transaction.
                 try db.writeWithoutTransaction { db in
                     _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
                 }
             }
-            try migrator.migrate(db)
-            if let ownerPath {
-                try db.write { db in
-                    try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('store_path', ?)", arguments: [ownerPath])
+            let migrations = self.migrations
+            let ownerPath = self.ownerPath
+            try db.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                    for (target, migrate) in migrations where target > version {
+                        try migrate(db)
+                    }
+                    if let ownerPath, version == 0 {
+                        try db.execute(
+                            sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('store_path', ?)", arguments: [ownerPath])
+                    }
+                    return .commit
                 }
             }
         } catch let error as PrefsError {
@@ -329,15 +384,17 @@ final class StoreDatabase: Sendable {
         } catch {
             throw PrefsError.database(error, path: path, writing: true)
         }
-        return true
+        // Another process may have made a store of another kind or a newer version meanwhile.
+        return try inspect(db, path: path) == .current
     }
 
-    private var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
+    /// The migrations in order, each with the `user_version` it leaves; each sets it.
+    /// Released migrations are never edited.
+    private var migrations: [(version: Int, migrate: @Sendable (Database) throws -> Void)] {
         let kind = self.kind
         let initialDomains = self.initialDomains
         let applicationID = self.applicationID
-        migrator.registerMigration("v1") { db in
+        let v1: @Sendable (Database) throws -> Void = { db in
             try db.execute(
                 sql: """
                     CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
@@ -365,7 +422,7 @@ final class StoreDatabase: Sendable {
             try db.execute(sql: "PRAGMA application_id = \(applicationID)")
             try db.execute(sql: "PRAGMA user_version = 1")
         }
-        migrator.registerMigration("v2-changelog") { db in
+        let v2: @Sendable (Database) throws -> Void = { db in
             // The change log, filled by triggers on every domain table in the writing
             // transaction itself; `write_context` tells the triggers the op and the actor.
             try db.execute(
@@ -401,7 +458,7 @@ final class StoreDatabase: Sendable {
             try db.execute(sql: "UPDATE meta SET value = '2' WHERE key = 'schema_version'")
             try db.execute(sql: "PRAGMA user_version = 2")
         }
-        migrator.registerMigration("v3-sync") { db in
+        let v3: @Sendable (Database) throws -> Void = { db in
             // Offline-first sync through PostgreSQL (PrefsSync): the remote, the clock, the
             // operations waiting to be pushed and, per key, the (hlc, node) of the write
             // that holds it (the last-writer-wins rule compares against it).
@@ -442,7 +499,7 @@ final class StoreDatabase: Sendable {
             try db.execute(sql: "UPDATE meta SET value = '3' WHERE key = 'schema_version'")
             try db.execute(sql: "PRAGMA user_version = 3")
         }
-        return migrator
+        return [(1, v1), (2, v2), (3, v3)]
     }
 
     private static func createFile(at path: String, kind: Kind) throws {
@@ -471,10 +528,12 @@ final class StoreDatabase: Sendable {
                 throw PrefsError(.cannotWrite, "cannot create memory directory \(directory)")
             }
         }
-        guard (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == getuid(), (info.st_mode & 0o077) == 0 else {
+        guard StoreLocation.isPrivateDirectory(info) else {
+            let mode = String(info.st_mode & 0o7777, radix: 8)
             throw PrefsError(
                 create ? .cannotWrite : .storeUnreadable,
-                "refusing to use memory directory \(directory): it must be a directory owned by this user with mode 0700")
+                "refusing to use memory directory \(directory) (uid \(info.st_uid), mode 0\(mode)): it must be a directory owned by you with mode 0700; fix or remove it, or set XDG_RUNTIME_DIR to a private directory"
+            )
         }
         return true
     }
@@ -522,32 +581,5 @@ extension PrefsError {
         default:
             return PrefsError(writing ? .cannotWrite : .storeUnreadable, "store \(path): \(detail)")
         }
-    }
-}
-
-/// An exclusive `flock` on the store file, held while a process initializes or migrates it.
-/// (`flock` locks are separate from SQLite's POSIX locks on Linux, so they do not interfere.)
-struct InitializationLock {
-    private var fd: Int32 = -1
-
-    init(path: String?, timeout: TimeInterval) throws {
-        guard let path else { return }
-        fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        let deadline = Date().addingTimeInterval(max(timeout, 0.1))
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            if errno != EWOULDBLOCK && errno != EINTR { return }
-            if Date() > deadline {
-                Glibc.close(fd)
-                throw PrefsError(.cannotWrite, "store \(path) is being initialized by another process; gave up waiting")
-            }
-            usleep(2000)
-        }
-    }
-
-    func release() {
-        guard fd >= 0 else { return }
-        flock(fd, LOCK_UN)
-        Glibc.close(fd)
     }
 }

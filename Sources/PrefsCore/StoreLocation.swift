@@ -29,7 +29,10 @@ public enum StoreLocation {
 
     /// The RAM-backed directory that holds the shared `memory` tier of this user's stores:
     /// `$XDG_RUNTIME_DIR/prefs` when that variable names a directory, else
-    /// `/dev/shm/prefs-UID`.
+    /// `/dev/shm/prefs-UID`, unless another user has claimed that name (it exists and is not
+    /// this user's private directory): then `/dev/shm/prefs-UID-TOKEN`, where TOKEN is a
+    /// random name kept in `memory-token` (0600) beside the default store, which no other user
+    /// can predict or create first.
     public static func memoryDirectory(environment: [String: String]) -> String {
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
             var isDirectory: ObjCBool = false
@@ -37,7 +40,52 @@ public enum StoreLocation {
                 return runtime + "/prefs"
             }
         }
-        return "/dev/shm/prefs-\(getuid())"
+        let shared = sharedMemoryRoot + "/prefs-\(getuid())"
+        var info = stat()
+        guard lstat(shared, &info) == 0, !isPrivateDirectory(info) else { return shared }
+        guard let token = memoryToken(environment: environment) else { return shared }
+        return shared + "-" + token
+    }
+
+    /// Where the memory tier lives without `XDG_RUNTIME_DIR` (tests point it elsewhere with
+    /// `PREFS_TEST_SHM_ROOT`, read only in debug builds).
+    static var sharedMemoryRoot: String {
+        #if DEBUG
+            if let root = ProcessInfo.processInfo.environment["PREFS_TEST_SHM_ROOT"], root.hasPrefix("/") { return root }
+        #endif
+        return "/dev/shm"
+    }
+
+    static func isPrivateDirectory(_ info: stat) -> Bool {
+        (info.st_mode & S_IFMT) == S_IFDIR && info.st_uid == getuid() && (info.st_mode & 0o077) == 0
+    }
+
+    /// The random part of this user's fallback memory directory: read from, or created in,
+    /// `memory-token` in the default store's directory; nil when that cannot be done.
+    static func memoryToken(environment: [String: String]) -> String? {
+        let directory = defaultDirectory(environment: environment)
+        let file = directory + "/memory-token"
+        func read() -> String? {
+            var info = stat()
+            guard lstat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == getuid(),
+                (info.st_mode & 0o077) == 0, let text = try? String(contentsOfFile: file, encoding: .utf8)
+            else { return nil }
+            let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            return token.count == 32 && token.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) ? token : nil
+        }
+        if let token = read() { return token }
+        guard (try? StoreDatabase.createDirectories(directory)) != nil else { return nil }
+        var generator = SystemRandomNumberGenerator()
+        let token = (0..<4).map { _ in
+            let hex = String(UInt32.random(in: 0...UInt32.max, using: &generator), radix: 16)
+            return String(repeating: "0", count: 8 - hex.count) + hex
+        }.joined()
+        let fd = open(file, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        if fd >= 0 {
+            _ = (token + "\n").utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, 33) }
+            close(fd)
+        }
+        return read()  // another process may have written its token first: use that one
     }
 
     /// The file of the shared `memory` tier that belongs to the store at `storePath`.

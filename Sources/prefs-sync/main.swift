@@ -79,9 +79,9 @@ let invocation = Invocation(Array(CommandLine.arguments.dropFirst()))
 let environment = ProcessInfo.processInfo.environment
 var options = KeyValueStack.Options(memoryTier: .shared, environment: environment)
 options.actor = invocation.actor
-if let text = environment["PREFS_BUSY_TIMEOUT"], let seconds = Double(text), seconds >= 0 { options.busyTimeout = seconds }
 let stack: KeyValueStack
 do {
+    if let seconds = try KeyValueStack.Options.busyTimeoutFromEnvironment(environment) { options.busyTimeout = seconds }
     stack = try KeyValueStack(path: StoreLocation.resolve(explicit: invocation.store, environment: environment), options: options)
 } catch let error as PrefsError {
     fail(error.message, error.exitCode)

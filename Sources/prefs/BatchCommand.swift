@@ -42,9 +42,7 @@ extension Prefs {
                 options.validatesWrites = false
                 Output.error("warning: --force: values are not checked against the schema")
             }
-            if let text = environment["PREFS_BUSY_TIMEOUT"], let seconds = Double(text), seconds >= 0 {
-                options.busyTimeout = seconds
-            }
+            if let seconds = try KeyValueStack.Options.busyTimeoutFromEnvironment(environment) { options.busyTimeout = seconds }
             let stack = try KeyValueStack(path: global.storePath, options: options)
             let signals = SignalDrain(stack: stack, progress: progress)
             signals.install()

@@ -56,7 +56,11 @@ extension Prefs {
             let (document, skipped) = try global.openStack().exportFlags()
             for key in skipped { Output.error("warning: switch/\(key) is not exported: arrays and null cannot be flagd variants") }
             let text = document.prettyText + "\n"
-            if let output { try writeFileAtomically(output, Array(text.utf8)) } else { Output.standard.write(text) }
+            if let output {
+                try PrivateFile.write(Array(text.utf8), to: output, purpose: "flag export")
+            } else {
+                Output.standard.write(text)
+            }
         }
     }
 

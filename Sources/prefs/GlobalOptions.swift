@@ -85,9 +85,7 @@ struct GlobalOptions: ParsableArguments {
             options.validatesWrites = false
             Output.error("warning: --force: values are not checked against the schema")
         }
-        if let text = environment["PREFS_BUSY_TIMEOUT"], let seconds = Double(text), seconds >= 0 {
-            options.busyTimeout = seconds
-        }
+        if let seconds = try KeyValueStack.Options.busyTimeoutFromEnvironment(environment) { options.busyTimeout = seconds }
         return try KeyValueStack(path: storePath, options: options)
     }
 }

@@ -21,9 +21,8 @@ enum QuickGet {
         guard let request = Request(arguments) else { return false }
         if let overrides = getenv("PREFS_OVERRIDES"), overrides[0] != 0 { return false }
         guard let path = request.store ?? defaultStorePath() else { return false }
-        guard
-            let text = QuickRead.storedJSON(
-                path: path, domain: request.domain, key: request.key, busyTimeout: busyTimeoutMilliseconds()),
+        guard let busyTimeout = busyTimeoutMilliseconds(),
+            let text = QuickRead.storedJSON(path: path, domain: request.domain, key: request.key, busyTimeout: busyTimeout),
             let value = try? JSONValue(parsingUTF8: text)
         else { return false }
         Output.standard.writeValue(value, json: request.json)
@@ -79,10 +78,12 @@ enum QuickGet {
         return nil
     }
 
-    /// `PREFS_BUSY_TIMEOUT` in milliseconds, else 5 s.
-    static func busyTimeoutMilliseconds() -> Int32 {
-        guard let text = variable("PREFS_BUSY_TIMEOUT"), let seconds = Double(text), seconds >= 0 else { return 5000 }
-        return Int32(min(seconds * 1000, Double(Int32.max)))
+    /// `PREFS_BUSY_TIMEOUT` in milliseconds, else 5 s; nil when it is invalid (the full
+    /// path reports it).
+    static func busyTimeoutMilliseconds() -> Int32? {
+        guard let text = variable("PREFS_BUSY_TIMEOUT") else { return 5000 }
+        guard let seconds = try? KeyValueStack.Options.busyTimeoutFromEnvironment(["PREFS_BUSY_TIMEOUT": text]) else { return nil }
+        return Int32(seconds * 1000)
     }
 
     private static func variable(_ name: String) -> String? {

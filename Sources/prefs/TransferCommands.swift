@@ -32,7 +32,7 @@ extension Prefs {
             if pretty { text = try JSONValue(parsing: text, wrappingLevels: 2).prettyText }
             text += "\n"
             if let output {
-                try writeFileAtomically(output, Array(text.utf8))
+                try PrivateFile.write(Array(text.utf8), to: output, purpose: "export")
             } else {
                 Output.standard.write(text)
             }
@@ -84,38 +84,6 @@ extension Prefs {
                 "dry run: would add \(plan.count(.add)), change \(plan.count(.change)), remove \(plan.count(.remove)); \(plan.unchanged) unchanged"
             )
         }
-    }
-}
-
-/// Writes a file through a temporary file and rename, mode 0600.
-func writeFileAtomically(_ path: String, _ bytes: [UInt8]) throws {
-    let temporary = path + ".tmp-\(getpid())"
-    let fd = open(temporary, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
-    if fd < 0 { throw PrefsError(.cannotWrite, "cannot write \(path): \(String(cString: strerror(errno)))") }
-    var failed = false
-    bytes.withUnsafeBytes { raw in
-        var offset = 0
-        while offset < raw.count {
-            let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                failed = true
-                return
-            }
-            offset += n
-        }
-    }
-    let savedErrno = errno
-    if failed || fsync(fd) != 0 {
-        close(fd)
-        unlink(temporary)
-        throw PrefsError(.cannotWrite, "cannot write \(path): \(String(cString: strerror(failed ? savedErrno : errno)))")
-    }
-    close(fd)
-    if rename(temporary, path) != 0 {
-        let reason = String(cString: strerror(errno))
-        unlink(temporary)
-        throw PrefsError(.cannotWrite, "cannot write \(path): \(reason)")
     }
 }
 

@@ -183,6 +183,14 @@ final class LinesCollector: @unchecked Sendable {
 
     var count: Int { lock.withLock { buffer.filter { $0 == 0x0A }.count } }
 
+    /// The complete lines so far.
+    func snapshot() -> [String] {
+        lock.withLock {
+            let text = String(decoding: buffer, as: UTF8.self)
+            return text.split(separator: "\n", omittingEmptySubsequences: true).dropLast(text.hasSuffix("\n") ? 0 : 1).map(String.init)
+        }
+    }
+
     func finish() -> [String] {
         done.wait()
         return lock.withLock { String(decoding: buffer, as: UTF8.self).split(separator: "\n").map(String.init) }

@@ -11,7 +11,7 @@ struct RunResult: CustomStringConvertible {
 }
 
 /// A scratch directory with a store path and a private memory-tier directory; removed on deinit.
-final class Sandbox {
+final class Sandbox: Sendable {
     let root: String
     let store: String
     let runtime: String
@@ -137,4 +137,67 @@ func expectFailure(
     if let fragment {
         #expect(result.stderr.contains(fragment), "\(result)", sourceLocation: sourceLocation)
     }
+}
+
+/// A `prefs` process running in the background: its standard input stays open for writing,
+/// its output is collected line by line.
+final class Running {
+    let process = Process()
+    private let input = Pipe()
+    let lines: LinesCollector
+    private let errors: ErrorCollector
+
+    /// Starts `prefs ARGS...` (the store option is the caller's to pass).
+    init(_ arguments: [String], environment: [String: String]) throws {
+        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
+        process.arguments = arguments
+        process.environment = environment
+        let output = Pipe()
+        let error = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        lines = LinesCollector(output.fileHandleForReading)
+        errors = ErrorCollector(error.fileHandleForReading)
+    }
+
+    func write(_ text: String) {
+        input.fileHandleForWriting.write(Data(text.utf8))
+    }
+
+    /// Waits until at least `count` lines were printed; false after `timeout` seconds.
+    func waitForLines(_ count: Int, timeout: Double = 20) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while lines.count < count {
+            if Date() > deadline { return false }
+            usleep(5000)
+        }
+        return true
+    }
+
+    /// Closes standard input (or sends `signal`), waits, and returns what the process printed.
+    func finish(signal: Int32? = nil) -> RunResult {
+        if let signal { kill(process.processIdentifier, signal) } else { try? input.fileHandleForWriting.close() }
+        process.waitUntilExit()
+        let out = lines.finish().map { $0 + "\n" }.joined()
+        return RunResult(stdout: out, stderr: String(decoding: errors.wait(), as: UTF8.self), status: process.terminationStatus)
+    }
+}
+
+/// Builds a store file from one of the frozen SQL fixtures (`Fixtures/schema-N.sql`), in WAL
+/// mode as prefs made them.
+func makeFixtureStore(_ name: String, at path: String) throws {
+    let sql = try String(
+        contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name).sql"),
+        encoding: .utf8)
+    try FileManager.default.createDirectory(
+        atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    let queue = try DatabaseQueue(path: path)
+    try queue.writeWithoutTransaction { db in
+        _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+        try db.execute(sql: sql)
+    }
+    try queue.close()
+    guard chmod(path, 0o600) == 0 else { throw CocoaError(.fileWriteNoPermission) }
 }

@@ -210,4 +210,36 @@ struct SchemaEdgeCaseTests {
         expectFailure(
             try box.run(["get", "user", "theme"], environment: ["PREFS_OVERRIDES": "{\"user\":{\"\":1}}"]), 6, contains: "PREFS_OVERRIDES")
     }
+
+    /// Bounds and enums compare decimal text exactly: no 38-digit rounding, no Double.
+    @Test func boundsAndEnumsAreExact() throws {
+        let box = try Sandbox()
+        let schema = """
+            {"user": {"pct": {"type": "number", "minimum": 0, "maximum": 100},
+                      "huge": {"type": "number", "maximum": 1e999999},
+                      "tiny": {"type": "number", "minimum": -1e-999999},
+                      "level": {"type": "number", "enum": [100, 0.1]}}}
+            """
+        let load = try box.run(["schema", "load", "-"], stdin: schema)
+        #expect(load.status == 0, "\(load)")
+        let refused = [
+            ("pct", "100.00000000000000000000000000000000000000000000001"), ("pct", "-1e-400"), ("pct", "1e2000"),
+            ("pct", "-0.00000000000000000000000000000000000000000000000000000001"), ("huge", "2e999999"),
+            ("huge", "1.0000000000000000000000000000000000000001e999999"), ("tiny", "-2e-999999"),
+            ("level", "100.0000000000000000000000000000000000000001"), ("level", "0.1000000000000000000000000000000000000000001"),
+        ]
+        for (key, value) in refused {
+            expectFailure(try box.run(["set", "user", key, value]), 6, contains: "user/\(key)")
+        }
+        let accepted = [
+            ("pct", "100"), ("pct", "1e2"), ("pct", "100.000000000000000000000000000000000000000000000"), ("pct", "0"), ("pct", "-0"),
+            ("pct", "0e-400"), ("pct", "99.99999999999999999999999999999999999999999999"), ("pct", "1e-400"),
+            ("huge", "1e999999"), ("huge", "9.99e999998"), ("tiny", "-1e-999999"), ("tiny", "-1e-1000000"), ("level", "1E2"),
+            ("level", "0.10"), ("level", "1e-1"),
+        ]
+        for (key, value) in accepted {
+            let result = try box.run(["set", "user", key, value])
+            #expect(result.status == 0, "\(key)=\(value): \(result)")
+        }
+    }
 }

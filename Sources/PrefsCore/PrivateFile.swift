@@ -1,0 +1,100 @@
+import Foundation
+
+/// Files that prefs writes for the user (backups, exports): made under an unpredictable
+/// temporary name in the destination's directory with `O_EXCL` and mode 0600, filled,
+/// flushed to disk and renamed into place, so no other user can read the content, plant the
+/// file first or redirect it through a symlink.
+///
+/// ```swift
+/// try PrivateFile.write(Array("{}".utf8), to: "/home/ada/prefs.json", purpose: "export")
+/// ```
+public enum PrivateFile {
+    /// A new empty temporary file next to `destination` (`.NAME.XXXXXX`, mode 0600).
+    ///
+    /// - Parameter purpose: what the file is, for error messages ("backup", "export").
+    /// - Returns: the open descriptor and the temporary path.
+    /// - Throws: ``PrefsError`` of kind `cannotWrite` naming `destination` and its directory.
+    public static func makeTemporary(nextTo destination: String, purpose: String) throws -> (fd: Int32, path: String) {
+        let directory = directoryName(destination)
+        let name = (destination as NSString).lastPathComponent
+        var template = Array((directory + "/." + name + ".XXXXXX").utf8CString)
+        let fd = mkstemp(&template)  // O_EXCL, mode 0600
+        guard fd >= 0 else { throw failure(destination, purpose: purpose, errno) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return (fd, path)
+    }
+
+    /// Flushes the temporary file, renames it to `destination` and flushes the directory.
+    /// Removes the temporary file when a step fails.
+    ///
+    /// - Throws: ``PrefsError`` of kind `cannotWrite` naming `destination`.
+    public static func commit(_ temporary: String, to destination: String, purpose: String) throws {
+        let fd = open(temporary, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        if fd < 0 || fsync(fd) != 0 {
+            let code = errno
+            if fd >= 0 { close(fd) }
+            unlink(temporary)
+            throw failure(destination, purpose: purpose, code)
+        }
+        close(fd)
+        if rename(temporary, destination) != 0 {
+            let code = errno
+            unlink(temporary)
+            throw failure(destination, purpose: purpose, code)
+        }
+        let directory = open(directoryName(destination), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 {
+            fsync(directory)
+            close(directory)
+        }
+    }
+
+    /// Writes `bytes` to `path` through a private temporary file and a rename.
+    ///
+    /// - Throws: ``PrefsError`` of kind `cannotWrite` naming `path`.
+    public static func write(_ bytes: [UInt8], to path: String, purpose: String) throws {
+        let (fd, temporary) = try makeTemporary(nextTo: path, purpose: purpose)
+        var code: Int32 = 0
+        bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(fd, base + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    code = errno
+                    return
+                }
+                offset += n
+            }
+        }
+        close(fd)
+        if code != 0 {
+            unlink(temporary)
+            throw failure(path, purpose: purpose, code)
+        }
+        try commit(temporary, to: path, purpose: purpose)
+    }
+
+    static func directoryName(_ path: String) -> String {
+        let directory = (path as NSString).deletingLastPathComponent
+        if directory.isEmpty { return "." }
+        return directory
+    }
+
+    /// One line naming the destination, and the directory when it is the cause.
+    static func failure(_ destination: String, purpose: String, _ code: Int32) -> PrefsError {
+        let directory = directoryName(destination)
+        var info = stat()
+        let reason: String
+        if stat(directory, &info) != 0 {
+            reason = "directory \(directory) does not exist"
+        } else if (info.st_mode & S_IFMT) != S_IFDIR {
+            reason = "\(directory) is not a directory"
+        } else {
+            reason = String(cString: strerror(code))
+        }
+        return PrefsError(.cannotWrite, "cannot write \(purpose) \(destination): \(reason)")
+    }
+}

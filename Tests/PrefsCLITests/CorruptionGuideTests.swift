@@ -1,0 +1,128 @@
+import Foundation
+import GRDB
+import Testing
+
+/// SQLite's "How To Corrupt An SQLite Database File", walked for what can apply to prefs:
+/// each item either cannot happen through prefs or is refused with a clear error.
+/// (Locks cancelled by a close of another descriptor: `LifecycleTests`; files another user
+/// can write: `LocalUserTests`; a rogue overwrite of pages: `TortureTests`.)
+@Suite("how to corrupt a store")
+struct CorruptionGuideTests {
+    /// 2.4 Multiple links to the same file: SQLite names the WAL after the path, so two hard
+    /// links would each get a WAL of their own.
+    @Test func aStoreWithTwoHardLinksIsRefused() throws {
+        let box = try Sandbox()
+        #expect(try box.run(["set", "user", "k", "v"]).status == 0)
+        let link = box.root + "/link.db"
+        #expect(Glibc.link(box.store, link) == 0)
+        let before = try box.storeSnapshot()
+        for arguments in [["get", "user", "k"], ["set", "user", "k", "w"]] {
+            expectFailure(try box.run(arguments), 3, contains: "it has 2 hard links")
+            expectFailure(try box.run(["--store", link] + arguments, store: false), 3, contains: "it has 2 hard links")
+        }
+        #expect(try box.storeSnapshot() == before)
+        #expect(unlink(link) == 0)
+        #expect(try box.run(["get", "user", "k"]).stdout == "v\n")
+    }
+
+    /// A symbolic link is fine: SQLite resolves it, so both names share one WAL.
+    @Test func aStoreReachedThroughASymbolicLinkAndItsPathSharesOneWal() throws {
+        let box = try Sandbox()
+        #expect(try box.run(["set", "user", "seed", "0"]).status == 0)
+        let link = box.root + "/link.db"
+        #expect(symlink(box.store, link) == 0)
+        let batch = try Running(["--store", link, "batch", "--window", "5ms"], environment: box.environment())
+        for index in 0..<20 {
+            batch.write("set user viaLink\(index) \(index)\n")
+            let direct = try box.run(["set", "user", "direct\(index)", "\(index)"])
+            #expect(direct.status == 0, "\(direct)")
+        }
+        let finished = batch.finish()
+        #expect(finished.status == 0, "\(finished)")
+        #expect(!FileManager.default.fileExists(atPath: link + "-wal"), "no second WAL named after the link")
+        let listed = try box.run(["--store", link, "list", "user", "--keys-only"], store: false)
+        #expect(listed.stdout.split(separator: "\n").count == 41, "\(listed)")
+    }
+
+    /// 1.3/1.4 A WAL separated from its database, a live store copied without its WAL: the
+    /// store is the file and its `-wal` together (prefs exits without a checkpoint, which would
+    /// cost every `set` another fsync). The file alone is still a consistent, readable store
+    /// holding an older state; `prefs backup` copies everything acknowledged.
+    @Test func theFileAloneIsConsistentAndABackupIsComplete() throws {
+        let box = try Sandbox()
+        for index in 0..<30 {
+            #expect(try box.run(["set", "user", "k\(index)", "\(index)"]).status == 0)
+        }
+        let batch = try box.run(["batch"], stdin: (30..<60).map { "set user k\($0) \($0)" }.joined(separator: "\n") + "\n")
+        #expect(batch.status == 0, "\(batch)")
+        let copy = box.root + "/copy.db"
+        try FileManager.default.copyItem(atPath: box.store, toPath: copy)
+        #expect(chmod(copy, 0o600) == 0)
+        let listed = try box.run(["--store", copy, "list", "user", "--keys-only"], store: false)
+        #expect(listed.status == 0 && listed.stdout.split(separator: "\n").count <= 60, "\(listed)")
+        let integrity = try DatabaseQueue(path: copy).read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
+        #expect(integrity == ["ok"])
+        let backup = box.root + "/backup.db"
+        #expect(try box.run(["backup", backup]).status == 0)
+        let restored = try box.run(["--store", backup, "list", "user", "--keys-only"], store: false)
+        #expect(restored.stdout.split(separator: "\n").count == 60, "\(restored)")
+    }
+
+    /// A `-wal` left behind by a deleted store is not replayed into a new store of that name.
+    @Test func aWalWithoutItsStoreIsRefused() throws {
+        let box = try Sandbox()
+        #expect(try box.run(["set", "user", "k", "v"]).status == 0)
+        // Keep a WAL with content: a writer is in the middle of a batch when the store goes away.
+        let batch = try Running(["--store", box.store, "batch", "--window", "5ms"], environment: box.environment())
+        batch.write("set user other 1\n")
+        #expect(batch.waitForLines(1))
+        let savedWal = box.root + "/saved-wal"
+        #expect(try FileManager.default.copyItem(atPath: box.store + "-wal", toPath: savedWal) == ())
+        _ = batch.finish()
+        #expect(unlink(box.store) == 0)
+        unlink(box.store + "-wal")
+        unlink(box.store + "-shm")
+        try FileManager.default.copyItem(atPath: savedWal, toPath: box.store + "-wal")
+        let result = try box.run(["set", "user", "fresh", "1"])
+        expectFailure(result, 3, contains: "-wal exists without its store")
+        #expect(!FileManager.default.fileExists(atPath: box.store), "no store was created over the stray WAL")
+    }
+
+    /// 1.2 Backup while transactions are active: `prefs backup` copies a consistent snapshot
+    /// holding every write acknowledged before it started, while a writer goes on.
+    @Test func aBackupDuringWritesHoldsEverythingAcknowledged() throws {
+        let box = try Sandbox()
+        let batch = try Running(["--store", box.store, "batch", "--window", "5ms"], environment: box.environment())
+        for index in 0..<200 { batch.write("set user k\(index) \(index)\n") }
+        #expect(batch.waitForLines(1))
+        let through = batch.lines.count
+        _ = through
+        // Wait until all 200 lines are acknowledged, then back up while more arrive.
+        var acknowledged = 0
+        let deadline = Date().addingTimeInterval(20)
+        while acknowledged < 200 && Date() < deadline {
+            usleep(10_000)
+            acknowledged = batch.lastThrough()
+        }
+        #expect(acknowledged == 200)
+        for index in 200..<400 { batch.write("set user k\(index) \(index)\n") }
+        let backup = box.root + "/backup.db"
+        let result = try box.run(["backup", backup])
+        #expect(result.status == 0, "\(result)")
+        #expect(batch.finish().status == 0)
+        let integrity = try DatabaseQueue(path: backup).read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
+        #expect(integrity == ["ok"])
+        let count = try DatabaseQueue(path: backup).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM kv_user") ?? 0 }
+        #expect(count >= 200, "every line acknowledged before the backup is in it (\(count))")
+    }
+}
+
+extension Running {
+    /// The highest `"through":N` a `batch` printed so far.
+    func lastThrough() -> Int {
+        lines.snapshot().compactMap { line -> Int? in
+            guard let range = line.range(of: "\"through\":") else { return nil }
+            return Int(line[range.upperBound...].prefix { $0.isNumber })
+        }.max() ?? 0
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import GRDB
+import Testing
+
+/// Other users on the same machine (issue 16, findings 3, 4, 7, 11): files they prepared are
+/// refused, files prefs writes are private, and hostile environment values fail cleanly.
+@Suite("other local users")
+struct LocalUserTests {
+    /// An unprivileged user id other than the caller's.
+    static let otherUser: uid_t = getuid() == 65534 ? 65533 : 65534
+
+    static func mode(_ path: String) -> mode_t {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_mode & 0o7777 : 0
+    }
+
+    @Test func aNewStoreAndItsWalAndShmArePrivate() throws {
+        let box = try Sandbox()
+        let result = try Sandbox.exec(
+            "/bin/sh", ["-c", "umask 000; exec \"$0\" --store \"$1\" set user k v", Sandbox.binary, box.store], stdin: nil,
+            environment: box.environment())
+        #expect(result.status == 0, "\(result)")
+        let watch = try Running(["--store", box.store, "watch"], environment: box.environment())  // keeps -wal and -shm
+        usleep(300_000)
+        for file in [box.store, box.store + "-wal", box.store + "-shm"] {
+            #expect(Self.mode(file) == 0o600, "\(file) has mode \(String(Self.mode(file), radix: 8))")
+        }
+        #expect(Self.mode((box.store as NSString).deletingLastPathComponent) == 0o700)
+        _ = watch.finish(signal: SIGTERM)
+    }
+
+    @Test(arguments: ["", "-wal", "-shm"])
+    func aFileWritableByOthersIsRefused(_ suffix: String) throws {
+        let box = try Sandbox()
+        #expect(try box.run(["set", "user", "k", "v"]).status == 0)
+        let file = box.store + suffix
+        if !FileManager.default.fileExists(atPath: file) {
+            #expect(FileManager.default.createFile(atPath: file, contents: nil))
+        }
+        #expect(chmod(file, 0o666) == 0)
+        for arguments in [["get", "user", "k"], ["set", "user", "k", "w"], ["list"], ["export"]] {
+            let result = try box.run(arguments)
+            expectFailure(result, 3, contains: "refusing \(file): owned by uid \(getuid()) with mode 0666")
+        }
+        #expect(chmod(file, 0o600) == 0)
+        let after = try box.run(["get", "user", "k"])
+        #expect(after.stdout == "v\n", "the victim's value was never written to the refused file: \(after)")
+    }
+
+    @Test(arguments: ["", "-wal", "-shm"])
+    func aFileOwnedByAnotherUserIsRefused(_ suffix: String) throws {
+        guard getuid() == 0 else {
+            print("skipped: changing a file's owner needs root")
+            return
+        }
+        let box = try Sandbox()
+        let directory = (box.store as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // The other user prepares the file first (mode 0600, so only the owner check catches it).
+        let file = box.store + suffix
+        #expect(FileManager.default.createFile(atPath: file, contents: nil, attributes: [.posixPermissions: 0o600]))
+        #expect(chown(file, Self.otherUser, Self.otherUser) == 0)
+        let result = try box.run(["set", "user", "secret", "hunter2"])
+        expectFailure(result, 3, contains: "refusing \(file): owned by uid \(Self.otherUser) with mode 0600")
+        let attributes = try FileManager.default.attributesOfItem(atPath: file)
+        #expect((attributes[.size] as? Int) == 0, "nothing was written into the other user's file")
+    }
+
+    @Test func backupIsPrivateAndNamesAMissingDirectory() throws {
+        let box = try Sandbox()
+        #expect(try box.run(["set", "user", "k", "v"]).status == 0)
+        let destination = box.root + "/out/b.db"
+        let missing = try box.run(["backup", destination])
+        expectFailure(missing, 4, contains: "cannot write backup \(destination): directory \(box.root)/out does not exist")
+        #expect(!missing.stderr.contains(".tmp-") && !missing.stderr.contains("/.b.db."), "no temporary name is shown: \(missing)")
+        #expect(mkdir(box.root + "/out", 0o755) == 0)
+        let result = try Sandbox.exec(
+            "/bin/sh", ["-c", "umask 000; exec \"$0\" --store \"$1\" backup \"$2\"", Sandbox.binary, box.store, destination],
+            stdin: nil, environment: box.environment())
+        #expect(result.status == 0, "\(result)")
+        #expect(Self.mode(destination) == 0o600)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: box.root + "/out") == ["b.db"], "no temporary file is left")
+        let read = try box.run(["--store", destination, "get", "user", "k"], store: false)
+        #expect(read.stdout == "v\n", "\(read)")
+    }
+
+    @Test func backupOntoTheStoreItselfIsRefused() throws {
+        let box = try Sandbox()
+        #expect(try box.run(["set", "user", "k", "v"]).status == 0)
+        let result = try box.run(["backup", box.store, "--force"])
+        expectFailure(result, 4, contains: "is the store itself")
+        #expect(try box.run(["get", "user", "k"]).stdout == "v\n")
+    }
+
+    @Test(arguments: ["3000000", "1e300", "inf", "nan", "-1", "5s", "0x10", "1e3"])
+    func anInvalidBusyTimeoutIsAUsageError(_ value: String) throws {
+        let box = try Sandbox()
+        #expect(try box.run(["set", "user", "k", "v"]).status == 0)
+        for arguments in [["set", "user", "k", "w"], ["get", "user", "k"], ["batch"]] {
+            let result = try box.run(arguments, stdin: "", environment: ["PREFS_BUSY_TIMEOUT": value])
+            expectFailure(result, 2, contains: "PREFS_BUSY_TIMEOUT must be a number of seconds from 0 to 86400")
+        }
+        let fine = try box.run(["set", "user", "k", "w"], environment: ["PREFS_BUSY_TIMEOUT": "86400"])
+        #expect(fine.status == 0, "\(fine)")
+    }
+
+    /// Without XDG_RUNTIME_DIR the memory tier falls back to a RAM directory; another user
+    /// who created `prefs-UID` there first does not block it.
+    @Test func aClaimedMemoryDirectoryIsAvoided() throws {
+        guard getuid() == 0 else {
+            print("skipped: changing a directory's owner needs root")
+            return
+        }
+        let box = try Sandbox()
+        let shm = box.root + "/shm"
+        #expect(mkdir(shm, 0o1777) == 0 && chmod(shm, 0o1777) == 0)
+        let claimed = shm + "/prefs-\(getuid())"
+        #expect(mkdir(claimed, 0o777) == 0 && chown(claimed, Self.otherUser, Self.otherUser) == 0)
+        var environment = box.environment(["PREFS_TEST_SHM_ROOT": shm])
+        environment.removeValue(forKey: "XDG_RUNTIME_DIR")
+        let set = try Sandbox.exec(
+            Sandbox.binary, ["--store", box.store, "set", "memory", "session", "abc"], stdin: nil, environment: environment)
+        #expect(set.status == 0, "\(set)")
+        let get = try Sandbox.exec(
+            Sandbox.binary, ["--store", box.store, "get", "memory", "session"], stdin: nil, environment: environment)
+        #expect(get.stdout == "abc\n", "\(get)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: claimed).isEmpty, "nothing went into the other user's directory")
+        let used = try FileManager.default.contentsOfDirectory(atPath: shm).filter { $0 != "prefs-\(getuid())" }
+        #expect(used.count == 1 && used[0].hasPrefix("prefs-\(getuid())-") && used[0].count == "prefs-\(getuid())-".count + 32, "\(used)")
+        let token = box.root + "/data/prefs/memory-token"
+        #expect(Self.mode(token) == 0o600)
+    }
+}
