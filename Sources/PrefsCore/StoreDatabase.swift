@@ -221,7 +221,8 @@ final class StoreDatabase: Sendable {
                 } else {
                     guard create else { return nil }
                     try Self.checkOwnership(path)
-                    if stat(path + "-wal", &info) == 0 && info.st_size > 0 {
+                    // (Another process may have created the store meanwhile: then its WAL is live.)
+                    if stat(path + "-wal", &info) == 0 && info.st_size > 0 && stat(path, &info) != 0 {
                         // SQLite would replay a WAL left from a deleted store into the new one.
                         throw PrefsError(
                             .storeUnreadable,
