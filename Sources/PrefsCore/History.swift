@@ -26,14 +26,16 @@ public struct LogRecord: Sendable, Equatable {
     /// Who made the change (`--actor`, `PREFS_ACTOR` or `USER@HOST`).
     public var actor: String
 
-    /// The record as one compact JSON object (a line of `prefs log --json`).
+    /// The record as one compact JSON object (a line of `prefs log --json`). `old` is left
+    /// out when the key did not exist before the change, `new` when it does not exist after
+    /// it, so a removal is never confused with a JSON `null`.
     public var json: String {
         var members: [JSONValue.Member] = [
             .init("seq", .number(String(seq))), .init("time", .string(ISOTime.format(milliseconds: at))),
             .init("domain", .string(domain.name)), .init("key", .string(key)), .init("op", .string(op)),
         ]
-        members.append(.init("old", (try? old.map { try JSONValue(parsing: $0) }) ?? .null))
-        members.append(.init("new", (try? new.map { try JSONValue(parsing: $0) }) ?? .null))
+        if let old { members.append(.init("old", (try? JSONValue(parsing: old)) ?? .null)) }
+        if let new { members.append(.init("new", (try? JSONValue(parsing: new)) ?? .null)) }
         members.append(.init("actor", .string(actor)))
         return JSONValue.object(members).compactText
     }

@@ -18,7 +18,7 @@ extension Prefs {
         @Argument(help: "The key.")
         var key: String
 
-        @Option(help: ArgumentHelp("The amount to add (default 1).", valueName: "n"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("The amount to add (default 1; negative subtracts).", valueName: "n"))
         var by: Int64 = 1
 
         func run() throws {

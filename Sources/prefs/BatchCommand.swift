@@ -12,7 +12,7 @@ extension Prefs {
                 One command per line, as JSON Lines — {"op":"set","domain":"user","key":"k","value":1}, \
                 {"op":"rm","domain":"user","key":"k"}, {"op":"incr","domain":"user","key":"n","by":1} — \
                 or short: set DOMAIN KEY VALUE... (VALUE is the rest of the line, typed as in 'set'), \
-                rm DOMAIN KEY, incr DOMAIN KEY [N]. Blank lines and lines starting with # are skipped. \
+                rm DOMAIN KEY, incr DOMAIN KEY [N]. Blank lines and lines starting with # are skipped; a # after a value is part of the value. \
                 Writes are coalesced by key and committed once per window in one transaction; after \
                 each commit a line {"flushed":N,"through":LINE} says every input line up to LINE is \
                 durable. At end of input the rest is flushed (exit 0). SIGINT/SIGTERM flush what was \

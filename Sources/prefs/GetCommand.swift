@@ -19,7 +19,7 @@ extension Prefs {
         var key: String
 
         @Option(
-            name: .customLong("default"),
+            name: .customLong("default"), parsing: .unconditional,
             help: ArgumentHelp("Print this value (typed as in 'set') when the key is missing; exit 0.", valueName: "value"))
         var defaultValue: String?
 

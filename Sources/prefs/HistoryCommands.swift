@@ -10,7 +10,7 @@ extension Prefs {
             abstract: "Show the change log, newest first.",
             discussion: """
                 One line per change: SEQ<TAB>TIME<TAB>OP<TAB>DOMAIN<TAB>KEY<TAB>OLD<TAB>NEW<TAB>ACTOR, \
-                OLD and NEW as JSON (null when absent). --json prints JSON Lines. OP is set, rm, \
+                OLD and NEW as JSON, - when the key was absent. --json prints JSON Lines, without old or new when absent. OP is set, rm, \
                 expire, refresh, import or reset. The log keeps the last 10,000 changes unless \
                 --retain says otherwise. Changes of the memory domain are not logged.
                 """)
@@ -23,7 +23,7 @@ extension Prefs {
         @Argument(help: "Only this key.")
         var key: String?
 
-        @Option(help: ArgumentHelp("At most this many records.", valueName: "n"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("At most this many records.", valueName: "n"))
         var limit: Int?
 
         @Option(help: ArgumentHelp("Only changes since an ISO 8601 time or a duration ago (10m, 7d).", valueName: "time"))
@@ -32,7 +32,7 @@ extension Prefs {
         @Flag(help: "Print JSON Lines.")
         var json = false
 
-        @Option(help: ArgumentHelp("Keep only the newest N records from now on (and prune now).", valueName: "n"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Keep only the newest N records from now on (and prune now).", valueName: "n"))
         var retain: Int?
 
         func validate() throws {
@@ -55,7 +55,7 @@ extension Prefs {
                 } else {
                     let fields = [
                         String(record.seq), ISOTime.format(milliseconds: record.at), record.op, record.domain.name, record.key,
-                        record.old ?? "null", record.new ?? "null", record.actor,
+                        record.old ?? "-", record.new ?? "-", record.actor,
                     ]
                     out.write(fields.joined(separator: "\t") + "\n")
                 }
@@ -67,10 +67,10 @@ extension Prefs {
         static let configuration = CommandConfiguration(
             abstract: "Print every change made by any process as it is committed.",
             discussion: """
-                One line per change, in commit order: OP<TAB>DOMAIN<TAB>KEY<TAB>NEW (NEW as JSON, null \
-                for removals), or a JSON object with --json. After -- a command runs for each change, \
-                without a shell, with PREFS_EVENT, PREFS_DOMAIN, PREFS_KEY and PREFS_VALUE (JSON) in \
-                its environment. SIGINT/SIGTERM end it with exit 0. Changes of the memory domain are \
+                One line per change, in commit order: OP<TAB>DOMAIN<TAB>KEY<TAB>NEW (NEW as JSON, - \
+                for removals), or a JSON object with --json (no new member for removals). After -- a command runs for each change, \
+                without a shell, with PREFS_EVENT, PREFS_DOMAIN, PREFS_KEY and PREFS_VALUE (JSON; unset for \
+                removals) in its environment. SIGINT/SIGTERM end it with exit 0. Changes of the memory domain are \
                 not watched.
                 """)
 
@@ -82,7 +82,7 @@ extension Prefs {
         @Argument(help: "Only this key.")
         var key: String?
 
-        @Option(help: ArgumentHelp("Only keys that start with this text.", valueName: "prefix"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Only keys that start with this text.", valueName: "prefix"))
         var prefix: String?
 
         @Flag(help: "Print one JSON object per change.")
@@ -136,7 +136,7 @@ extension Prefs {
             if json {
                 out.write(record.json + "\n")
             } else {
-                out.write([record.op, record.domain.name, record.key, record.new ?? "null"].joined(separator: "\t") + "\n")
+                out.write([record.op, record.domain.name, record.key, record.new ?? "-"].joined(separator: "\t") + "\n")
             }
             out.flush()
             guard let executable = command.first else { return }
@@ -147,7 +147,7 @@ extension Prefs {
             environment["PREFS_EVENT"] = record.op
             environment["PREFS_DOMAIN"] = record.domain.name
             environment["PREFS_KEY"] = record.key
-            environment["PREFS_VALUE"] = record.new ?? "null"
+            environment["PREFS_VALUE"] = record.new  // unset for a removal
             process.environment = environment
             do {
                 try process.run()

@@ -16,7 +16,7 @@ extension Prefs {
         @Argument(help: "Only this domain.")
         var domain: String?
 
-        @Option(help: ArgumentHelp("Only keys that start with this text.", valueName: "prefix"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Only keys that start with this text.", valueName: "prefix"))
         var prefix: String?
 
         @Flag(help: "Print keys without values.")

@@ -47,6 +47,10 @@ enum Main {
             exit(2)
         }
         if QuickGet.run(arguments) { exit(0) }
+        if let unknown = UnknownCommand.message(arguments) {
+            Output.error(unknown)
+            exit(2)
+        }
         do {
             var command = try Prefs.parseAsRoot(arguments)
             try command.run()

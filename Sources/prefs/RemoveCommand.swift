@@ -19,16 +19,19 @@ extension Prefs {
         @Argument(help: "The keys to remove.")
         var keys: [String] = []
 
-        @Option(help: ArgumentHelp("Remove every key that starts with this text.", valueName: "prefix"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Remove every key that starts with this text.", valueName: "prefix"))
         var prefix: String?
 
         @Flag(help: "Exit 1 and remove nothing when a key does not exist.")
         var mustExist = false
 
-        @Option(help: ArgumentHelp("Remove only if the key is at this version (exit 5 otherwise).", valueName: "n"))
+        @Option(
+            parsing: .unconditional, help: ArgumentHelp("Remove only if the key is at this version (exit 5 otherwise).", valueName: "n"))
         var ifVersion: Int64?
 
-        @Option(help: ArgumentHelp("Remove only if the key holds this JSON value (exit 5 otherwise).", valueName: "json"))
+        @Option(
+            parsing: .unconditional,
+            help: ArgumentHelp("Remove only if the key holds this JSON value (exit 5 otherwise).", valueName: "json"))
         var ifValue: String?
 
         @Flag(help: "Succeed only if the key does not exist (exit 5 otherwise); removes nothing.")

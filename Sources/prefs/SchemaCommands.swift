@@ -73,6 +73,9 @@ extension Prefs {
             let stack = try global.openStack()
             let spec = try stack.schema().spec(in: domain, forKey: key)
             let resolved = try stack.resolve(in: domain, forKey: key)
+            let unset = PrefsError(.notFound, "\(domain.name)/\(key) is not set and has no default")
+            // Nothing to describe: as `get`, exit 1 (a key the schema declares still shows its rules).
+            if resolved == nil && spec == nil { throw unset }
             var fields: [(String, JSONValue)] = [("domain", .string(domain.name)), ("key", .string(key))]
             fields.append(("type", .string(spec?.type.rawValue ?? "any")))
             if let spec, spec.isPrefix { fields.append(("declaredBy", .string(spec.key + "*"))) }
@@ -83,11 +86,15 @@ extension Prefs {
             if let pattern = spec?.pattern { fields.append(("pattern", .string(pattern))) }
             if let deprecated = spec?.deprecated { fields.append(("deprecated", deprecated)) }
             if let description = spec?.description { fields.append(("description", .string(description))) }
-            fields.append(("value", resolved?.value ?? .null))
-            fields.append(("origin", resolved.map { .string($0.origin.rawValue) } ?? .null))
+            if let resolved {
+                fields.append(("value", resolved.value))
+                fields.append(("origin", .string(resolved.origin.rawValue)))
+            }
             if spec == nil { fields.append(("inSchema", .bool(false))) }
+            defer { if resolved == nil { Output.standard.flush() } }
             if json {
                 Output.standard.write(JSONValue.object(fields.map { JSONValue.Member($0.0, $0.1) }).compactText + "\n")
+                if resolved == nil { throw unset }
                 return
             }
             for (name, value) in fields {
@@ -99,6 +106,7 @@ extension Prefs {
                 }
                 Output.standard.write("\(name):\t\(shown)\n")
             }
+            if resolved == nil { throw unset }
         }
 
     }

@@ -36,13 +36,15 @@ extension Prefs {
         @Option(help: ArgumentHelp("Expire the key after this long: 30s, 15m, 2h, 7d.", valueName: "duration"))
         var ttl: TTLArgument?
 
-        @Option(help: ArgumentHelp("Write only if the key is at this version (exit 5 otherwise).", valueName: "n"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Write only if the key is at this version (exit 5 otherwise).", valueName: "n"))
         var ifVersion: Int64?
 
         @Flag(help: "Write only if the key does not exist (exit 5 otherwise).")
         var ifAbsent = false
 
-        @Option(help: ArgumentHelp("Write only if the key holds this JSON value (exit 5 otherwise).", valueName: "json"))
+        @Option(
+            parsing: .unconditional,
+            help: ArgumentHelp("Write only if the key holds this JSON value (exit 5 otherwise).", valueName: "json"))
         var ifValue: String?
 
         func validate() throws {

@@ -132,7 +132,7 @@ struct HistoryTests {
         #expect(try box.run(["list", "user"]).stdout == "")
         #expect(try box.run(["export"]).stdout == "{}\n")
         try box.run(["set", "user", "other", "1"])
-        #expect(try box.run(["log", "user", "t"]).stdout.contains("\texpire\tuser\tt\t\"warm\"\tnull\t"))
+        #expect(try box.run(["log", "user", "t"]).stdout.contains("\texpire\tuser\tt\t\"warm\"\t-\t"))
         expectFailure(try box.run(["set", "user", "t", "x", "--ttl", "0s"]), 2)
         expectFailure(try box.run(["set", "user", "t", "x", "--ttl", "soon"]), 2)
     }
@@ -225,12 +225,12 @@ struct HistoryTests {
         #expect(lines.map { String($0[2]) } == ["import", "rm", "set", "set"])
         #expect(lines.map { String($0[7]) }.dropFirst() == ["bob@" + String(lines[1][7].split(separator: "@")[1]), "ci-bot", "alice"])
         #expect(lines[2][5] == "true" && lines[2][6] == "false")
-        #expect(try box.run(["log", "switch", "--limit", "1"]).stdout.contains("\trm\tswitch\tbeta\tfalse\tnull\t"))
+        #expect(try box.run(["log", "switch", "--limit", "1"]).stdout.contains("\trm\tswitch\tbeta\tfalse\t-\t"))
         let json = try box.run(["log", "--json", "--limit", "1"]).stdout
         #expect(
             json.hasPrefix("{\"seq\":4,\"time\":\"20")
                 && json.hasSuffix(
-                    "\"domain\":\"user\",\"key\":\"i\",\"op\":\"import\",\"old\":null,\"new\":1,\"actor\":" + json.split(
+                    "\"domain\":\"user\",\"key\":\"i\",\"op\":\"import\",\"new\":1,\"actor\":" + json.split(
                         separator: ",\"actor\":"
                     ).last!)
         )

@@ -146,7 +146,14 @@ struct SchemaTests {
                 == "{\"domain\":\"switch\",\"key\":\"max_retries\",\"type\":\"integer\",\"default\":3,\"minimum\":0,\"maximum\":10,\"value\":5,\"origin\":\"stored\"}\n"
         )
         #expect(try box.run(["describe", "user", "onboarding.seen"]).stdout.contains("declaredBy:\tonboarding.*\n"))
+        #expect(try box.run(["set", "user", "unknown", "1"]).status == 0)
         #expect(try box.run(["describe", "user", "unknown"]).stdout.contains("inSchema:\tfalse\n"))
+        // Not set, no default: exit 1 as `get` (a declared key still shows its rules).
+        expectFailure(try box.run(["describe", "user", "nothing"]), 1, contains: "user/nothing is not set and has no default")
+        let declared = try box.run(["describe", "switch", "name"])
+        #expect(
+            declared.status == 1 && declared.stdout == "domain:\tswitch\nkey:\tname\ntype:\tstring\npattern:\t^[a-z]+$\n", "\(declared)")
+        #expect(declared.stderr == "prefs: switch/name is not set and has no default\n")
         let deprecated = try box.run(["set", "user", "old", "1"])
         #expect(deprecated.status == 0 && deprecated.stderr == "prefs: warning: user/old is deprecated: use theme\n")
     }

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+/// Newcomer papercuts (issue 20): negative option values, unknown commands, removals vs
+/// `null` in the log, `describe` of a missing key, trailing `#` in batch.
+@Suite("newcomer papercuts")
+struct PapercutTests {
+    @Test func negativeNumbersWorkForEveryNumericOption() throws {
+        let box = try Sandbox()
+        let down = try box.run(["incr", "user", "n", "--by", "-1"])
+        #expect(down.status == 0 && down.stdout == "-1\n", "\(down)")
+        let equals = try box.run(["incr", "user", "n", "--by=-2"])
+        #expect(equals.stdout == "-3\n", "\(equals)")
+        let fallback = try box.run(["get", "user", "missing", "--default", "-5"])
+        #expect(fallback.status == 0 && fallback.stdout == "-5\n", "\(fallback)")
+        expectFailure(try box.run(["set", "user", "n", "1", "--if-version", "-5"]), 5)
+        expectFailure(try box.run(["set", "user", "n", "1", "--if-value", "-4"]), 5)
+        let cas = try box.run(["set", "user", "n", "1", "--if-value", "-3"])
+        #expect(cas.status == 0, "\(cas)")
+        expectFailure(try box.run(["log", "--limit", "-1"]), 2, contains: "--limit must be at least 1")
+        expectFailure(try box.run(["log", "--retain", "-1"]), 2, contains: "--retain must be at least 1")
+        #expect(try box.run(["set", "user", "--", "-dash", "x"]).status == 0)
+        let listed = try box.run(["list", "user", "--prefix", "-da", "--keys-only"])
+        #expect(listed.stdout == "-dash\n", "\(listed)")
+        let removed = try box.run(["rm", "user", "--prefix", "-da"])
+        #expect(removed.status == 0, "\(removed)")
+        expectFailure(try box.run(["get", "user", "--", "-dash"]), 1)
+    }
+
+    @Test func anUnknownCommandIsNamedWithTheNearestOne() throws {
+        let box = try Sandbox()
+        expectFailure(try box.run(["gett", "user", "x"]), 2, contains: "unknown command 'gett'; did you mean 'get'?")
+        expectFailure(try box.run(["--actor", "me", "lsit"]), 2, contains: "unknown command 'lsit'; did you mean 'list'?")
+        expectFailure(try box.run(["flag", "evl", "x"]), 2, contains: "unknown command 'flag evl'; did you mean 'flag eval'?")
+        let far = try box.run(["frobnicate"])
+        expectFailure(far, 2, contains: "unknown command 'frobnicate' (see 'prefs --help')")
+        expectFailure(try box.run(["help", "nosuch"]), 2, contains: "unknown command 'nosuch'")
+        let help = try box.run(["help", "get"])
+        #expect(help.status == 0 && help.stdout.contains("USAGE: prefs get"), "\(help)")
+        #expect(!FileManager.default.fileExists(atPath: box.store), "nothing was created")
+    }
+
+    @Test func theLogTellsARemovalFromANull() throws {
+        let box = try Sandbox()
+        #expect(try box.run(["set", "user", "n", "null"]).status == 0)
+        #expect(try box.run(["rm", "user", "n"]).status == 0)
+        let text = try box.run(["log", "user", "n"])
+        let lines = text.stdout.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+        #expect(lines.count == 2 && lines[0][2] == "rm" && lines[0][5] == "null" && lines[0][6] == "-", "\(text)")
+        #expect(lines.count == 2 && lines[1][2] == "set" && lines[1][5] == "-" && lines[1][6] == "null", "\(text)")
+        let json = try box.run(["log", "user", "n", "--json"])
+        let records = json.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(records.count == 2, "\(json)")
+        #expect(records.first.map { $0.keys.contains("old") && !$0.keys.contains("new") } == true, "rm: old null, no new")
+        #expect(records.last.map { !$0.keys.contains("old") && $0["new"] is NSNull } == true, "set: no old, new null")
+    }
+
+    @Test func batchKeepsATrailingHashInTheValue() throws {
+        let box = try Sandbox()
+        let batch = try box.run(["batch"], stdin: "  # a comment line\nset user greeting hello world   # not a comment\n")
+        #expect(batch.status == 0, "\(batch)")
+        #expect(try box.run(["get", "user", "greeting"]).stdout == "hello world   # not a comment\n")
+    }
+}
