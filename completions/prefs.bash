@@ -171,6 +171,7 @@ _prefs() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -207,6 +208,7 @@ _prefs_get() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -216,6 +218,18 @@ _prefs_get() {
         return
         ;;
     '--default')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_completions -W "$(__prefs_custom_complete ---completion get -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        return
+        ;;
+    2)
+        __prefs_add_completions -W "$(__prefs_custom_complete ---completion get -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -231,6 +245,7 @@ _prefs_set() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -252,6 +267,18 @@ _prefs_set() {
         return
         ;;
     esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_completions -W "$(__prefs_custom_complete ---completion set -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        return
+        ;;
+    2)
+        __prefs_add_completions -W "$(__prefs_custom_complete ---completion set -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
 }
 
 _prefs_rm() {
@@ -264,6 +291,7 @@ _prefs_rm() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -282,6 +310,18 @@ _prefs_rm() {
         return
         ;;
     esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_completions -W "$(__prefs_custom_complete ---completion rm -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        return
+        ;;
+    *)
+        __prefs_add_completions -W "$(__prefs_custom_complete ---completion rm -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
 }
 
 _prefs_list() {
@@ -294,6 +334,7 @@ _prefs_list() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -303,6 +344,14 @@ _prefs_list() {
         return
         ;;
     '--prefix')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_completions -W "$(__prefs_custom_complete ---completion list -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -318,6 +367,7 @@ _prefs_domains() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -339,6 +389,7 @@ _prefs_export() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -348,6 +399,7 @@ _prefs_export() {
         return
         ;;
     '-o')
+        __prefs_add_completions -f
         return
         ;;
     esac
@@ -363,12 +415,21 @@ _prefs_import() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
         return
         ;;
     '--override')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_completions -f
         return
         ;;
     esac
@@ -384,6 +445,7 @@ _prefs_batch() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -408,6 +470,7 @@ _prefs_incr() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -417,6 +480,18 @@ _prefs_incr() {
         return
         ;;
     '--by')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_completions -W "$(__prefs_custom_complete ---completion incr -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        return
+        ;;
+    2)
+        __prefs_add_completions -W "$(__prefs_custom_complete ---completion incr -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -432,12 +507,21 @@ _prefs_apply() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
         return
         ;;
     '--override')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_completions -f
         return
         ;;
     esac
@@ -453,6 +537,7 @@ _prefs_log() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -471,6 +556,18 @@ _prefs_log() {
         return
         ;;
     esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_completions -W "$(__prefs_custom_complete ---completion log -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        return
+        ;;
+    2)
+        __prefs_add_completions -W "$(__prefs_custom_complete ---completion log -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
 }
 
 _prefs_watch() {
@@ -483,6 +580,7 @@ _prefs_watch() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -492,6 +590,18 @@ _prefs_watch() {
         return
         ;;
     '--prefix')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_completions -W "$(__prefs_custom_complete ---completion watch -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        return
+        ;;
+    2)
+        __prefs_add_completions -W "$(__prefs_custom_complete ---completion watch -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -530,12 +640,21 @@ _prefs_schema_load() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
         return
         ;;
     '--override')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_completions -f
         return
         ;;
     esac
@@ -551,6 +670,7 @@ _prefs_schema_show() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -572,12 +692,25 @@ _prefs_describe() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
         return
         ;;
     '--override')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_completions -W "$(__prefs_custom_complete ---completion describe -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        return
+        ;;
+    2)
+        __prefs_add_completions -W "$(__prefs_custom_complete ---completion describe -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -593,6 +726,7 @@ _prefs_reset() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -602,6 +736,18 @@ _prefs_reset() {
         return
         ;;
     '--prefix')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_completions -W "$(__prefs_custom_complete ---completion reset -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        return
+        ;;
+    *)
+        __prefs_add_completions -W "$(__prefs_custom_complete ---completion reset -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -640,6 +786,7 @@ _prefs_flag_import() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -661,6 +808,7 @@ _prefs_flag_export() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -685,6 +833,7 @@ _prefs_flag_list() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -706,6 +855,7 @@ _prefs_flag_show() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -727,6 +877,7 @@ _prefs_flag_eval() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -763,6 +914,7 @@ _prefs_flag_enabled() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -793,6 +945,7 @@ _prefs_flag_enable() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -814,6 +967,7 @@ _prefs_flag_disable() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -835,6 +989,7 @@ _prefs_refresh() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -853,6 +1008,14 @@ _prefs_refresh() {
         return
         ;;
     '--max-age')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_completions -W "$(__prefs_custom_complete ---completion refresh -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -891,6 +1054,7 @@ _prefs_remote_set() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -915,6 +1079,7 @@ _prefs_remote_show() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -936,6 +1101,7 @@ _prefs_remote_unset() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -957,6 +1123,7 @@ _prefs_sync() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -984,6 +1151,7 @@ _prefs_doctor() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
@@ -1005,12 +1173,21 @@ _prefs_backup() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __prefs_add_completions -f
         return
         ;;
     '--actor')
         return
         ;;
     '--override')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_completions -f
         return
         ;;
     esac

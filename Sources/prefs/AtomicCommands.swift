@@ -12,10 +12,10 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The domain.")
+        @Argument(help: "The domain.", completion: Completions.domain)
         var domain: String
 
-        @Argument(help: "The key.")
+        @Argument(help: "The key.", completion: Completions.key)
         var key: String
 
         @Option(parsing: .unconditional, help: ArgumentHelp("The amount to add (default 1; negative subtracts).", valueName: "n"))
@@ -41,7 +41,7 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: ArgumentHelp("The file to read, or - for standard input.", valueName: "file"))
+        @Argument(help: ArgumentHelp("The file to read, or - for standard input.", valueName: "file"), completion: .file())
         var file: String = "-"
 
         @Flag(help: "Skip the schema's checks (with a warning).")

@@ -8,7 +8,7 @@ struct GlobalOptions: ParsableArguments {
         name: .long,
         help: ArgumentHelp(
             "The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).",
-            valueName: "path"))
+            valueName: "path"), completion: .file())
     var store: String?
 
     @Option(

@@ -17,10 +17,10 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "Only this domain.")
+        @Argument(help: "Only this domain.", completion: Completions.domain)
         var domain: String?
 
-        @Argument(help: "Only this key.")
+        @Argument(help: "Only this key.", completion: Completions.key)
         var key: String?
 
         @Option(parsing: .unconditional, help: ArgumentHelp("At most this many records.", valueName: "n"))
@@ -76,10 +76,10 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "Only this domain.")
+        @Argument(help: "Only this domain.", completion: Completions.domain)
         var domain: String?
 
-        @Argument(help: "Only this key.")
+        @Argument(help: "Only this key.", completion: Completions.key)
         var key: String?
 
         @Option(parsing: .unconditional, help: ArgumentHelp("Only keys that start with this text.", valueName: "prefix"))

@@ -13,7 +13,7 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "Only this domain.")
+        @Argument(help: "Only this domain.", completion: Completions.domain)
         var domain: String?
 
         @Option(parsing: .unconditional, help: ArgumentHelp("Only keys that start with this text.", valueName: "prefix"))

@@ -30,7 +30,7 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: ArgumentHelp("The backup file.", valueName: "file"))
+        @Argument(help: ArgumentHelp("The backup file.", valueName: "file"), completion: .file())
         var file: String
 
         @Flag(help: "Overwrite an existing file.")

@@ -17,7 +17,7 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The domain (dynamic, switch or another persistent one).")
+        @Argument(help: "The domain (dynamic, switch or another persistent one).", completion: Completions.domain)
         var domain: String?
 
         @Option(name: .customLong("from"), help: ArgumentHelp("An http(s) URL or a file.", valueName: "url|file"))

@@ -13,10 +13,10 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The domain.")
+        @Argument(help: "The domain.", completion: Completions.domain)
         var domain: String
 
-        @Argument(help: "The keys to remove.")
+        @Argument(help: "The keys to remove.", completion: Completions.key)
         var keys: [String] = []
 
         @Option(parsing: .unconditional, help: ArgumentHelp("Remove every key that starts with this text.", valueName: "prefix"))

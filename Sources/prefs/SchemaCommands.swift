@@ -20,7 +20,7 @@ extension Prefs {
 
             @OptionGroup var global: GlobalOptions
 
-            @Argument(help: ArgumentHelp("The schema file, or - for standard input.", valueName: "file"))
+            @Argument(help: ArgumentHelp("The schema file, or - for standard input.", valueName: "file"), completion: .file())
             var file: String
 
             func run() throws {
@@ -58,10 +58,10 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The domain.")
+        @Argument(help: "The domain.", completion: Completions.domain)
         var domain: String
 
-        @Argument(help: "The key.")
+        @Argument(help: "The key.", completion: Completions.key)
         var key: String
 
         @Flag(help: "Print one JSON object.")
@@ -118,10 +118,10 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The domain.")
+        @Argument(help: "The domain.", completion: Completions.domain)
         var domain: String
 
-        @Argument(help: "The keys to reset.")
+        @Argument(help: "The keys to reset.", completion: Completions.key)
         var keys: [String] = []
 
         @Flag(help: "Reset every key of the domain.")

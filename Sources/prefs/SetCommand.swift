@@ -15,10 +15,10 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The domain: default, dynamic, switch, user, memory or a custom one.")
+        @Argument(help: "The domain: default, dynamic, switch, user, memory or a custom one.", completion: Completions.domain)
         var domain: String
 
-        @Argument(help: "The key.")
+        @Argument(help: "The key.", completion: Completions.key)
         var key: String
 
         @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The value, or - for standard input.", valueName: "value"))

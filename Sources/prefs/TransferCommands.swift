@@ -16,7 +16,9 @@ extension Prefs {
         @Argument(help: "The domains to export (default: all persistent domains).")
         var domains: [String] = []
 
-        @Option(name: .short, help: ArgumentHelp("Write to this file (mode 0600) instead of standard output.", valueName: "file"))
+        @Option(
+            name: .short, help: ArgumentHelp("Write to this file (mode 0600) instead of standard output.", valueName: "file"),
+            completion: .file())
         var output: String?
 
         @Flag(help: "Indent the JSON.")
@@ -51,7 +53,7 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: ArgumentHelp("The file to read, or - for standard input.", valueName: "file"))
+        @Argument(help: ArgumentHelp("The file to read, or - for standard input.", valueName: "file"), completion: .file())
         var file: String = "-"
 
         @Flag(help: "Make each domain named in the file exactly the file's content.")
