@@ -70,7 +70,8 @@ extension Prefs {
                 One line per change, in commit order: OP<TAB>DOMAIN<TAB>KEY<TAB>NEW (NEW as JSON, null \
                 for removals), or a JSON object with --json. After -- a command runs for each change, \
                 without a shell, with PREFS_EVENT, PREFS_DOMAIN, PREFS_KEY and PREFS_VALUE (JSON) in \
-                its environment. SIGINT/SIGTERM end it with exit 0. Changes of the memory domain are \
+                its environment. SIGINT/SIGTERM end it with exit 0; a running command gets the signal \
+                and is killed (SIGKILL) if it has not ended 5 s later. Changes of the memory domain are \
                 not watched.
                 """)
 
@@ -102,13 +103,10 @@ extension Prefs {
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
                 source.setEventHandler {
-                    // Let a command that is running finish its change, then stop.
+                    // A command that is running gets the signal and a bounded time to finish its
+                    // change; then it is killed.
                     let child = WatchSignals.child.load(ordering: .acquiring)
-                    if child > 0 {
-                        kill(child, SIGTERM)
-                        var status: Int32 = 0
-                        waitpid(child, &status, 0)
-                    }
+                    if child > 0 { WatchSignals.stop(child, signal: number) }
                     Glibc.exit(0)
                 }
                 source.resume()
@@ -170,4 +168,24 @@ enum WatchSignals {
     static let child = Atomic<Int32>(0)
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
     static func keep(_ source: any DispatchSourceSignal) { sources.append(source) }
+
+    /// How long a command gets to end after the forwarded signal before it is killed.
+    static let grace: Duration = .seconds(5)
+
+    /// Forwards `signal` to the command (to its process group when it leads one), waits up to
+    /// ``grace`` for it to end, then sends SIGKILL and waits for it.
+    static func stop(_ child: pid_t, signal number: Int32) {
+        let target = getpgid(child) == child ? -child : child
+        kill(target, number)
+        let deadline = ContinuousClock.now + grace
+        var status: Int32 = 0
+        while ContinuousClock.now < deadline {
+            let reaped = waitpid(child, &status, WNOHANG)
+            // Reaped here, or already by Foundation (ECHILD): gone.
+            if reaped == child || (reaped < 0 && errno == ECHILD) { return }
+            usleep(20_000)
+        }
+        kill(target, SIGKILL)
+        waitpid(child, &status, 0)
+    }
 }

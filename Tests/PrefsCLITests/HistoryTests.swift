@@ -214,6 +214,50 @@ struct HistoryTests {
         #expect(try box.storeSnapshot() == before)
     }
 
+    @Test func sigtermEndsWatchWhileItsCommandIgnoresTerm() throws {
+        let box = try Sandbox()
+        let pidFile = box.root + "/child.pid"
+        let sleepFile = box.root + "/sleep.pid"
+        #expect(try box.run(["set", "user", "init", "1"]).status == 0)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
+        process.arguments = ["--store", box.store, "watch", "user", "k", "--", "/bin/sh", "-c", "trap '' TERM; sleep 60 & echo $! > \(sleepFile); echo $$ > \(pidFile); wait"]
+        process.environment = box.environment()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Change the key until the command has started (the watcher may not poll yet).
+        var childPID: pid_t = 0
+        let startDeadline = Date().addingTimeInterval(10)
+        var attempt = 0
+        while childPID == 0 && Date() < startDeadline {
+            attempt += 1
+            #expect(try box.run(["set", "user", "k", "\(attempt)"]).status == 0)
+            Thread.sleep(forTimeInterval: 0.2)
+            childPID = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
+        }
+        try #require(childPID > 0, "the command started")
+        #expect(kill(childPID, 0) == 0, "the command is running")
+        let started = Date()
+        kill(process.processIdentifier, SIGTERM)
+        let ended = DispatchSemaphore(value: 0)
+        Thread {
+            process.waitUntilExit()
+            ended.signal()
+        }.start()
+        let inTime = ended.wait(timeout: .now() + 10) == .success
+        if !inTime { kill(process.processIdentifier, SIGKILL) }
+        #expect(inTime, "watch ends within its 5 s grace (plus start-up)")
+        #expect(Date().timeIntervalSince(started) < 8)
+        #expect(process.terminationStatus == 0, "SIGTERM ends watch with exit 0")
+        // The command (and the sleep it started) are gone, not orphaned.
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(kill(childPID, 0) != 0, "the command was killed")
+        let sleepPID = (try? String(contentsOfFile: sleepFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
+        #expect(sleepPID > 0 && kill(sleepPID, 0) != 0, "what the command started is gone too (its process group was killed)")
+        if sleepPID > 0 { kill(sleepPID, SIGKILL) }
+    }
+
     @Test func logShowsWhoChangedWhatNewestFirst() throws {
         let box = try Sandbox()
         try box.run(["--actor", "alice", "set", "switch", "beta", "true"])
