@@ -57,7 +57,7 @@ extension Prefs {
                         String(record.seq), ISOTime.format(milliseconds: record.at), record.op, record.domain.name, record.key,
                         record.old ?? "null", record.new ?? "null", record.actor,
                     ]
-                    out.write(fields.joined(separator: "\t") + "\n")
+                    out.write(fields.map(Output.escapingControls).joined(separator: "\t") + "\n")
                 }
             }
         }
@@ -134,7 +134,9 @@ extension Prefs {
             if json {
                 out.write(record.json + "\n")
             } else {
-                out.write([record.op, record.domain.name, record.key, record.new ?? "null"].joined(separator: "\t") + "\n")
+                out.write(
+                    [record.op, record.domain.name, record.key, record.new ?? "null"].map(Output.escapingControls).joined(separator: "\t")
+                        + "\n")
             }
             out.flush()
             guard let executable = command.first else { return }

@@ -258,6 +258,31 @@ struct HistoryTests {
         if sleepPID > 0 { kill(sleepPID, SIGKILL) }
     }
 
+    /// Finding 9 of issue 16: text planted in a store (by a peer, before pulled operations
+    /// were checked, or by hand) is shown escaped in tabular output, one line per record.
+    @Test func plantedControlCharactersAreEscapedInTabularOutput() throws {
+        let box = try Sandbox()
+        #expect(try box.run(["set", "user", "a", "1"]).status == 0)
+        #expect(try box.run(["set", "user", "b", "2"]).status == 0)
+        let forged = "mallory\n99\t2026-01-01T00:00:00Z\tset\tuser\tadmin\tnull\ttrue\troot\u{1b}[2J"
+        let queue = try DatabaseQueue(path: box.store)
+        try queue.write { db in
+            try db.execute(sql: "UPDATE changelog SET actor = ? WHERE key = 'a'", arguments: [forged])
+            try db.execute(sql: "UPDATE kv_user SET value = ? WHERE key = 'b'", arguments: ["[1,\n\"\u{1b}[2J\"]"])
+        }
+        let records = try box.run(["log", "--json"]).stdout.split(separator: "\n").count
+        let log = try box.run(["log"])
+        #expect(log.status == 0)
+        #expect(records >= 2 && log.stdout.split(separator: "\n").count == records, "one line per record: \(log.stdout.debugDescription)")
+        #expect(!log.stdout.contains("\u{1b}"), "no raw escape sequence")
+        #expect(log.stdout.contains("\tmallory\\n99\\t2026-01-01T00:00:00Z\\tset\\tuser\\tadmin\\tnull\\ttrue\\troot\\x1b[2J\n"), "\(log.stdout)")
+        for line in log.stdout.split(separator: "\n") {
+            #expect(line.split(separator: "\t", omittingEmptySubsequences: false).count == 8, "\(line)")
+        }
+        let list = try box.run(["list", "user"])
+        #expect(list.stdout == "a\t1\nb\t[1,\\n\"\\x1b[2J\"]\n", "\(list.stdout.debugDescription)")
+    }
+
     @Test func logShowsWhoChangedWhatNewestFirst() throws {
         let box = try Sandbox()
         try box.run(["--actor", "alice", "set", "switch", "beta", "true"])
