@@ -52,7 +52,7 @@ let timeout = Duration.milliseconds(Int64(seconds * 1000))
 let fetchHeaders = headers
 Task.detached {
     do {
-        outcome = .success(try await URLSessionFetcher().get(url, timeout: timeout, headers: fetchHeaders))
+        outcome = .success(try await CurlFetcher().get(url, timeout: timeout, headers: fetchHeaders))
     } catch {
         outcome = .failure(error)
     }

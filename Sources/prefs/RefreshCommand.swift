@@ -136,8 +136,9 @@ enum RequestHeaders {
         defer { try? handle.close() }
         let data = (try? handle.read(upToCount: 65_537)) ?? Data()
         guard data.count <= 65_536 else { throw PrefsError(.usage, "header file \(path) is larger than 64 KiB") }
-        for (number, raw) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.hasSuffix("\r") ? String(raw.dropLast()) : String(raw)
+        // Split on bytes: as Characters, "\r\n" is one and would not split at "\n".
+        for (number, raw) in data.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            let line = String(decoding: raw.last == 0x0D ? raw.dropLast() : raw, as: UTF8.self)
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             try add(line: trimmed, from: "\(path) line \(number + 1)", into: &headers)

@@ -244,7 +244,7 @@ struct RefreshSecretTests {
         process.executableURL = URL(fileURLWithPath: Sandbox.binary)
         process.arguments = [
             "--store", box.store, "refresh", "dynamic", "--from", server.url + "/cfg.json?token=QUERY-SECRET-2", "--header-file", headerFile,
-            "--timeout", "3s",
+            "--timeout", "20s",
         ]
         process.environment = box.environment(["PREFS_REFRESH_HEADER_X_API_KEY": "ENV-SECRET-3"])
         process.standardOutput = FileHandle.nullDevice
@@ -253,7 +253,7 @@ struct RefreshSecretTests {
         // While the server holds the request, read the helper's command line.
         var helperCommandLine: String?
         var prefsCommandLine = ""
-        let deadline = Date().addingTimeInterval(3)
+        let deadline = Date().addingTimeInterval(20)
         while helperCommandLine == nil && Date() < deadline {
             prefsCommandLine = commandLine(process.processIdentifier) ?? prefsCommandLine
             if !server.received.isEmpty, let helper = children(of: process.processIdentifier).first {
@@ -261,8 +261,10 @@ struct RefreshSecretTests {
             }
             Thread.sleep(forTimeInterval: 0.02)
         }
+        server.stop()  // the held request fails at once
         process.waitUntilExit()
-        let seen = try #require(helperCommandLine, "the helper was found while the request was held")
+        let seen = try #require(
+            helperCommandLine, "the helper was found while the request was held: \(server.received.count) requests, \(children(of: process.processIdentifier))")
         #expect(seen.contains("prefs-http-get"), "\(seen)")
         for secret in ["FILE-SECRET-1", "QUERY-SECRET-2", "ENV-SECRET-3", "Bearer", "127.0.0.1"] {
             #expect(!seen.contains(secret), "helper's command line: \(seen)")
@@ -273,7 +275,6 @@ struct RefreshSecretTests {
         #expect(request.headers["x-api-key"] == "ENV-SECRET-3", "\(request.headers)")
         #expect(request.path == "/cfg.json?token=QUERY-SECRET-2")
         #expect(process.terminationStatus == 7)
-        server.stop()
     }
 
     @Test func environmentHeadersAreSentButNeverStored() throws {
@@ -341,53 +342,61 @@ struct RefreshSecretTests {
         #expect(!again.stderr.contains("OLD-SECRET"))
         server.stop()
     }
+}
 
-    /// The pids of a process's children.
-    func children(of parent: pid_t) -> [pid_t] {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
-        return entries.compactMap { Int32($0) }.filter { pid in
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                let close = stat.lastIndex(of: ")")
-            else { return false }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 2 && Int32(fields[1]) == parent
-        }
-    }
-
-    /// A process's command line, arguments separated by spaces.
-    func commandLine(_ pid: pid_t) -> String? {
-        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"), !data.isEmpty else { return nil }
-        return String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+/// The pids of a process's children.
+func children(of parent: pid_t) -> [pid_t] {
+    guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+    return entries.compactMap { Int32($0) }.filter { pid in
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 2 && Int32(fields[1]) == parent
     }
 }
 
+/// A process's command line, arguments separated by spaces.
+func commandLine(_ pid: pid_t) -> String? {
+    guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"), !data.isEmpty else { return nil }
+    return String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+}
+
 /// Runs `prefs --store STORE ARGUMENTS` and returns what it did and the peak resident set
-/// (KiB) of it and of the children it waited for (the HTTP helper), from wait4(2).
+/// (KiB, VmHWM) seen of it and of each child (the HTTP helper), sampled every 5 ms until it
+/// exits. (wait4's ru_maxrss would not do: a process started with posix_spawn's vfork
+/// carries the test process's own high-water mark.)
 func runMeasured(_ box: Sandbox, _ arguments: [String], environment: [String: String] = [:]) throws -> (RunResult, Int) {
-    let outPath = box.root + "/measured.out"
-    let errPath = box.root + "/measured.err"
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    let argv: [UnsafeMutablePointer<CChar>?] = ([Sandbox.binary, "--store", box.store] + arguments).map { strdup($0) } + [nil]
-    let envp: [UnsafeMutablePointer<CChar>?] = box.environment(environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer { for pointer in argv + envp { free(pointer) } }
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, Sandbox.binary, &actions, nil, argv, envp)
-    guard spawned == 0 else { throw CocoaError(.executableLoad) }
-    var status: Int32 = 0
-    var usage = rusage()
-    while wait4(pid, &status, 0, &usage) < 0 {
-        guard errno == EINTR else { throw CocoaError(.executableLoad) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Sandbox.binary)
+    process.arguments = ["--store", box.store] + arguments
+    process.environment = box.environment(environment)
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let errors = ErrorCollector(err.fileHandleForReading)
+    let output = ErrorCollector(out.fileHandleForReading)
+    var peak = 0
+    let pid = process.processIdentifier
+    func highWater(_ pid: pid_t) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return 0 }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
     }
-    let exitCode = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    while process.isRunning {
+        peak = max(peak, highWater(pid))
+        for child in children(of: pid) { peak = max(peak, highWater(child)) }
+        usleep(5_000)
+    }
+    process.waitUntilExit()
     let result = RunResult(
-        stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-        stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "", status: exitCode)
-    return (result, usage.ru_maxrss)
+        stdout: String(decoding: output.wait(), as: UTF8.self), stderr: String(decoding: errors.wait(), as: UTF8.self),
+        status: process.terminationStatus)
+    return (result, peak)
 }
 
 /// A gzip member of about `inflatedSize` bytes of spaces in about `inflatedSize / 1032`

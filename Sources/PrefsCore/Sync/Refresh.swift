@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// One HTTP GET for `refresh`: implemented with URLSession by the `PrefsRemote` library and by
+/// One HTTP GET for `refresh`: implemented with libcurl by the `PrefsRemote` library and by
 /// the `prefs-http-get` helper the CLI runs, so the core and the `prefs` binary do not load an
 /// HTTP stack (it would double the start-up cost of every `prefs get`).
 public protocol HTTPFetcher: Sendable {
@@ -100,7 +100,7 @@ extension KeyValueStack {
     ///   source is given or remembered, or when the URL holds a password (it would be stored
     ///   and shown; the message does not repeat it).
     /// - Parameter http: fetches http(s) sources; without one, only files can be refreshed
-    ///   (`import PrefsRemote` for a URLSession fetcher).
+    ///   (`import PrefsRemote` for `CurlFetcher`).
     @discardableResult
     public func refresh(
         _ domain: Domain, from source: String? = nil, timeout: Duration = .seconds(5), headers: [String: String] = [:],
