@@ -164,14 +164,14 @@ public final class PostgresRemote: Sendable {
                         sum(size) OVER (ORDER BY seq) AS running
                     FROM (
                         SELECT seq, op_id::text AS op_id, left(domain, 65) AS domain, left(key, 1025) AS key,
-                            CASE WHEN octet_length(value) > \(maximum) THEN '{' ELSE value END AS value,
-                            expires_at, hlc, left(node, \(SyncOperation.maximumNodeLength + 1)) AS node,
-                            left(actor, \(SyncOperation.maximumActorLength + 1)) AS actor,
-                            CASE WHEN octet_length(value) > \(maximum) THEN 1 ELSE COALESCE(octet_length(value), 0) END AS size
+                            CASE WHEN octet_length(value) > \(unescaped: String(maximum)) THEN '{' ELSE value END AS value,
+                            expires_at, hlc, left(node, \(unescaped: String(SyncOperation.maximumNodeLength + 1))) AS node,
+                            left(actor, \(unescaped: String(SyncOperation.maximumActorLength + 1))) AS actor,
+                            CASE WHEN octet_length(value) > \(unescaped: String(maximum)) THEN 1 ELSE COALESCE(octet_length(value), 0) END AS size
                         FROM prefs_ops WHERE seq > \(seq) ORDER BY seq LIMIT \(limit)
                     ) o
                 ) t
-                WHERE running - size < \(Self.pullBudget) ORDER BY seq
+                WHERE running - size < \(unescaped: String(Self.pullBudget)) ORDER BY seq
                 """, logger: self.logger)
         }
         do {
