@@ -146,7 +146,9 @@ extension Prefs {
             environment["PREFS_KEY"] = record.key
             environment["PREFS_VALUE"] = record.new ?? "null"
             let path = executable.contains("/") ? executable : "/usr/bin/env"
-            guard let pid = WatchSignals.spawn(path, arguments: executable.contains("/") ? command : ["env"] + command, environment: environment)
+            guard
+                let pid = WatchSignals.spawn(
+                    path, arguments: executable.contains("/") ? command : ["env"] + command, environment: environment)
             else {
                 Output.error("cannot run \(executable): \(String(cString: strerror(errno)))")
                 return

@@ -221,7 +221,10 @@ struct HistoryTests {
         #expect(try box.run(["set", "user", "init", "1"]).status == 0)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        process.arguments = ["--store", box.store, "watch", "user", "k", "--", "/bin/sh", "-c", "trap '' TERM; sleep 60 & echo $! > \(sleepFile); echo $$ > \(pidFile); wait"]
+        process.arguments = [
+            "--store", box.store, "watch", "user", "k", "--", "/bin/sh", "-c",
+            "trap '' TERM; sleep 60 & echo $! > \(sleepFile); echo $$ > \(pidFile); wait",
+        ]
         process.environment = box.environment()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -234,7 +237,10 @@ struct HistoryTests {
             attempt += 1
             #expect(try box.run(["set", "user", "k", "\(attempt)"]).status == 0)
             Thread.sleep(forTimeInterval: 0.2)
-            childPID = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
+            childPID =
+                (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap {
+                    Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+                } ?? 0
         }
         try #require(childPID > 0, "the command started")
         #expect(kill(childPID, 0) == 0, "the command is running")
@@ -258,7 +264,9 @@ struct HistoryTests {
             return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
         }
         #expect(gone(childPID), "the command was killed")
-        let sleepPID = (try? String(contentsOfFile: sleepFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
+        let sleepPID =
+            (try? String(contentsOfFile: sleepFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            ?? 0
         #expect(sleepPID > 0 && gone(sleepPID), "what the command started is gone too (its process group was killed)")
         if sleepPID > 0 { kill(sleepPID, SIGKILL) }
     }
@@ -280,7 +288,9 @@ struct HistoryTests {
         #expect(log.status == 0)
         #expect(records >= 2 && log.stdout.split(separator: "\n").count == records, "one line per record: \(log.stdout.debugDescription)")
         #expect(!log.stdout.contains("\u{1b}"), "no raw escape sequence")
-        #expect(log.stdout.contains("\tmallory\\n99\\t2026-01-01T00:00:00Z\\tset\\tuser\\tadmin\\tnull\\ttrue\\troot\\x1b[2J\n"), "\(log.stdout)")
+        #expect(
+            log.stdout.contains("\tmallory\\n99\\t2026-01-01T00:00:00Z\\tset\\tuser\\tadmin\\tnull\\ttrue\\troot\\x1b[2J\n"),
+            "\(log.stdout)")
         for line in log.stdout.split(separator: "\n") {
             #expect(line.split(separator: "\t", omittingEmptySubsequences: false).count == 8, "\(line)")
         }

@@ -243,7 +243,8 @@ struct RefreshSecretTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Sandbox.binary)
         process.arguments = [
-            "--store", box.store, "refresh", "dynamic", "--from", server.url + "/cfg.json?token=QUERY-SECRET-2", "--header-file", headerFile,
+            "--store", box.store, "refresh", "dynamic", "--from", server.url + "/cfg.json?token=QUERY-SECRET-2", "--header-file",
+            headerFile,
             "--timeout", "20s",
         ]
         process.environment = box.environment(["PREFS_REFRESH_HEADER_X_API_KEY": "ENV-SECRET-3"])
@@ -264,7 +265,9 @@ struct RefreshSecretTests {
         server.stop()  // the held request fails at once
         process.waitUntilExit()
         let seen = try #require(
-            helperCommandLine, "the helper was found while the request was held: \(server.received.count) requests, \(children(of: process.processIdentifier))")
+            helperCommandLine,
+            "the helper was found while the request was held: \(server.received.count) requests, \(children(of: process.processIdentifier))"
+        )
         #expect(seen.contains("prefs-http-get"), "\(seen)")
         for secret in ["FILE-SECRET-1", "QUERY-SECRET-2", "ENV-SECRET-3", "Bearer", "127.0.0.1"] {
             #expect(!seen.contains(secret), "helper's command line: \(seen)")
@@ -310,7 +313,9 @@ struct RefreshSecretTests {
         #expect(!noColon.stderr.contains("NO-COLON-SECRET"))
         try Data("X-Evil: a\u{1b}b\n".utf8).write(to: URL(fileURLWithPath: bad))
         expectFailure(try box.run(["refresh", "dynamic", "--from", server.url, "--header-file", bad]), 2, contains: "control character")
-        expectFailure(try box.run(["refresh", "dynamic", "--from", server.url, "--header-file", box.root + "/missing"]), 2, contains: "cannot read header file")
+        expectFailure(
+            try box.run(["refresh", "dynamic", "--from", server.url, "--header-file", box.root + "/missing"]), 2,
+            contains: "cannot read header file")
         let badEnvironment = try box.run(
             ["refresh", "dynamic", "--from", server.url], environment: ["PREFS_REFRESH_HEADER_": "x"])
         expectFailure(badEnvironment, 2, contains: "PREFS_REFRESH_HEADER_: not a valid header name")
@@ -335,7 +340,9 @@ struct RefreshSecretTests {
         }
         for arguments in [["refresh", "--status"], ["refresh", "--status", "--json"]] {
             let status = try box.run(arguments)
-            #expect(status.status == 0 && !status.stdout.contains("OLD-SECRET") && status.stdout.contains("https://bob:***@example.com/x"), "\(status)")
+            #expect(
+                status.status == 0 && !status.stdout.contains("OLD-SECRET") && status.stdout.contains("https://bob:***@example.com/x"),
+                "\(status)")
         }
         let again = try box.run(["refresh", "dynamic"])
         expectFailure(again, 2, contains: "must not contain a password")

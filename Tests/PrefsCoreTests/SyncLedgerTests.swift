@@ -106,7 +106,8 @@ struct SyncLedgerTests {
         {
             hlc += 1
             return SyncOperation(
-                id: UUID().uuidString.lowercased(), domain: domain, key: key, json: json, expiresAt: nil, hlc: hlc, node: node, actor: actor)
+                id: UUID().uuidString.lowercased(), domain: domain, key: key, json: json, expiresAt: nil, hlc: hlc, node: node, actor: actor
+            )
         }
         let forgedLine = "mallory\n99\t2026-01-01T00:00:00Z\tset\tdefault\tadmin\tnull\ttrue\troot"
         let hostile = [

@@ -211,7 +211,9 @@ extension KeyValueStack {
             try database.writer().write { db in
                 try database.context.begin(db, op: "remote")
                 try db.execute(
-                    sql: "DELETE FROM sync_config; DELETE FROM sync_pending; DELETE FROM sync_keys; DELETE FROM meta WHERE key = 'sync_skipped'")
+                    sql:
+                        "DELETE FROM sync_config; DELETE FROM sync_pending; DELETE FROM sync_keys; DELETE FROM meta WHERE key = 'sync_skipped'"
+                )
                 try database.context.finish(db)
             }
         } catch {

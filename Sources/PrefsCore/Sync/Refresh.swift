@@ -175,7 +175,8 @@ extension KeyValueStack {
                 ).compactMap { row in
                     guard let domain = try? Domain(row[0] as String) else { return nil }
                     return RefreshStatus(
-                        domain: domain, source: Self.redactingPassword(row[1]), lastSuccessAt: row[2], copyAt: row[3], lastFailureAt: row[4], lastFailure: row[5])
+                        domain: domain, source: Self.redactingPassword(row[1]), lastSuccessAt: row[2], copyAt: row[3],
+                        lastFailureAt: row[4], lastFailure: row[5])
                 }
             }
         } catch {
