@@ -252,7 +252,10 @@ struct HistoryTests {
             ended.signal()
         }.start()
         let inTime = ended.wait(timeout: .now() + 10) == .success
-        if !inTime { kill(process.processIdentifier, SIGKILL) }
+        if !inTime {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
         #expect(inTime, "watch ends within its 5 s grace (plus start-up)")
         #expect(Date().timeIntervalSince(started) < 8)
         #expect(process.terminationStatus == 0, "SIGTERM ends watch with exit 0")
@@ -268,7 +271,9 @@ struct HistoryTests {
             (try? String(contentsOfFile: sleepFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
             ?? 0
         #expect(sleepPID > 0 && gone(sleepPID), "what the command started is gone too (its process group was killed)")
-        if sleepPID > 0 { kill(sleepPID, SIGKILL) }
+        // Leave nothing behind when the test fails.
+        if !gone(childPID) { kill(childPID, SIGKILL) }
+        if sleepPID > 0 && !gone(sleepPID) { kill(sleepPID, SIGKILL) }
     }
 
     /// Finding 9 of issue 16: text planted in a store (by a peer, before pulled operations
