@@ -45,8 +45,15 @@ let package = Package(
         ),
         .target(
             name: "PrefsRemote",
-            dependencies: ["PrefsCore"],
+            dependencies: ["PrefsCore", "CPrefsCurl"],
             swiftSettings: strict
+        ),
+        // libcurl for refresh's HTTP: its write callback gives a running limit on the body
+        // (URLSession on Linux queues the whole decoded body for its delegate first), and
+        // curl_easy_setopt is variadic, which Swift cannot call. Needs libcurl4-openssl-dev.
+        .target(
+            name: "CPrefsCurl",
+            linkerSettings: [.linkedLibrary("curl")]
         ),
         .executableTarget(
             name: "prefs-http-get",

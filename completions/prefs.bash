@@ -982,7 +982,7 @@ _prefs_flag_disable() {
 _prefs_refresh() {
     repeating_flags=()
     non_repeating_flags=(--status --json --version -h --help)
-    repeating_options=(--override --header)
+    repeating_options=(--override --header --header-file)
     non_repeating_options=(--store --actor --from --timeout --max-age)
     __prefs_offer_flags_options 1
 
@@ -1005,6 +1005,9 @@ _prefs_refresh() {
         return
         ;;
     '--header')
+        return
+        ;;
+    '--header-file')
         return
         ;;
     '--max-age')

@@ -79,7 +79,7 @@ function __prefs_parse_tokens -S
                 __prefs_parse_subcommand 1 'store=' 'actor=' 'override=+' 'version' 'h/help'
             end
         case 'refresh'
-            __prefs_parse_subcommand 1 'store=' 'actor=' 'override=+' 'from=' 'timeout=' 'header=+' 'max-age=' 'status' 'json' 'version' 'h/help'
+            __prefs_parse_subcommand 1 'store=' 'actor=' 'override=+' 'from=' 'timeout=' 'header=+' 'header-file=+' 'max-age=' 'status' 'json' 'version' 'h/help'
         case 'remote'
             __prefs_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
@@ -394,7 +394,8 @@ complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "p
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs refresh" -eq 1' -fka '(__prefs_custom_completion ---completion refresh -- positional@0 (count (__prefs_tokens -pc)) (__prefs_tokens -tC))'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs refresh" from' -l 'from' -d 'An http(s) URL or a file.' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs refresh" timeout' -l 'timeout' -d 'Give up after this long (default 5s).' -rfka ''
-complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs refresh"' -l 'header' -d 'An HTTP header \'Name: value\' (repeatable).' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs refresh"' -l 'header' -d 'An HTTP header \'Name: value\', or @FILE for the header lines of FILE (repeatable; visible to local users).' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs refresh"' -l 'header-file' -d 'A file of \'Name: value\' lines (blank and # lines skipped; repeatable).' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs refresh" max-age' -l 'max-age' -d 'Do nothing when the copy is younger than this (e.g. 10m).' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs refresh" status' -l 'status' -d 'Show each domain\'s source, last success, last failure and copy age.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs refresh" json' -l 'json' -d 'With --status: JSON Lines.'

@@ -8,6 +8,8 @@ public struct SyncReport: Sendable, Equatable {
     public var pulled = 0
     /// Pulled operations that changed a key here (the others lost to a newer write).
     public var applied = 0
+    /// Pulled operations skipped because a local write would refuse them.
+    public var skipped = 0
     /// Operations pushed.
     public var pushed = 0
     /// Operations still pending afterwards (written while the sync ran).
@@ -17,7 +19,7 @@ public struct SyncReport: Sendable, Equatable {
 
     /// The report as one JSON object.
     public var json: String {
-        #"{"pulled":\#(pulled),"applied":\#(applied),"pushed":\#(pushed),"pending":\#(pending),"remoteSeq":\#(remoteSeq)}"#
+        #"{"pulled":\#(pulled),"applied":\#(applied),"skipped":\#(skipped),"pushed":\#(pushed),"pending":\#(pending),"remoteSeq":\#(remoteSeq)}"#
     }
 }
 
@@ -95,9 +97,11 @@ extension KeyValueStack {
                 domains.map { $0.contains { $0.name == operation.domain } } ?? true
             }
             report.pulled += wanted.filter { $0.node != node }.count
-            report.applied += try applyRemoteOperations(wanted, through: domains == nil ? through : nil, in: domains)
+            let outcome = try applyRemoteOperationsCounting(wanted, through: domains == nil ? through : nil, in: domains)
+            report.applied += outcome.applied
+            report.skipped += outcome.skipped
             last = through
-            if operations.count < batch { break }
+            // A short batch may only have reached the byte budget: read on until nothing is left.
         }
         let pending = try pendingSyncOperations(in: domains)
         let remoteSeq = try await remote.push(pending, known: domains == nil ? last : nil)

@@ -143,16 +143,35 @@ public final class PostgresRemote: Sendable {
         return version
     }
 
-    /// Operations after `seq`, in `seq` order, at most `limit`; and the last `seq` returned
-    /// (`seq` itself when none).
+    /// The most value bytes one ``pull(after:limit:)`` returns (beyond its first operation).
+    public static let pullBudget = 64 * 1_048_576
+
+    /// Operations after `seq`, in `seq` order, at most `limit` and at most ``pullBudget``
+    /// bytes of values (always at least one operation when there is one); and the last `seq`
+    /// returned (`seq` itself when none). What a local write would refuse is never
+    /// transferred whole: a value over ``SyncOperation/maximumValueSize`` arrives as `{` (not
+    /// JSON), and the domain, key, node and actor are cut one past their limits, so
+    /// ``SyncOperation/problem`` still sees them as invalid.
     public func pull(after seq: Int64, limit: Int) async throws -> (operations: [SyncOperation], through: Int64) {
         var operations: [SyncOperation] = []
         var last = seq
+        let maximum = SyncOperation.maximumValueSize
         let rows = try await run {
             try await self.connection.query(
                 """
-                SELECT seq, op_id::text, domain, key, value, expires_at, hlc, node, actor FROM prefs_ops
-                WHERE seq > \(seq) ORDER BY seq LIMIT \(limit)
+                SELECT seq, op_id, domain, key, value, expires_at, hlc, node, actor FROM (
+                    SELECT seq, op_id, domain, key, value, expires_at, hlc, node, actor, size,
+                        sum(size) OVER (ORDER BY seq) AS running
+                    FROM (
+                        SELECT seq, op_id::text AS op_id, left(domain, 65) AS domain, left(key, 1025) AS key,
+                            CASE WHEN octet_length(value) > \(unescaped: String(maximum)) THEN '{' ELSE value END AS value,
+                            expires_at, hlc, left(node, \(unescaped: String(SyncOperation.maximumNodeLength + 1))) AS node,
+                            left(actor, \(unescaped: String(SyncOperation.maximumActorLength + 1))) AS actor,
+                            CASE WHEN octet_length(value) > \(unescaped: String(maximum)) THEN 1 ELSE COALESCE(octet_length(value), 0) END AS size
+                        FROM prefs_ops WHERE seq > \(seq) ORDER BY seq LIMIT \(limit)
+                    ) o
+                ) t
+                WHERE running - size < \(unescaped: String(Self.pullBudget)) ORDER BY seq
                 """, logger: self.logger)
         }
         do {

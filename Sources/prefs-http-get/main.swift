@@ -1,9 +1,11 @@
-// prefs-http-get URL TIMEOUT_SECONDS   (request headers on standard input, "Name: value" lines)
+// prefs-http-get TIMEOUT_SECONDS   (the URL, then request headers, on standard input)
 //
 // The HTTP client `prefs refresh` runs, so that the `prefs` binary itself does not load
-// Foundation's networking stack. Headers come on standard input so that secrets never show
-// in the process list. Prints `STATUS`, `ETag: …`, `Last-Modified: …`, an empty line and the
-// body to standard output; on failure one line on standard error and exit 7.
+// Foundation's networking stack. The URL (its first line) and the headers ("Name: value"
+// lines) come on standard input so that tokens in either never show in the process list.
+// Prints `STATUS`, `ETag: …`, `Last-Modified: …`, an empty line and the body (at most
+// `KeyValueStack.maximumDocumentSize` bytes, decoded; the download stops there) to standard
+// output; on failure one line on standard error and exit 7.
 import Foundation
 import PrefsCore
 import PrefsRemote
@@ -14,13 +16,20 @@ sigemptyset(&noSignals)
 sigprocmask(SIG_SETMASK, &noSignals, nil)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard arguments.count >= 2, let seconds = Double(arguments[1]) else {
-    FileHandle.standardError.write(Data("prefs-http-get: usage: prefs-http-get URL TIMEOUT_SECONDS [NAME: VALUE]...\n".utf8))
+guard arguments.count == 1, let seconds = Double(arguments[0]), seconds > 0, seconds < 1e6 else {
+    FileHandle.standardError.write(Data("prefs-http-get: usage: prefs-http-get TIMEOUT_SECONDS < URL-and-header-lines\n".utf8))
     exit(2)
 }
+// The request is small: a URL and some headers; more than 1 MiB is not one.
+let input = (try? FileHandle.standardInput.read(upToCount: 1_048_577)) ?? Data()
+guard input.count <= 1_048_576 else {
+    FileHandle.standardError.write(Data("the request (URL and headers) is larger than 1 MiB\n".utf8))
+    exit(7)
+}
+var inputLines = String(decoding: input, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+let url = inputLines.isEmpty ? "" : String(inputLines.removeFirst())
 var headers: [String: String] = [:]
-let headerLines = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
-for header in headerLines {
+for header in inputLines {
     let parts = header.split(separator: ":", maxSplits: 1)
     guard parts.count == 2 else { continue }
     headers[parts[0].trimmingCharacters(in: .whitespaces)] = parts[1].trimmingCharacters(in: .whitespaces)
@@ -39,12 +48,11 @@ Thread {
 }.start()
 let semaphore = DispatchSemaphore(value: 0)
 nonisolated(unsafe) var outcome: Result<HTTPResponse, any Error> = .failure(CancellationError())
-let url = arguments[0]
 let timeout = Duration.milliseconds(Int64(seconds * 1000))
 let fetchHeaders = headers
 Task.detached {
     do {
-        outcome = .success(try await URLSessionFetcher().get(url, timeout: timeout, headers: fetchHeaders))
+        outcome = .success(try await CurlFetcher().get(url, timeout: timeout, headers: fetchHeaders))
     } catch {
         outcome = .failure(error)
     }

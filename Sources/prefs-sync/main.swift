@@ -90,7 +90,8 @@ do {
 func line(_ report: SyncReport) -> String {
     invocation.json
         ? report.json
-        : "pulled \(report.pulled) (applied \(report.applied)), pushed \(report.pushed), pending \(report.pending)"
+        : "pulled \(report.pulled) (applied \(report.applied)\(report.skipped > 0 ? ", skipped \(report.skipped) invalid" : "")), "
+            + "pushed \(report.pushed), pending \(report.pending)"
 }
 
 let domains = invocation.domains.isEmpty ? nil : Set(invocation.domains)

@@ -57,7 +57,7 @@ extension Prefs {
                         String(record.seq), ISOTime.format(milliseconds: record.at), record.op, record.domain.name, record.key,
                         record.old ?? "-", record.new ?? "-", record.actor,
                     ]
-                    out.write(fields.joined(separator: "\t") + "\n")
+                    out.write(fields.map(Output.escapingControls).joined(separator: "\t") + "\n")
                 }
             }
         }
@@ -68,9 +68,11 @@ extension Prefs {
             abstract: "Print every change made by any process as it is committed.",
             discussion: """
                 One line per change, in commit order: OP<TAB>DOMAIN<TAB>KEY<TAB>NEW (NEW as JSON, - \
-                for removals), or a JSON object with --json (no new member for removals). After -- a command runs for each change, \
-                without a shell, with PREFS_EVENT, PREFS_DOMAIN, PREFS_KEY and PREFS_VALUE (JSON; unset for \
-                removals) in its environment. SIGINT/SIGTERM end it with exit 0. Changes of the memory domain are \
+                for removals), or a JSON object with --json (no new member for removals). After -- a \
+                command runs for each change, without a shell, with PREFS_EVENT, PREFS_DOMAIN, PREFS_KEY \
+                and PREFS_VALUE (JSON; unset for removals) in its environment. SIGINT/SIGTERM end it with \
+                exit 0; a running command (in a process group of its own) gets the signal and is killed \
+                (SIGKILL) if it has not ended 5 s later. Changes of the memory domain are \
                 not watched.
                 """)
 
@@ -102,13 +104,10 @@ extension Prefs {
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
                 source.setEventHandler {
-                    // Let a command that is running finish its change, then stop.
+                    // A command that is running gets the signal and a bounded time to finish its
+                    // change; then it is killed.
                     let child = WatchSignals.child.load(ordering: .acquiring)
-                    if child > 0 {
-                        kill(child, SIGTERM)
-                        var status: Int32 = 0
-                        waitpid(child, &status, 0)
-                    }
+                    if child > 0 { WatchSignals.stop(child, signal: number) }
                     Glibc.exit(0)
                 }
                 source.resume()
@@ -136,29 +135,36 @@ extension Prefs {
             if json {
                 out.write(record.json + "\n")
             } else {
-                out.write([record.op, record.domain.name, record.key, record.new ?? "-"].joined(separator: "\t") + "\n")
+                out.write(
+                    [record.op, record.domain.name, record.key, record.new ?? "-"].map(Output.escapingControls).joined(separator: "\t")
+                        + "\n")
             }
             out.flush()
             guard let executable = command.first else { return }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable.contains("/") ? executable : "/usr/bin/env")
-            process.arguments = executable.contains("/") ? Array(command.dropFirst()) : command
             var environment = ProcessInfo.processInfo.environment
             environment["PREFS_EVENT"] = record.op
             environment["PREFS_DOMAIN"] = record.domain.name
             environment["PREFS_KEY"] = record.key
             environment["PREFS_VALUE"] = record.new  // unset for a removal
-            process.environment = environment
-            do {
-                try process.run()
-                WatchSignals.child.store(process.processIdentifier, ordering: .releasing)
-                process.waitUntilExit()
-                WatchSignals.child.store(0, ordering: .releasing)
-                if process.terminationStatus != 0 {
-                    Output.error("\(executable) exited with status \(process.terminationStatus) for \(record.domain.name)/\(record.key)")
-                }
-            } catch {
-                Output.error("cannot run \(executable): \(error.localizedDescription)")
+            let path = executable.contains("/") ? executable : "/usr/bin/env"
+            guard
+                let pid = WatchSignals.spawn(
+                    path, arguments: executable.contains("/") ? command : ["env"] + command, environment: environment)
+            else {
+                Output.error("cannot run \(executable): \(String(cString: strerror(errno)))")
+                return
+            }
+            WatchSignals.child.store(pid, ordering: .releasing)
+            var status: Int32 = 0
+            var reaped = waitpid(pid, &status, 0)
+            while reaped < 0 && errno == EINTR { reaped = waitpid(pid, &status, 0) }
+            WatchSignals.child.store(0, ordering: .releasing)
+            // Reaped by a signal handler stopping watch: it exits now.
+            guard reaped == pid else { return }
+            if status & 0x7F != 0 {
+                Output.error("\(executable) ended by signal \(status & 0x7F) for \(record.domain.name)/\(record.key)")
+            } else if (status >> 8) & 0xFF != 0 {
+                Output.error("\(executable) exited with status \((status >> 8) & 0xFF) for \(record.domain.name)/\(record.key)")
             }
         }
     }
@@ -170,4 +176,60 @@ enum WatchSignals {
     static let child = Atomic<Int32>(0)
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
     static func keep(_ source: any DispatchSourceSignal) { sources.append(source) }
+
+    /// Starts a command in a process group of its own (so a signal reaches whatever it
+    /// started too), with default signal dispositions and an empty signal mask, and only
+    /// standard input, output and error open. Returns nil with `errno` set when it cannot.
+    static func spawn(_ path: String, arguments: [String], environment: [String: String]) -> pid_t? {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var all = sigset_t()
+        sigfillset(&all)
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        // Descriptors that would survive exec (SQLite's have close-on-exec) are closed.
+        let open = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
+        for fd in open where fd > 2 {
+            let flags = fcntl(fd, F_GETFD)
+            if flags >= 0 && flags & FD_CLOEXEC == 0 { posix_spawn_file_actions_addclose(&actions, fd) }
+        }
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in argv + envp { free(pointer) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        guard result == 0 else {
+            errno = result
+            return nil
+        }
+        return pid
+    }
+
+    /// How long a command gets to end after the forwarded signal before it is killed.
+    static let grace: Duration = .seconds(5)
+
+    /// Forwards `signal` to the command's process group, waits up to ``grace`` for the
+    /// command to end, then sends SIGKILL to the group and waits for the command.
+    static func stop(_ child: pid_t, signal number: Int32) {
+        let target = -child
+        kill(target, number)
+        let deadline = ContinuousClock.now + grace
+        var status: Int32 = 0
+        while ContinuousClock.now < deadline {
+            let reaped = waitpid(child, &status, WNOHANG)
+            // Reaped here, or already by the main thread (ECHILD): gone.
+            if reaped == child || (reaped < 0 && errno == ECHILD) { return }
+            usleep(20_000)
+        }
+        kill(target, SIGKILL)
+        waitpid(child, &status, 0)
+    }
 }

@@ -59,10 +59,10 @@ extension Prefs {
                     out.write(entry.domain.name)
                     out.write(byte: UInt8(ascii: "\t"))
                 }
-                out.write(entry.key)
+                out.write(Output.escapingControls(entry.key))
                 if !keysOnly {
                     out.write(byte: UInt8(ascii: "\t"))
-                    out.write(entry.json)
+                    out.write(Output.escapingControls(entry.json))
                 }
                 out.write(byte: end)
             }

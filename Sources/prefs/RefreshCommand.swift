@@ -12,7 +12,11 @@ extension Prefs {
                 completely before the domain's content is replaced in one transaction. ETag and \
                 Last-Modified are sent back; 304 changes nothing. On any failure the copy stays, stderr \
                 names the cause and the copy's age, and the exit code is 7. The source is remembered: \
-                'prefs refresh DOMAIN' reuses it. --status shows every source.
+                'prefs refresh DOMAIN' reuses it. --status shows every source. A --header on the command \
+                line is visible to other local users (ps, /proc): pass secrets with --header-file FILE \
+                (or --header @FILE), remembered in the store like --header, or in \
+                PREFS_REFRESH_HEADER_<NAME> variables ('_' becomes '-'), sent but never stored. A URL \
+                with a password is refused. The body is limited to 64 MiB (decoded).
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -26,8 +30,17 @@ extension Prefs {
         @Option(help: ArgumentHelp("Give up after this long (default 5s).", valueName: "duration"))
         var timeout: TTLArgument?
 
-        @Option(name: .customLong("header"), help: ArgumentHelp("An HTTP header 'Name: value' (repeatable).", valueName: "header"))
+        @Option(
+            name: .customLong("header"),
+            help: ArgumentHelp(
+                "An HTTP header 'Name: value', or @FILE for the header lines of FILE (repeatable; visible to local users).",
+                valueName: "header"))
         var headers: [String] = []
+
+        @Option(
+            name: .customLong("header-file"),
+            help: ArgumentHelp("A file of 'Name: value' lines (blank and # lines skipped; repeatable).", valueName: "file"))
+        var headerFiles: [String] = []
 
         @Option(help: ArgumentHelp("Do nothing when the copy is younger than this (e.g. 10m).", valueName: "duration"))
         var maxAge: TTLArgument?
@@ -41,7 +54,9 @@ extension Prefs {
         func validate() throws {
             if status && (domain != nil || source != nil) { throw ValidationError("--status takes no domain or --from") }
             if !status && domain == nil { throw ValidationError("Missing expected argument '<domain>'") }
-            for header in headers where !header.contains(":") { throw ValidationError("--header must look like 'Name: value'") }
+            for header in headers where !header.hasPrefix("@") && !header.contains(":") {
+                throw ValidationError("--header must look like 'Name: value' or @FILE")
+            }
         }
 
         func run() throws {
@@ -58,7 +73,7 @@ extension Prefs {
                                 entry.domain.name, entry.source, time(entry.lastSuccessAt), time(entry.lastFailureAt),
                                 entry.lastFailure ?? "-", age,
                             ]
-                            .joined(separator: "\t") + "\n")
+                            .map(Output.escapingControls).joined(separator: "\t") + "\n")
                     }
                 }
                 return
@@ -66,20 +81,78 @@ extension Prefs {
             let domain = try parseDomain(domain ?? "")
             var parsedHeaders: [String: String] = [:]
             for header in headers {
-                let parts = header.split(separator: ":", maxSplits: 1)
-                parsedHeaders[String(parts[0]).trimmingCharacters(in: .whitespaces)] =
-                    parts.count > 1 ? String(parts[1]).trimmingCharacters(in: .whitespaces) : ""
+                if header.hasPrefix("@") {
+                    try RequestHeaders.read(file: String(header.dropFirst()), into: &parsedHeaders)
+                } else {
+                    try RequestHeaders.add(line: header, from: "--header", into: &parsedHeaders)
+                }
             }
+            for file in headerFiles { try RequestHeaders.read(file: file, into: &parsedHeaders) }
             let source = self.source
             let timeout = self.timeout?.duration ?? .seconds(5)
             let maxAge = self.maxAge?.duration
             let requestHeaders = parsedHeaders
+            let environmentHeaders = try RequestHeaders.fromEnvironment(ProcessInfo.processInfo.environment)
             let outcome = Blocking.run {
                 try await stack.refresh(
-                    domain, from: source, timeout: timeout, headers: requestHeaders, maxAge: maxAge, http: HelperFetcher())
+                    domain, from: source, timeout: timeout, headers: requestHeaders, unrememberedHeaders: environmentHeaders,
+                    maxAge: maxAge, http: HelperFetcher())
             }
             _ = try outcome.get()
         }
+    }
+}
+
+/// Request headers for `refresh` from the command line, files and the environment. The
+/// messages never repeat a header's value (it may be a secret).
+enum RequestHeaders {
+    /// The prefix of environment variables that carry headers: `PREFS_REFRESH_HEADER_X_API_KEY`
+    /// sends `X-API-KEY`.
+    static let environmentPrefix = "PREFS_REFRESH_HEADER_"
+
+    static func add(line: String, from origin: String, into headers: inout [String: String]) throws {
+        guard let colon = line.firstIndex(of: ":") else { throw PrefsError(.usage, "\(origin): expected 'Name: value'") }
+        let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        try set(name, value, from: origin, into: &headers)
+    }
+
+    static func set(_ name: String, _ value: String, from origin: String, into headers: inout [String: String]) throws {
+        let token = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+        guard !name.isEmpty, name.utf8.allSatisfy({ token.contains($0) }) else {
+            throw PrefsError(.usage, "\(origin): not a valid header name")
+        }
+        guard value.unicodeScalars.allSatisfy({ $0 == "\t" || ($0.value >= 0x20 && $0.value != 0x7F) }) else {
+            throw PrefsError(.usage, "\(origin): header \(name) has a control character in its value")
+        }
+        headers[name] = value
+    }
+
+    /// Reads `Name: value` lines; blank lines and lines starting with # are skipped.
+    static func read(file path: String, into headers: inout [String: String]) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw PrefsError(.usage, "cannot read header file \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { try? handle.close() }
+        let data = (try? handle.read(upToCount: 65_537)) ?? Data()
+        guard data.count <= 65_536 else { throw PrefsError(.usage, "header file \(path) is larger than 64 KiB") }
+        // Split on bytes: as Characters, "\r\n" is one and would not split at "\n".
+        for (number, raw) in data.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            let line = String(decoding: raw.last == 0x0D ? raw.dropLast() : raw, as: UTF8.self)
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            try add(line: trimmed, from: "\(path) line \(number + 1)", into: &headers)
+        }
+    }
+
+    /// Headers from `PREFS_REFRESH_HEADER_<NAME>` variables, `_` in NAME read as `-`.
+    static func fromEnvironment(_ environment: [String: String]) throws -> [String: String] {
+        var headers: [String: String] = [:]
+        for (variable, value) in environment where variable.hasPrefix(environmentPrefix) {
+            let name = String(variable.dropFirst(environmentPrefix.count)).replacingOccurrences(of: "_", with: "-")
+            try set(name, value.trimmingCharacters(in: .whitespaces), from: variable, into: &headers)
+        }
+        return headers
     }
 }
 
@@ -113,10 +186,13 @@ struct HelperFetcher: HTTPFetcher {
         guard let helper = Self.helperPath else {
             throw PrefsError(.unreachable, "prefs-http-get is not installed next to prefs or on PATH")
         }
+        guard !url.contains(where: { $0.isNewline }) else { throw PrefsError(.unreachable, "not a valid URL") }
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         let process = Process()
         process.executableURL = URL(fileURLWithPath: helper)
-        process.arguments = [url, String(seconds)]
+        // Only the timeout on the command line: the URL and the headers (tokens) go on standard
+        // input, out of other users' view.
+        process.arguments = [String(seconds)]
         let input = Pipe()
         let output = Pipe()
         let errors = Pipe()
@@ -128,8 +204,8 @@ struct HelperFetcher: HTTPFetcher {
         } catch {
             throw PrefsError(.unreachable, "cannot run \(helper): \(error.localizedDescription)")
         }
-        let headerText = headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\n" }.joined()
-        input.fileHandleForWriting.write(Data(headerText.utf8))
+        let request = url + "\n" + headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\n" }.joined()
+        input.fileHandleForWriting.write(Data(request.utf8))
         try? input.fileHandleForWriting.close()
         // The whole request gets the timeout (plus a little for start-up), however the server
         // drips its answer; then the helper is killed.
@@ -141,12 +217,19 @@ struct HelperFetcher: HTTPFetcher {
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds + 2, execute: watchdog)
         let collector = ErrorText(errors.fileHandleForReading)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        // The helper stops at the document limit; reading stops there too whatever it sends.
+        let cap = KeyValueStack.maximumDocumentSize + 65_536
+        let data = (try? output.fileHandleForReading.read(upToCount: cap)) ?? Data()
+        let overflow = data.count >= cap
+        if overflow { kill(pid, SIGKILL) }
         process.waitUntilExit()
         watchdog.cancel()
         if expired.isSet {
             let shown = seconds == seconds.rounded() ? "\(Int(seconds))s" : String(format: "%.1fs", seconds)
             throw PrefsError(.unreachable, "timed out after \(shown)")
+        }
+        if overflow {
+            throw PrefsError(.unreachable, "the document is larger than \(KeyValueStack.maximumDocumentSize / 1_048_576) MiB")
         }
         guard process.terminationStatus == 0 else {
             let message = collector.text.trimmingCharacters(in: .whitespacesAndNewlines)

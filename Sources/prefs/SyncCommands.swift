@@ -147,6 +147,7 @@ extension Prefs {
                         status.remote.map { remote in remote.domains.map { .array($0.map { .string($0.name) }) } ?? .null } ?? .null),
                     .init("node", text(status.node)),
                     .init("pending", .number(String(status.pending))),
+                    .init("skipped", .number(String(status.skipped))),
                     .init("remoteSeq", .number(String(status.lastRemoteSeq))),
                     .init("lastSuccessAt", text(time(status.lastSuccessAt))),
                     .init("lastFailureAt", text(time(status.lastFailureAt))),
@@ -160,11 +161,12 @@ extension Prefs {
                 ("domains", domainList ?? "-"),
                 ("node", status.node ?? "-"),
                 ("pending", String(status.pending)),
+                ("skipped", "\(status.skipped) invalid operation\(status.skipped == 1 ? "" : "s")"),
                 ("remote-seq", String(status.lastRemoteSeq)),
                 ("last-success", time(status.lastSuccessAt) ?? "never"),
                 ("last-failure", status.lastFailure.map { "\(time(status.lastFailureAt) ?? "-") \($0)" } ?? "-"),
             ]
-            for (name, value) in rows { Output.standard.write("\(name)\t\(value)\n") }
+            for (name, value) in rows { Output.standard.write("\(name)\t\(Output.escapingControls(value))\n") }
         }
     }
 }

@@ -214,6 +214,95 @@ struct HistoryTests {
         #expect(try box.storeSnapshot() == before)
     }
 
+    @Test func sigtermEndsWatchWhileItsCommandIgnoresTerm() throws {
+        let box = try Sandbox()
+        let pidFile = box.root + "/child.pid"
+        let sleepFile = box.root + "/sleep.pid"
+        #expect(try box.run(["set", "user", "init", "1"]).status == 0)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
+        process.arguments = [
+            "--store", box.store, "watch", "user", "k", "--", "/bin/sh", "-c",
+            "trap '' TERM; sleep 60 & echo $! > \(sleepFile); echo $$ > \(pidFile); wait",
+        ]
+        process.environment = box.environment()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Change the key until the command has started (the watcher may not poll yet).
+        var childPID: pid_t = 0
+        let startDeadline = Date().addingTimeInterval(10)
+        var attempt = 0
+        while childPID == 0 && Date() < startDeadline {
+            attempt += 1
+            #expect(try box.run(["set", "user", "k", "\(attempt)"]).status == 0)
+            Thread.sleep(forTimeInterval: 0.2)
+            childPID =
+                (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap {
+                    Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+                } ?? 0
+        }
+        try #require(childPID > 0, "the command started")
+        #expect(kill(childPID, 0) == 0, "the command is running")
+        let started = Date()
+        kill(process.processIdentifier, SIGTERM)
+        let ended = DispatchSemaphore(value: 0)
+        Thread {
+            process.waitUntilExit()
+            ended.signal()
+        }.start()
+        let inTime = ended.wait(timeout: .now() + 10) == .success
+        if !inTime {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        #expect(inTime, "watch ends within its 5 s grace (plus start-up)")
+        #expect(Date().timeIntervalSince(started) < 8)
+        #expect(process.terminationStatus == 0, "SIGTERM ends watch with exit 0")
+        // The command (and the sleep it started) are gone, not orphaned.
+        Thread.sleep(forTimeInterval: 0.2)
+        // Gone, or a zombie waiting for whichever ancestor reaps orphans.
+        func gone(_ pid: pid_t) -> Bool {
+            guard kill(pid, 0) == 0, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+            return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
+        }
+        #expect(gone(childPID), "the command was killed")
+        let sleepPID =
+            (try? String(contentsOfFile: sleepFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            ?? 0
+        #expect(sleepPID > 0 && gone(sleepPID), "what the command started is gone too (its process group was killed)")
+        // Leave nothing behind when the test fails.
+        if !gone(childPID) { kill(childPID, SIGKILL) }
+        if sleepPID > 0 && !gone(sleepPID) { kill(sleepPID, SIGKILL) }
+    }
+
+    /// Finding 9 of issue 16: text planted in a store (by a peer, before pulled operations
+    /// were checked, or by hand) is shown escaped in tabular output, one line per record.
+    @Test func plantedControlCharactersAreEscapedInTabularOutput() throws {
+        let box = try Sandbox()
+        #expect(try box.run(["set", "user", "a", "1"]).status == 0)
+        #expect(try box.run(["set", "user", "b", "2"]).status == 0)
+        let forged = "mallory\n99\t2026-01-01T00:00:00Z\tset\tuser\tadmin\tnull\ttrue\troot\u{1b}[2J"
+        let queue = try DatabaseQueue(path: box.store)
+        try queue.write { db in
+            try db.execute(sql: "UPDATE changelog SET actor = ? WHERE key = 'a'", arguments: [forged])
+            try db.execute(sql: "UPDATE kv_user SET value = ? WHERE key = 'b'", arguments: ["[1,\n\"\u{1b}[2J\"]"])
+        }
+        let records = try box.run(["log", "--json"]).stdout.split(separator: "\n").count
+        let log = try box.run(["log"])
+        #expect(log.status == 0)
+        #expect(records >= 2 && log.stdout.split(separator: "\n").count == records, "one line per record: \(log.stdout.debugDescription)")
+        #expect(!log.stdout.contains("\u{1b}"), "no raw escape sequence")
+        #expect(
+            log.stdout.contains("\tmallory\\n99\\t2026-01-01T00:00:00Z\\tset\\tuser\\tadmin\\tnull\\ttrue\\troot\\x1b[2J\n"),
+            "\(log.stdout)")
+        for line in log.stdout.split(separator: "\n") {
+            #expect(line.split(separator: "\t", omittingEmptySubsequences: false).count == 8, "\(line)")
+        }
+        let list = try box.run(["list", "user"])
+        #expect(list.stdout == "a\t1\nb\t[1,\\n\"\\x1b[2J\"]\n", "\(list.stdout.debugDescription)")
+    }
+
     @Test func logShowsWhoChangedWhatNewestFirst() throws {
         let box = try Sandbox()
         try box.run(["--actor", "alice", "set", "switch", "beta", "true"])

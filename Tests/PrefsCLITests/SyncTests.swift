@@ -41,6 +41,33 @@ struct SyncTests {
         return result.stdout
     }
 
+    // MARK: - hostile server (issue 16, finding 9)
+
+    @Test func whatALocalWriteWouldRefuseIsSkippedAndCounted() throws {
+        let a = try syncedStore()
+        #expect(try a.run(["set", "default", "seed", "1"]).status == 0)
+        _ = try sync(a)  // creates the remote schema
+        let hostile = """
+            INSERT INTO prefs_ops (op_id, domain, key, value, hlc, node, actor) VALUES
+            (gen_random_uuid(), 'default', 'spaced', E'{ "a" :\\n [1, 2.50] }', 1000, 'evil', 'peer'),
+            (gen_random_uuid(), 'default', 'forged', '1', 1001, 'evil', E'mallory\\n99\\tset\\u001b[2J'),
+            (gen_random_uuid(), 'default', 'huge', '"' || repeat('x', 17 * 1048576) || '"', 1002, 'evil', 'peer'),
+            (gen_random_uuid(), 'default', 'broken', '{"a":', 1003, 'evil', 'peer'),
+            (gen_random_uuid(), 'default', 'long-actor', '1', 1004, 'evil', repeat('a', 100000)),
+            (gen_random_uuid(), 'Not A Domain', 'k', '1', 1005, 'evil', 'peer')
+            """
+        try server.psql(hostile, database: database)
+        let b = try syncedStore()
+        let pulled = try sync(b)
+        #expect(pulled.stdout.contains("skipped 5 invalid)"), "\(pulled)")
+        #expect(try b.run(["list", "default"]).stdout == "seed\t1\nspaced\t{\"a\":[1,2.50]}\n")
+        let status = try b.run(["sync", "--status"]).stdout
+        #expect(status.contains("skipped\t5 invalid operations\n"), "\(status)")
+        #expect(try b.run(["sync", "--status", "--json"]).stdout.contains(#""skipped":5"#))
+        let log = try b.run(["log"]).stdout
+        #expect(log.split(separator: "\n").count == 2 && !log.contains("mallory"), "\(log)")
+    }
+
     // MARK: - remote set/show/unset, recording
 
     @Test func remoteSetShowUnset() throws {

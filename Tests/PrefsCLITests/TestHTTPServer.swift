@@ -14,6 +14,10 @@ final class TestHTTPServer: @unchecked Sendable {
         case hang
         /// Answer 200 with a long body, one byte every half second.
         case drip
+        /// Answer 200 with these headers and body bytes (Content-Length is added).
+        case bytes(headers: [String: String], body: [UInt8])
+        /// Answer 200 with a chunked body that never ends (until the client goes away).
+        case endless
     }
 
     let port: UInt16
@@ -109,6 +113,20 @@ final class TestHTTPServer: @unchecked Sendable {
                         if write(client, &byte, 1) < 0 { return }
                     }
                 }.start()
+            case .bytes(let extra, let body):
+                lock.withLock { held.append(client) }
+                Thread {
+                    var head = "HTTP/1.1 200 OK\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
+                    for (name, value) in extra { head += "\(name): \(value)\r\n" }
+                    if Self.send(client, Array((head + "\r\n").utf8)) { _ = Self.send(client, body) }
+                }.start()
+            case .endless:
+                lock.withLock { held.append(client) }
+                Thread {
+                    guard Self.send(client, Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)) else { return }
+                    let chunk = Array("10000\r\n".utf8) + [UInt8](repeating: 0x20, count: 0x10000) + Array("\r\n".utf8)
+                    while !self.lock.withLock({ self.stopped }) && Self.send(client, chunk) {}
+                }.start()
             case .respond(let status, let extra, let body):
                 var response = "HTTP/1.1 \(status) Status\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n"
                 for (name, value) in extra { response += "\(name): \(value)\r\n" }
@@ -117,6 +135,22 @@ final class TestHTTPServer: @unchecked Sendable {
                 _ = bytes.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
                 close(client)
             }
+        }
+    }
+}
+
+extension TestHTTPServer {
+    /// Writes everything, or stops (false) when the client has gone; never raises SIGPIPE.
+    static func send(_ client: Int32, _ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.send(client, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return false }
+                offset += n
+            }
+            return true
         }
     }
 }

@@ -94,4 +94,83 @@ struct SyncLedgerTests {
             through: 3)
         #expect(try stack.storedValue(in: .user, forKey: "u") == .number("1"))
     }
+
+    /// Operations a hostile server or peer could plant, each breaking one rule of local writes.
+    @Test func pulledOperationsALocalWriteWouldRefuseAreSkippedAndCounted() throws {
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        try stack.setRemote(remote, domains: nil)
+        var hlc: Int64 = 1_000
+        func operation(domain: String = "default", key: String, json: String?, actor: String = "peer", node: String = "node-z")
+            -> SyncOperation
+        {
+            hlc += 1
+            return SyncOperation(
+                id: UUID().uuidString.lowercased(), domain: domain, key: key, json: json, expiresAt: nil, hlc: hlc, node: node, actor: actor
+            )
+        }
+        let forgedLine = "mallory\n99\t2026-01-01T00:00:00Z\tset\tdefault\tadmin\tnull\ttrue\troot"
+        let hostile = [
+            operation(key: "spaced", json: "{ \"a\" :\n [1, 2.50] }"),  // valid JSON, not compact: stored compact
+            operation(key: "ok-actor", json: "2", actor: String(repeating: "a", count: 256)),
+            operation(key: "not-json", json: "{\"a\":"),
+            operation(key: "big", json: "\"" + String(repeating: "x", count: SyncOperation.maximumValueSize) + "\""),
+            operation(key: "deep", json: String(repeating: "[", count: 600) + String(repeating: "]", count: 600)),
+            operation(key: "newline-actor", json: "1", actor: forgedLine),
+            operation(key: "escape-actor", json: "1", actor: "\u{1b}[2J"),
+            operation(key: "long-actor", json: "1", actor: String(repeating: "a", count: 257)),
+            operation(key: "bad\u{7}key", json: "1"),
+            operation(key: "", json: "1"),
+            operation(key: String(repeating: "k", count: 1025), json: "1"),
+            operation(domain: "Bad Domain", key: "k", json: "1"),
+            operation(key: "no-node", json: "1", node: ""),
+            operation(key: "long-node", json: "1", node: String(repeating: "n", count: 65)),
+            operation(key: "newline-node", json: "1", node: "a\nb"),
+        ]
+        let outcome = try stack.applyRemoteOperationsCounting(hostile, through: 10)
+        #expect(outcome.applied == 2 && outcome.skipped == 13, "\(outcome)")
+        #expect(try stack.syncStatus().skipped == 13)
+        #expect(try stack.syncStatus().lastRemoteSeq == 10, "skipped operations are still pulled past")
+        #expect(try stack.entries(in: .default).map(\.key).sorted() == ["ok-actor", "spaced"])
+        let log = try stack.history()
+        #expect(log.count == 2)
+        #expect(log.first { $0.key == "spaced" }?.new == #"{"a":[1,2.50]}"#, "stored as compact text, number text kept")
+        #expect(log.allSatisfy { !$0.actor.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } })
+        // A skipped operation takes no part in choosing a key's winner: a later invalid one
+        // does not hide an earlier valid one.
+        let valid = operation(key: "contested", json: "\"valid\"")
+        let invalid = operation(key: "contested", json: "\"evil\"", actor: "x\u{1b}]0;title\u{7}")
+        let second = try stack.applyRemoteOperationsCounting([valid, invalid], through: 11)
+        #expect(second.applied == 1 && second.skipped == 1)
+        #expect(try stack.storedValue(in: .default, forKey: "contested") == .string("valid"))
+        #expect(try stack.syncStatus().skipped == 14, "counted across pulls")
+        // Setting another remote starts the count afresh.
+        try stack.setRemote(try RemoteURL(parsing: "postgres://v@127.0.0.1:1/other"), domains: nil)
+        #expect(try stack.syncStatus().skipped == 0)
+    }
+
+    @Test func aPeerCannotCreateDomainsWithoutEnd() throws {
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        try stack.setRemote(remote, domains: nil)
+        try stack.set(.number("1"), in: .default, forKey: "k")
+        try stack.flushSynchronously()
+        let operations = (0..<1_200).map { index in
+            SyncOperation(
+                id: UUID().uuidString.lowercased(), domain: "d\(index)", key: "k", json: "1", expiresAt: nil, hlc: 5_000 + Int64(index),
+                node: "node-z", actor: "peer")
+        }
+        let outcome = try stack.applyRemoteOperationsCounting(operations, through: 1)
+        #expect(outcome.applied + outcome.skipped == 1_200)
+        #expect(outcome.skipped >= 200, "\(outcome)")
+        #expect(try stack.domains().filter { $0 != .memory }.count == SyncOperation.maximumDomains)
+        // Domains that exist take operations as before.
+        let more = try stack.applyRemoteOperationsCounting(
+            [
+                SyncOperation(
+                    id: UUID().uuidString.lowercased(), domain: "d0", key: "k2", json: "2", expiresAt: nil, hlc: 9_000, node: "node-z",
+                    actor: "peer")
+            ], through: 2)
+        #expect(more.applied == 1 && more.skipped == 0)
+    }
 }

@@ -31,6 +31,9 @@ public struct SyncStatus: Sendable {
     public var lastFailureAt: Int64?
     /// The cause of the last failure.
     public var lastFailure: String?
+    /// Pulled operations skipped because a local write would refuse them (see
+    /// ``SyncOperation/problem``), since the remote was set.
+    public var skipped: Int = 0
 }
 
 /// One operation on one key, as pushed to and pulled from the remote.
@@ -69,6 +72,39 @@ public struct SyncOperation: Sendable, Equatable {
         self.node = node
         self.actor = actor
         self.localSeq = localSeq
+    }
+
+    /// The largest value (JSON text, in bytes) applied from the remote.
+    public static let maximumValueSize = 16 * 1_048_576
+    /// The longest actor (in Unicode scalars) applied from the remote.
+    public static let maximumActorLength = 256
+    /// The longest node id (in bytes) applied from the remote.
+    public static let maximumNodeLength = 64
+    /// The most domains a store may hold for a pull to create another one.
+    public static let maximumDomains = 1_000
+
+    /// Why a local write would refuse this pulled operation, or nil when it would not: a
+    /// bad domain name or key, a value that is not JSON (or is nested too deep) or is larger
+    /// than ``maximumValueSize``, an actor longer than ``maximumActorLength`` or with a
+    /// control character, a node id that is empty, too long or not printable.
+    public var problem: String? {
+        if (try? Domain(domain)) == nil { return "bad domain name" }
+        if (try? Key.validate(key)) == nil { return "bad key" }
+        if let json {
+            if json.utf8.count > Self.maximumValueSize { return "value larger than \(Self.maximumValueSize / 1_048_576) MiB" }
+            if (try? JSONValue(parsing: json)) == nil { return "value is not JSON" }
+        }
+        if actor.unicodeScalars.count > Self.maximumActorLength || actor.unicodeScalars.contains(where: Self.isControl) {
+            return "actor too long or with a control character"
+        }
+        if node.isEmpty || node.utf8.count > Self.maximumNodeLength || node.unicodeScalars.contains(where: Self.isControl) {
+            return "bad node id"
+        }
+        return nil
+    }
+
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value)
     }
 
     /// The last-writer-wins order: by timestamp, then node id (bytewise).
@@ -115,6 +151,7 @@ extension KeyValueStack {
                 } else {
                     try db.execute(sql: "DELETE FROM sync_pending")
                     try db.execute(sql: "DELETE FROM sync_keys")
+                    try db.execute(sql: "DELETE FROM meta WHERE key = 'sync_skipped'")
                     try db.execute(
                         sql: """
                             INSERT OR REPLACE INTO sync_config (id, url, domains, last_remote_seq) VALUES (1, ?, ?, 0)
@@ -173,7 +210,10 @@ extension KeyValueStack {
         do {
             try database.writer().write { db in
                 try database.context.begin(db, op: "remote")
-                try db.execute(sql: "DELETE FROM sync_config; DELETE FROM sync_pending; DELETE FROM sync_keys")
+                try db.execute(
+                    sql:
+                        "DELETE FROM sync_config; DELETE FROM sync_pending; DELETE FROM sync_keys; DELETE FROM meta WHERE key = 'sync_skipped'"
+                )
                 try database.context.finish(db)
             }
         } catch {
@@ -195,6 +235,7 @@ extension KeyValueStack {
             try reader.read { db in
                 status.node = try SyncLedger.node(db)
                 status.pending = try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_pending") ?? 0
+                status.skipped = try Int.fetchOne(db, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'sync_skipped'") ?? 0
                 guard
                     let row = try Row.fetchOne(
                         db,
@@ -246,6 +287,10 @@ extension KeyValueStack {
     /// same operations ends with the same values, in any order. The clock moves past every
     /// timestamp seen.
     ///
+    /// What a local write would refuse (``SyncOperation/problem``), and operations that
+    /// would create a domain beyond ``SyncOperation/maximumDomains``, are skipped and
+    /// counted (``SyncStatus/skipped``); values are stored as compact JSON text.
+    ///
     /// - Parameters:
     ///   - operations: in remote order.
     ///   - remoteSeq: the remote sequence these operations reach; recorded as pulled up to
@@ -257,6 +302,16 @@ extension KeyValueStack {
     public func applyRemoteOperations(_ operations: [SyncOperation], through remoteSeq: Int64?, in domains: Set<Domain>? = nil) throws
         -> Int
     {
+        try applyRemoteOperationsCounting(operations, through: remoteSeq, in: domains).applied
+    }
+
+    /// ``applyRemoteOperations(_:through:in:)``, also returning how many operations were
+    /// skipped as invalid.
+    ///
+    /// - Throws: ``PrefsError``: `usage` when no remote is set, `cannotWrite`.
+    public func applyRemoteOperationsCounting(
+        _ operations: [SyncOperation], through remoteSeq: Int64?, in domains: Set<Domain>? = nil
+    ) throws -> (applied: Int, skipped: Int) {
         let database = main
         do {
             return try database.writer().write { db in
@@ -277,20 +332,53 @@ extension KeyValueStack {
                 var applied = 0
                 var seen: Int64 = 0
                 let now = Clock.nowMilliseconds()
+                // What a local write would refuse never takes part, not even in choosing a winner.
+                var valid = [Bool](repeating: true, count: operations.count)
+                var skipped = 0
+                var domainCount = try DomainTable.all(db).count
+                var known = Set<String>()
+                for (index, operation) in operations.enumerated() {
+                    guard synced.contains(operation.domain) else { continue }
+                    if operation.problem != nil {
+                        valid[index] = false
+                        skipped += 1
+                        continue
+                    }
+                    // A peer cannot create domains without end.
+                    if operation.json != nil, !known.contains(operation.domain), let domain = try? Domain(operation.domain),
+                        domain.isPersistent
+                    {
+                        if try !Self.tableMayExist(db, domain) {
+                            if domainCount >= SyncOperation.maximumDomains {
+                                valid[index] = false
+                                skipped += 1
+                                continue
+                            }
+                            domainCount += 1
+                        }
+                        known.insert(operation.domain)
+                    }
+                }
                 // Only the winner among a batch's operations on one key can change it.
                 var best: [String: Int] = [:]
-                for (index, operation) in operations.enumerated() {
+                for (index, operation) in operations.enumerated() where valid[index] {
                     seen = max(seen, operation.hlc)
                     let id = operation.domain + "\u{0}" + operation.key
                     if let current = best[id], !operation.wins(over: operations[current].hlc, node: operations[current].node) { continue }
                     best[id] = index
                 }
-                for (index, operation) in operations.enumerated() {
+                for (index, operation) in operations.enumerated() where valid[index] {
                     guard best[operation.domain + "\u{0}" + operation.key] == index else { continue }
                     guard synced.contains(operation.domain), let domain = try? Domain(operation.domain), domain.isPersistent,
                         domains?.contains(domain) ?? true, (try? Key.validate(operation.key)) != nil
                     else { continue }
-                    if let json = operation.json, (try? JSONValue(parsing: json)) == nil { continue }
+                    // Stored as a local write stores it: compact JSON text.
+                    var json = operation.json
+                    if let text = json, let value = try? JSONValue(parsing: text) {
+                        json = value.compactText
+                    } else if json != nil {
+                        continue
+                    }
                     if let row = try Row.fetchOne(lookup, arguments: [operation.domain, operation.key]),
                         !operation.wins(over: row[0], node: row[1])
                     {
@@ -307,7 +395,7 @@ extension KeyValueStack {
                         }
                         ready.insert(domain)
                     }
-                    if let json = operation.json {
+                    if let json {
                         // updated_at is the writer's time (the timestamp's wall-clock part), so a
                         // later `remote set` stamps this value no newer than its original write.
                         try db.cachedStatement(
@@ -324,12 +412,19 @@ extension KeyValueStack {
                     applied += 1
                 }
                 try SyncLedger.observe(db, hlc: seen)
+                if skipped > 0 {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO meta (key, value) VALUES ('sync_skipped', ?)
+                            ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + ? AS TEXT)
+                            """, arguments: [String(skipped), skipped])
+                }
                 if let remoteSeq {
                     try db.execute(
                         sql: "UPDATE sync_config SET last_remote_seq = max(last_remote_seq, ?)", arguments: [remoteSeq])
                 }
                 try database.context.finish(db)
-                return applied
+                return (applied, skipped)
             }
         } catch {
             throw PrefsError.database(error, path: database.displayPath, writing: true)

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// One HTTP GET for `refresh`: implemented with URLSession by the `PrefsRemote` library and by
+/// One HTTP GET for `refresh`: implemented with libcurl by the `PrefsRemote` library and by
 /// the `prefs-http-get` helper the CLI runs, so the core and the `prefs` binary do not load an
 /// HTTP stack (it would double the start-up cost of every `prefs get`).
 public protocol HTTPFetcher: Sendable {
@@ -90,16 +90,21 @@ extension KeyValueStack {
     /// try await stack.refresh(.dynamic, from: "https://config.example.com/app.json")
     /// ```
     /// - Parameters:
+    ///   - headers: request headers, remembered with the source (the store is private to
+    ///     its owner, mode 0600); empty: the remembered ones when the source is the same.
+    ///   - unrememberedHeaders: request headers sent this time only and never stored (for
+    ///     secrets kept elsewhere); they override `headers` of the same name.
     ///   - maxAge: do nothing when the copy was fetched less than this long ago.
     /// - Throws: ``PrefsError``: `unreachable` (with the cause and the age of the copy in use)
     ///   when fetching or validating fails — the domain keeps its copy; `usage` when no
-    ///   source is given or remembered.
+    ///   source is given or remembered, or when the URL holds a password (it would be stored
+    ///   and shown; the message does not repeat it).
     /// - Parameter http: fetches http(s) sources; without one, only files can be refreshed
-    ///   (`import PrefsRemote` for a URLSession fetcher).
+    ///   (`import PrefsRemote` for `CurlFetcher`).
     @discardableResult
     public func refresh(
         _ domain: Domain, from source: String? = nil, timeout: Duration = .seconds(5), headers: [String: String] = [:],
-        maxAge: Duration? = nil, http: (any HTTPFetcher)? = nil
+        unrememberedHeaders: [String: String] = [:], maxAge: Duration? = nil, http: (any HTTPFetcher)? = nil
     ) async throws -> RefreshResult {
         guard domain.isPersistent else { throw PrefsError(.usage, "the memory domain cannot be refreshed") }
         let remembered = try refreshRecord(domain)
@@ -109,8 +114,15 @@ extension KeyValueStack {
         if !Self.isHTTP(source) && !source.lowercased().hasPrefix("file://") {
             source = StoreLocation.absolutePath(source)  // remembered: must not depend on the current directory
         }
+        if Self.isHTTP(source) && Self.userInfo(of: source)?.contains(":") == true {
+            throw PrefsError(
+                .usage,
+                "a refresh URL must not contain a password (it would be stored and shown): give --from again without it and send "
+                    + "credentials in a header (--header-file FILE or PREFS_REFRESH_HEADER_AUTHORIZATION)")
+        }
         let sameSource = remembered?.source == source
         let headers = headers.isEmpty && sameSource ? (remembered?.headers ?? [:]) : headers
+        let requestHeaders = headers.merging(unrememberedHeaders) { $1 }
         if let maxAge, sameSource, let confirmed = remembered?.lastSuccessAt {
             let ageMilliseconds = Clock.nowMilliseconds() - confirmed
             let limit = maxAge.components.seconds * 1000 + maxAge.components.attoseconds / 1_000_000_000_000_000
@@ -119,7 +131,7 @@ extension KeyValueStack {
         let fetched: Fetched
         do {
             fetched = try await Self.fetch(
-                source, timeout: timeout, headers: headers, etag: sameSource ? remembered?.etag : nil,
+                source, timeout: timeout, headers: requestHeaders, etag: sameSource ? remembered?.etag : nil,
                 lastModified: sameSource ? remembered?.lastModified : nil, http: http)
         } catch let error as PrefsError {
             throw try refreshFailed(domain, source: source, headers: headers, cause: error.message, remembered: remembered)
@@ -163,7 +175,8 @@ extension KeyValueStack {
                 ).compactMap { row in
                     guard let domain = try? Domain(row[0] as String) else { return nil }
                     return RefreshStatus(
-                        domain: domain, source: row[1], lastSuccessAt: row[2], copyAt: row[3], lastFailureAt: row[4], lastFailure: row[5])
+                        domain: domain, source: Self.redactingPassword(row[1]), lastSuccessAt: row[2], copyAt: row[3],
+                        lastFailureAt: row[4], lastFailure: row[5])
                 }
             }
         } catch {
@@ -360,6 +373,24 @@ extension KeyValueStack {
 
     /// The largest document `refresh` accepts.
     public static let maximumDocumentSize = 64 * 1_048_576
+
+    /// The user information (`user` or `user:password`) of an http(s) URL, if it has one.
+    static func userInfo(of url: String) -> Substring? {
+        guard let schemeEnd = url.range(of: "://") else { return nil }
+        let rest = url[schemeEnd.upperBound...]
+        let authority = rest[..<(rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex)]
+        guard let at = authority.lastIndex(of: "@") else { return nil }
+        return authority[..<at]
+    }
+
+    /// The URL with the password of its user information, if any, replaced by `***`
+    /// (sources remembered by older versions may hold one).
+    public static func redactingPassword(_ url: String) -> String {
+        guard isHTTP(url), let info = userInfo(of: url), let colon = info.firstIndex(of: ":") else { return url }
+        var redacted = url
+        redacted.replaceSubrange(info.index(after: colon)..<info.endIndex, with: "***")
+        return redacted
+    }
 
     static func isHTTP(_ source: String) -> Bool {
         let lowered = source.lowercased()
