@@ -128,11 +128,7 @@ extension KeyValueStack {
             throw PrefsError(.cannotWrite, "\(destination) exists; use --force to overwrite it")
         }
         guard let reader = try main.reader() else { throw PrefsError(.notFound, "no store at \(path) to back up") }
-        var target = stat()
-        var store = stat()
-        if stat(destination, &target) == 0, stat(path, &store) == 0, target.st_dev == store.st_dev, target.st_ino == store.st_ino {
-            throw PrefsError(.cannotWrite, "\(destination) is the store itself; back up to another file")
-        }
+        try PrivateFile.refuseStoreFiles(destination, store: path)
         try flushSynchronously()
         // SQLite writes into an empty file that exists: make it private and unpredictable first.
         let (fd, temporary) = try PrivateFile.makeTemporary(nextTo: destination, purpose: "backup")

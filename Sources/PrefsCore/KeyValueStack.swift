@@ -126,16 +126,18 @@ public final class KeyValueStack: Sendable {
         guard !path.isEmpty else { throw PrefsError(.usage, "store path is empty") }
         self.path = path
         let actor = options.actor ?? Self.defaultActor(environment: options.environment)
-        let main = StoreDatabase(location: .file(path), kind: .main, busyTimeout: options.busyTimeout, actor: actor)
+        // SQLite names -wal and -shm after the file a symbolic link leads to: so do the checks.
+        let resolved = StoreLocation.resolvingSymbolicLinks(path)
+        let main = StoreDatabase(location: .file(resolved), kind: .main, busyTimeout: options.busyTimeout, actor: actor)
         let memory: StoreDatabase
         switch options.memoryTier {
         case .inProcess:
             memory = StoreDatabase(location: .inProcess, kind: .memoryTier, busyTimeout: options.busyTimeout, actor: actor)
         case .shared:
-            let file = StoreLocation.memoryFile(forStore: path, environment: options.environment)
+            let file = StoreLocation.memoryFile(forStore: resolved, environment: options.environment)
             memory = StoreDatabase(
                 location: .file(file), kind: .memoryTier, busyTimeout: options.busyTimeout, actor: actor,
-                ownerPath: StoreLocation.absolutePath(path))
+                ownerPath: StoreLocation.absolutePath(resolved))
         }
         let observers = ChangeObservers()
         self.main = main

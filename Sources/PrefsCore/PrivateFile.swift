@@ -50,10 +50,31 @@ public enum PrivateFile {
         }
     }
 
+    /// Refuses a destination that is the store or its `-wal` or `-shm` (renaming over them
+    /// would replace the live store).
+    ///
+    /// - Throws: ``PrefsError`` of kind `cannotWrite`.
+    public static func refuseStoreFiles(_ destination: String, store: String) throws {
+        let target = StoreLocation.resolvingSymbolicLinks(destination)
+        let resolvedStore = StoreLocation.resolvingSymbolicLinks(store)
+        var destinationInfo = stat()
+        let exists = stat(target, &destinationInfo) == 0
+        for file in [resolvedStore, resolvedStore + "-wal", resolvedStore + "-shm"] {
+            var info = stat()
+            let sameFile =
+                exists && stat(file, &info) == 0 && info.st_dev == destinationInfo.st_dev && info.st_ino == destinationInfo.st_ino
+            if sameFile || target == file {
+                throw PrefsError(.cannotWrite, "\(destination) is the store itself or one of its files; write to another file")
+            }
+        }
+    }
+
     /// Writes `bytes` to `path` through a private temporary file and a rename.
     ///
+    /// - Parameter store: the store's path, when `path` must not be it (nor its `-wal`/`-shm`).
     /// - Throws: ``PrefsError`` of kind `cannotWrite` naming `path`.
-    public static func write(_ bytes: [UInt8], to path: String, purpose: String) throws {
+    public static func write(_ bytes: [UInt8], to path: String, purpose: String, store: String? = nil) throws {
+        if let store { try refuseStoreFiles(path, store: store) }
         let (fd, temporary) = try makeTemporary(nextTo: path, purpose: purpose)
         var code: Int32 = 0
         bytes.withUnsafeBytes { raw in
@@ -69,7 +90,8 @@ public enum PrivateFile {
                 offset += n
             }
         }
-        close(fd)
+        if code == 0 && fsync(fd) != 0 { code = errno }
+        if close(fd) != 0 && code == 0 { code = errno }
         if code != 0 {
             unlink(temporary)
             throw failure(path, purpose: purpose, code)

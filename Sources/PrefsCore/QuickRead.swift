@@ -17,7 +17,9 @@ public enum QuickRead {
     ///   - busyTimeout: How long to wait for a lock, in milliseconds.
     public static func storedJSON(path: String, domain: String, key: String, busyTimeout: Int32) -> [UInt8]? {
         guard Domain.isValidName(domain), domain != Domain.memory.name else { return nil }
-        // A file another user prepared or can change: the full path refuses it.
+        // A file another user prepared or can change: the full path refuses it (checked again
+        // after the read, once SQLite has opened -wal and -shm).
+        let path = StoreLocation.resolvingSymbolicLinks(path)
         guard (try? StoreDatabase.checkOwnership(path)) != nil else { return nil }
         var handle: OpaquePointer?
         defer { sqlite3_close_v2(handle) }
@@ -43,7 +45,9 @@ public enum QuickRead {
             let text = sqlite3_column_text(statement, 0)
         else { return nil }
         let count = Int(sqlite3_column_bytes(statement, 0))
-        return Array(UnsafeBufferPointer(start: text, count: count))
+        let value = Array(UnsafeBufferPointer(start: text, count: count))
+        guard (try? StoreDatabase.checkOwnership(path)) != nil else { return nil }
+        return value
     }
 
     /// SQLITE_TRANSIENT: SQLite copies the bound bytes.

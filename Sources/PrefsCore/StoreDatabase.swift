@@ -258,7 +258,16 @@ final class StoreDatabase: Sendable {
         let user = getuid()
         for file in [path, path + "-wal", path + "-shm"] {
             var info = stat()
-            guard stat(file, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { continue }
+            // -wal and -shm are never links: one planted as a symbolic or hard link to a file
+            // of the victim would have SQLite write into that file.
+            let companion = file != path
+            guard (companion ? lstat(file, &info) : stat(file, &info)) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { continue }
+            if companion && ((info.st_mode & S_IFMT) != S_IFREG || info.st_nlink > 1) {
+                throw PrefsError(
+                    .storeUnreadable,
+                    "refusing \(file): it is a link or not a regular file (owned by uid \(info.st_uid)); remove it once no prefs process runs"
+                )
+            }
             let foreignOwner = info.st_uid != user && info.st_uid != 0
             if file == path && info.st_nlink > 1 {
                 // SQLite names the WAL after the path: two names of one file get two WALs.
@@ -267,7 +276,7 @@ final class StoreDatabase: Sendable {
                     "refusing \(file): it has \(info.st_nlink) hard links, and SQLite would keep a separate -wal for each name (use one name, or a symbolic link)"
                 )
             }
-            if foreignOwner || (info.st_mode & 0o022) != 0 {
+            if foreignOwner || ((info.st_mode & 0o022) != 0 && !Self.isOnReadOnlyMount(file)) {
                 let mode = String(info.st_mode & 0o7777, radix: 8)
                 throw PrefsError(
                     .storeUnreadable,
@@ -275,6 +284,13 @@ final class StoreDatabase: Sendable {
                 )
             }
         }
+    }
+
+    /// Whether `path` is on a file system mounted read-only (mode bits there, e.g. vfat's
+    /// `umask=000`, give nobody write access).
+    static func isOnReadOnlyMount(_ path: String) -> Bool {
+        var info = statvfs()
+        return statvfs(path, &info) == 0 && (info.f_flag & UInt(ST_RDONLY)) != 0
     }
 
     /// Whether a read-only store must be opened as immutable: SQLite reads a WAL-mode file
@@ -324,6 +340,8 @@ final class StoreDatabase: Sendable {
                 let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
                 return (appID, version, tables.allSatisfy { $0 == "grdb_migrations" })
             }
+        } catch let error as DatabaseError where Self.isBusy(error) {
+            throw error  // ``prepare(_:path:writable:create:)`` tries again
         } catch {
             throw PrefsError.database(error, path: path, writing: false)
         }
@@ -349,6 +367,27 @@ final class StoreDatabase: Sendable {
     /// POSIX lock SQLite holds on the file in this process, and the next process to close
     /// the store would then delete the `-wal` this process is still committing into.
     private func prepare(_ db: DatabaseQueue, path: String, writable: Bool, create: Bool) throws -> Bool {
+        // While another process creates the store, switches it to WAL or recovers its WAL
+        // index, SQLite can answer SQLITE_BUSY at once, without its busy handler (a lock
+        // upgrade that could deadlock, a WAL-index recovery): try again until the busy timeout.
+        let deadline = Date().addingTimeInterval(max(busyTimeout, 0.05))
+        var pause: useconds_t = 1000
+        while true {
+            do {
+                return try prepareOnce(db, path: path, writable: writable, create: create)
+            } catch let error as DatabaseError where Self.isBusy(error) {
+                guard Date() < deadline else { throw PrefsError.database(error, path: path, writing: create) }
+                usleep(pause + useconds_t.random(in: 0...pause))
+                pause = min(pause * 2, 50_000)
+            }
+        }
+    }
+
+    static func isBusy(_ error: DatabaseError) -> Bool {
+        error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+    }
+
+    private func prepareOnce(_ db: DatabaseQueue, path: String, writable: Bool, create: Bool) throws -> Bool {
         let state = try inspect(db, path: path)
         switch state {
         case .current: return true
@@ -361,8 +400,13 @@ final class StoreDatabase: Sendable {
         do {
             if state == .fresh, case .file = location {
                 // A no-op when another process made it WAL first; never inside a transaction.
-                try db.writeWithoutTransaction { db in
-                    _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+                let mode = try db.writeWithoutTransaction { db in
+                    try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+                }
+                guard mode?.lowercased() == "wal" else {
+                    throw PrefsError(
+                        .cannotWrite,
+                        "cannot put store \(path) in WAL mode (the file system may not support it): journal mode is \(mode ?? "unknown")")
                 }
             }
             let migrations = self.migrations
@@ -381,6 +425,8 @@ final class StoreDatabase: Sendable {
                 }
             }
         } catch let error as PrefsError {
+            throw error
+        } catch let error as DatabaseError where Self.isBusy(error) {
             throw error
         } catch {
             throw PrefsError.database(error, path: path, writing: true)

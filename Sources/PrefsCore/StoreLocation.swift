@@ -43,7 +43,14 @@ public enum StoreLocation {
         let shared = sharedMemoryRoot + "/prefs-\(getuid())"
         var info = stat()
         guard lstat(shared, &info) == 0, !isPrivateDirectory(info) else { return shared }
-        guard let token = memoryToken(environment: environment) else { return shared }
+        // Claimed by another user. The token's name shows in /dev/shm once used, so another
+        // user may claim it too after a reboot: then a new token is made.
+        guard var token = memoryToken(environment: environment, replacing: nil) else { return shared }
+        if lstat(shared + "-" + token, &info) == 0, !isPrivateDirectory(info),
+            let fresh = memoryToken(environment: environment, replacing: token)
+        {
+            token = fresh
+        }
         return shared + "-" + token
     }
 
@@ -60,9 +67,11 @@ public enum StoreLocation {
         (info.st_mode & S_IFMT) == S_IFDIR && info.st_uid == getuid() && (info.st_mode & 0o077) == 0
     }
 
-    /// The random part of this user's fallback memory directory: read from, or created in,
-    /// `memory-token` in the default store's directory; nil when that cannot be done.
-    static func memoryToken(environment: [String: String]) -> String? {
+    /// The random part of this user's fallback memory directory, kept in `memory-token`
+    /// (0600) in the default store's directory: read, created (written whole to a private
+    /// temporary file, then linked into place, so a reader never sees half a token), or, when
+    /// `replacing` is the current token, replaced by a new one. Nil when that cannot be done.
+    static func memoryToken(environment: [String: String], replacing stale: String?) -> String? {
         let directory = defaultDirectory(environment: environment)
         let file = directory + "/memory-token"
         func read() -> String? {
@@ -71,21 +80,46 @@ public enum StoreLocation {
                 (info.st_mode & 0o077) == 0, let text = try? String(contentsOfFile: file, encoding: .utf8)
             else { return nil }
             let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            return token.count == 32 && token.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) ? token : nil
+            let hex = token.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+            return token.count == 32 && hex ? token : nil
         }
-        if let token = read() { return token }
+        if let token = read(), token != stale { return token }
         guard (try? StoreDatabase.createDirectories(directory)) != nil else { return nil }
         var generator = SystemRandomNumberGenerator()
         let token = (0..<4).map { _ in
             let hex = String(UInt32.random(in: 0...UInt32.max, using: &generator), radix: 16)
             return String(repeating: "0", count: 8 - hex.count) + hex
         }.joined()
-        let fd = open(file, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        if fd >= 0 {
-            _ = (token + "\n").utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, 33) }
-            close(fd)
+        guard let (fd, temporary) = try? PrivateFile.makeTemporary(nextTo: file, purpose: "memory token") else { return nil }
+        let bytes = Array((token + "\n").utf8)
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        Glibc.close(fd)
+        defer { unlink(temporary) }
+        guard written == bytes.count else { return nil }
+        var info = stat()
+        if stale == nil && lstat(file, &info) != 0 {
+            // Create only: another process may have just made its own, and then both use it.
+            _ = link(temporary, file)
+        } else {
+            // Replace a token another user claimed, or a damaged file.
+            _ = rename(temporary, file)
         }
-        return read()  // another process may have written its token first: use that one
+        return read()
+    }
+
+    /// The path with symbolic links resolved (of its directory when the file does not exist
+    /// yet), as SQLite resolves it to name `-wal` and `-shm`; the path itself when neither
+    /// can be resolved.
+    public static func resolvingSymbolicLinks(_ path: String) -> String {
+        if let resolved = realpath(path, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        guard let resolved = realpath(directory.isEmpty ? "." : directory, nil) else { return path }
+        defer { free(resolved) }
+        let base = String(cString: resolved)
+        return (base == "/" ? "" : base) + "/" + (path as NSString).lastPathComponent
     }
 
     /// The file of the shared `memory` tier that belongs to the store at `storePath`.

@@ -57,7 +57,7 @@ extension Prefs {
             for key in skipped { Output.error("warning: switch/\(key) is not exported: arrays and null cannot be flagd variants") }
             let text = document.prettyText + "\n"
             if let output {
-                try PrivateFile.write(Array(text.utf8), to: output, purpose: "flag export")
+                try PrivateFile.write(Array(text.utf8), to: output, purpose: "flag export", store: global.storePath)
             } else {
                 Output.standard.write(text)
             }

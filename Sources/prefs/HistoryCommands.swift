@@ -114,6 +114,12 @@ extension Prefs {
                 WatchSignals.keep(source)
             }
             var last = try stack.latestLogSequence()
+            #if DEBUG
+                // Tests learn where a watcher starts (instead of sleeping and hoping).
+                if let ready = ProcessInfo.processInfo.environment["PREFS_TEST_WATCH_READY"] {
+                    try PrivateFile.write(Array(String(last).utf8), to: ready, purpose: "watch ready file")
+                }
+            #endif
             while true {
                 let records = try stack.records(after: last, filter: filter)
                 for record in records.all {

@@ -34,7 +34,7 @@ extension Prefs {
             if pretty { text = try JSONValue(parsing: text, wrappingLevels: 2).prettyText }
             text += "\n"
             if let output {
-                try PrivateFile.write(Array(text.utf8), to: output, purpose: "export")
+                try PrivateFile.write(Array(text.utf8), to: output, purpose: "export", store: global.storePath)
             } else {
                 Output.standard.write(text)
             }

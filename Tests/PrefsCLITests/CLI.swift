@@ -148,8 +148,8 @@ final class Running {
     private let errors: ErrorCollector
 
     /// Starts `prefs ARGS...` (the store option is the caller's to pass).
-    init(_ arguments: [String], environment: [String: String]) throws {
-        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
+    init(_ arguments: [String], environment: [String: String], executable: String = Sandbox.binary) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = environment
         let output = Pipe()
@@ -163,7 +163,27 @@ final class Running {
     }
 
     func write(_ text: String) {
-        input.fileHandleForWriting.write(Data(text.utf8))
+        signal(SIGPIPE, SIG_IGN)  // a child that ended early fails its test, not the runner
+        try? input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
+    }
+
+    /// Starts `prefs watch ARGS...` and waits until it has taken its starting point; returns
+    /// it with the change-log sequence number it starts after.
+    static func watch(_ arguments: [String], box: Sandbox, umask: Bool = false) throws -> (Running, Int) {
+        let ready = box.root + "/watch-ready-\(UInt32.random(in: 0...UInt32.max))"
+        let environment = box.environment(["PREFS_TEST_WATCH_READY": ready])
+        let running =
+            umask
+            ? try Running(
+                ["-c", "umask 000; exec \"$0\" \"$@\"", Sandbox.binary] + arguments, environment: environment, executable: "/bin/sh")
+            : try Running(arguments, environment: environment)
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: ready, encoding: .utf8), let start = Int(text) { return (running, start) }
+            usleep(5000)
+        }
+        _ = running.finish(signal: SIGKILL)
+        throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: ready])
     }
 
     /// Waits until at least `count` lines were printed; false after `timeout` seconds.

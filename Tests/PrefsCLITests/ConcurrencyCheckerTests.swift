@@ -36,6 +36,7 @@ struct ConcurrencyCheckerTests {
         var operations = 0
         var acknowledged = 0
         var failures: [String] = []
+        var schemaLoaded = false
 
         func record(_ body: (Oracle) -> Void) { lock.withLock { body(self) } }
     }
@@ -80,20 +81,19 @@ struct ConcurrencyCheckerTests {
         var counts = RoundResult()
         let schema = box.root + "/schema.json"
         try Data(#"{"sch":{"x":{"type":"string","default":"d"}}}"#.utf8).write(to: URL(fileURLWithPath: schema))
-        var watchStart = 0
         switch start {
         case .missing: break
         case .schema1: try makeFixtureStore("schema-1", at: box.store)
-        case .schema2:
-            try makeFixtureStore("schema-2", at: box.store)
-            watchStart = 1
+        case .schema2: try makeFixtureStore("schema-2", at: box.store)
         case .current:
             let seeded = try box.run(["set", "user", "seed", "1"])
             guard seeded.status == 0 else { return RoundResult(failures: ["setup: \(seeded)"]) }
-            watchStart = 1
         }
-        let watch = try Running(["--store", box.store, "watch", "--json"], environment: box.environment())
-        usleep(200_000)
+        // The watcher and the workers start together: whichever comes first creates or
+        // migrates the store. The watcher writes where it starts to a file.
+        let ready = box.root + "/watch-ready"
+        let watch = try Running(
+            ["--store", box.store, "watch", "--json"], environment: box.environment(["PREFS_TEST_WATCH_READY": ready]))
         let group = DispatchGroup()
         let processCount = Oracle()
         for (worker, plan) in plans.enumerated() {
@@ -146,8 +146,25 @@ struct ConcurrencyCheckerTests {
         let integrity = try DatabaseQueue(path: box.store).read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
         if integrity != ["ok"] { counts.failures.append("integrity_check: \(integrity)") }
 
-        // Every change-log record reached the watcher once, in order.
+        if oracle.schemaLoaded {
+            let fromSchema = try box.run(["get", "sch", "x"])
+            if fromSchema.stdout != "d\n" { counts.failures.append("a loaded schema's default is not read: \(fromSchema)") }
+        }
+
+        // Every change-log record after the watcher's start reached it once, in order.
+        var watchStart: Int?
+        let deadline = Date().addingTimeInterval(30)
+        while watchStart == nil && Date() < deadline {
+            watchStart = (try? String(contentsOfFile: ready, encoding: .utf8)).flatMap { Int($0) }
+            if watchStart == nil { usleep(10_000) }
+        }
+        guard let watchStart else {
+            _ = watch.finish(signal: SIGKILL)
+            counts.failures.append("watch never started")
+            return counts
+        }
         let log = try box.run(["log", "--json", "--limit", "1000000"])
+        if log.status != 0 { counts.failures.append("log: \(log)") }
         let logged = Self.sequences(log.stdout).filter { $0 > watchStart }.sorted()
         _ = watch.waitForLines(logged.count, timeout: 15)
         let watched = watch.finish(signal: SIGTERM)
@@ -227,7 +244,10 @@ struct ConcurrencyCheckerTests {
         case 11: expectRead(run(["doctor"]), "doctor")
         case 12: expectRead(run(["backup", box.root + "/backup-\(tag).db"]), "backup", allowed: [0, 1])
         case 13: expectRead(run(["log", "--retain", "1000000"]), "log --retain")
-        case 14: expectRead(run(["schema", "load", schema]), "schema load")
+        case 14:
+            let loaded = run(["schema", "load", schema])
+            expectRead(loaded, "schema load")
+            if loaded.status == 0 { oracle.record { $0.schemaLoaded = true } }
         default:
             expectRead(run(["list", "ca"]), "list")
             expectRead(run(["get", "ca", "counter"]), "get", allowed: [0, 1])

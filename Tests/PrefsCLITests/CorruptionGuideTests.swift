@@ -37,9 +37,12 @@ struct CorruptionGuideTests {
             let direct = try box.run(["set", "user", "direct\(index)", "\(index)"])
             #expect(direct.status == 0, "\(direct)")
         }
+        #expect(batch.waitForLines(1))
+        // While the batch holds the store open: one WAL, named after the real file.
+        #expect(FileManager.default.fileExists(atPath: box.store + "-wal"))
+        #expect(!FileManager.default.fileExists(atPath: link + "-wal"), "no second WAL named after the link")
         let finished = batch.finish()
         #expect(finished.status == 0, "\(finished)")
-        #expect(!FileManager.default.fileExists(atPath: link + "-wal"), "no second WAL named after the link")
         let listed = try box.run(["--store", link, "list", "user", "--keys-only"], store: false)
         #expect(listed.stdout.split(separator: "\n").count == 41, "\(listed)")
     }
@@ -53,10 +56,15 @@ struct CorruptionGuideTests {
         for index in 0..<30 {
             #expect(try box.run(["set", "user", "k\(index)", "\(index)"]).status == 0)
         }
-        let batch = try box.run(["batch"], stdin: (30..<60).map { "set user k\($0) \($0)" }.joined(separator: "\n") + "\n")
-        #expect(batch.status == 0, "\(batch)")
+        // A writer keeps the store open, so recent commits are only in the -wal when it is copied.
+        let batch = try Running(["--store", box.store, "batch", "--window", "5ms"], environment: box.environment())
+        batch.write((30..<60).map { "set user k\($0) \($0)" }.joined(separator: "\n") + "\n")
+        let deadline = Date().addingTimeInterval(20)
+        while batch.lastThrough() < 30 && Date() < deadline { usleep(10_000) }
+        #expect(batch.lastThrough() == 30)
         let copy = box.root + "/copy.db"
         try FileManager.default.copyItem(atPath: box.store, toPath: copy)
+        #expect(batch.finish().status == 0)
         #expect(chmod(copy, 0o600) == 0)
         let listed = try box.run(["--store", copy, "list", "user", "--keys-only"], store: false)
         #expect(listed.status == 0 && listed.stdout.split(separator: "\n").count <= 60, "\(listed)")

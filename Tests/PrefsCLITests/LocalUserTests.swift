@@ -20,8 +20,8 @@ struct LocalUserTests {
             "/bin/sh", ["-c", "umask 000; exec \"$0\" --store \"$1\" set user k v", Sandbox.binary, box.store], stdin: nil,
             environment: box.environment())
         #expect(result.status == 0, "\(result)")
-        let watch = try Running(["--store", box.store, "watch"], environment: box.environment())  // keeps -wal and -shm
-        usleep(300_000)
+        // A watcher under umask 000 keeps the store open: -wal and -shm exist while it runs.
+        let (watch, _) = try Running.watch(["--store", box.store, "watch"], box: box, umask: true)
         for file in [box.store, box.store + "-wal", box.store + "-shm"] {
             #expect(Self.mode(file) == 0o600, "\(file) has mode \(String(Self.mode(file), radix: 8))")
         }
@@ -47,12 +47,8 @@ struct LocalUserTests {
         #expect(after.stdout == "v\n", "the victim's value was never written to the refused file: \(after)")
     }
 
-    @Test(arguments: ["", "-wal", "-shm"])
+    @Test(.enabled(if: getuid() == 0, "changing a file's owner needs root"), arguments: ["", "-wal", "-shm"])
     func aFileOwnedByAnotherUserIsRefused(_ suffix: String) throws {
-        guard getuid() == 0 else {
-            print("skipped: changing a file's owner needs root")
-            return
-        }
         let box = try Sandbox()
         let directory = (box.store as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -106,11 +102,8 @@ struct LocalUserTests {
 
     /// Without XDG_RUNTIME_DIR the memory tier falls back to a RAM directory; another user
     /// who created `prefs-UID` there first does not block it.
-    @Test func aClaimedMemoryDirectoryIsAvoided() throws {
-        guard getuid() == 0 else {
-            print("skipped: changing a directory's owner needs root")
-            return
-        }
+    @Test(.enabled(if: getuid() == 0, "changing a directory's owner needs root"))
+    func aClaimedMemoryDirectoryIsAvoided() throws {
         let box = try Sandbox()
         let shm = box.root + "/shm"
         #expect(mkdir(shm, 0o1777) == 0 && chmod(shm, 0o1777) == 0)
@@ -129,5 +122,42 @@ struct LocalUserTests {
         #expect(used.count == 1 && used[0].hasPrefix("prefs-\(getuid())-") && used[0].count == "prefs-\(getuid())-".count + 32, "\(used)")
         let token = box.root + "/data/prefs/memory-token"
         #expect(Self.mode(token) == 0o600)
+        // After a reboot the other user claims the name they saw: a new token is made.
+        try FileManager.default.removeItem(atPath: shm + "/" + used[0])
+        #expect(mkdir(shm + "/" + used[0], 0o777) == 0 && chown(shm + "/" + used[0], Self.otherUser, Self.otherUser) == 0)
+        let again = try Sandbox.exec(
+            Sandbox.binary, ["--store", box.store, "set", "memory", "session", "def"], stdin: nil, environment: environment)
+        #expect(again.status == 0, "\(again)")
+        let now = try FileManager.default.contentsOfDirectory(atPath: shm).filter { $0 != "prefs-\(getuid())" && $0 != used[0] }
+        #expect(now.count == 1 && now[0] != used[0], "\(now)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: shm + "/" + used[0]).isEmpty)
+    }
+
+    /// A -wal or -shm planted as a link to another file of the victim is refused, not written.
+    @Test(arguments: ["-wal", "-shm"])
+    func aLinkedCompanionFileIsRefused(_ suffix: String) throws {
+        let box = try Sandbox()
+        #expect(try box.run(["set", "user", "k", "v"]).status == 0)
+        // The last connection to close checkpoints and removes -wal and -shm: now plant them.
+        try DatabaseQueue(path: box.store).close()
+        #expect(!FileManager.default.fileExists(atPath: box.store + suffix))
+        let victim = box.root + "/victim.txt"
+        #expect(FileManager.default.createFile(atPath: victim, contents: Data("precious".utf8), attributes: [.posixPermissions: 0o600]))
+        #expect(symlink(victim, box.store + suffix) == 0)
+        expectFailure(try box.run(["set", "user", "k", "w"]), 3, contains: "refusing \(box.store + suffix): it is a link")
+        expectFailure(try box.run(["get", "user", "k"]), 3, contains: "it is a link")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
+        #expect(unlink(box.store + suffix) == 0 && Glibc.link(victim, box.store + suffix) == 0)
+        expectFailure(try box.run(["set", "user", "k", "w"]), 3, contains: "it is a link")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
+    }
+
+    @Test func exportOntoTheStoreIsRefused() throws {
+        let box = try Sandbox()
+        #expect(try box.run(["set", "user", "k", "v"]).status == 0)
+        for target in [box.store, box.store + "-wal"] {
+            expectFailure(try box.run(["export", "-o", target]), 4, contains: "is the store itself or one of its files")
+        }
+        #expect(try box.run(["get", "user", "k"]).stdout == "v\n")
     }
 }

@@ -225,7 +225,8 @@ struct SchemaEdgeCaseTests {
             {"user": {"pct": {"type": "number", "minimum": 0, "maximum": 100},
                       "huge": {"type": "number", "maximum": 1e999999},
                       "tiny": {"type": "number", "minimum": -1e-999999},
-                      "level": {"type": "number", "enum": [100, 0.1]}}}
+                      "level": {"type": "number", "enum": [100, 0.1]},
+                      "vast": {"type": "number", "maximum": 1e1000000000000000000, "minimum": -1e-99999999999999999999}}}
             """
         let load = try box.run(["schema", "load", "-"], stdin: schema)
         #expect(load.status == 0, "\(load)")
@@ -234,6 +235,8 @@ struct SchemaEdgeCaseTests {
             ("pct", "-0.00000000000000000000000000000000000000000000000000000001"), ("huge", "2e999999"),
             ("huge", "1.0000000000000000000000000000000000000001e999999"), ("tiny", "-2e-999999"),
             ("level", "100.0000000000000000000000000000000000000001"), ("level", "0.1000000000000000000000000000000000000000001"),
+            ("vast", "1e1000000000000000001"), ("vast", "10e1000000000000000000"), ("vast", "1.01e1000000000000000000"),
+            ("vast", "-1e-99999999999999999998"),
         ]
         for (key, value) in refused {
             expectFailure(try box.run(["set", "user", key, value]), 6, contains: "user/\(key)")
@@ -243,6 +246,8 @@ struct SchemaEdgeCaseTests {
             ("pct", "0e-400"), ("pct", "99.99999999999999999999999999999999999999999999"), ("pct", "1e-400"),
             ("huge", "1e999999"), ("huge", "9.99e999998"), ("tiny", "-1e-999999"), ("tiny", "-1e-1000000"), ("level", "1E2"),
             ("level", "0.10"), ("level", "1e-1"),
+            ("vast", "1e1000000000000000000"), ("vast", "0.1e1000000000000000001"), ("vast", "9.99e999999999999999999"),
+            ("vast", "-1e-100000000000000000000"), ("vast", "-10e-100000000000000000000"),
         ]
         for (key, value) in accepted {
             let result = try box.run(["set", "user", key, value])

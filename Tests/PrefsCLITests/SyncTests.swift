@@ -370,7 +370,7 @@ struct SyncTests {
         #expect(try sync(a).stdout == "pulled 1 (applied 1), pushed 0, pending 0\n")
         #expect(try a.run(["get", "default", "k"]).stdout == "ahead\n")
         let log = try a.run(["log", "default", "k"])
-        #expect(log.stdout.contains("\tsync\tdefault\tk\tnull\t\"ahead\"\telsewhere\n"), "\(log)")
+        #expect(log.stdout.contains("\tsync\tdefault\tk\t-\t\"ahead\"\telsewhere\n"), "\(log)")
         // A write made after seeing it wins, although the wall clock is behind.
         try a.run(["set", "default", "k", "after"])
         #expect(try pending(a).last?["hlc"] as Int64? ?? 0 > ahead)
