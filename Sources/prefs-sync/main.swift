@@ -13,19 +13,9 @@ func fail(_ message: String, _ code: Int32) -> Never {
     exit(code)
 }
 
-/// `250ms`, `10s`, `1.5m`, `2h`, or plain seconds.
+/// Durations in prefs's one grammar (``DurationText``).
 func parseDuration(_ text: String) -> Duration? {
-    let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
-    var number = text
-    var scale = 1.0
-    if let (suffix, unit) = units.first(where: { text.hasSuffix($0.0) }) {
-        number = String(text.dropLast(suffix.count))
-        scale = unit
-    }
-    guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let value = Double(number),
-        value.isFinite, value * scale < 1e9
-    else { return nil }
-    return .milliseconds(Int64((value * scale * 1000).rounded()))
+    DurationText.parse(text)
 }
 
 struct Invocation {

@@ -2,23 +2,9 @@ import ArgumentParser
 import Foundation
 import PrefsCore
 
-/// Parses `250ms`, `1s`, `1.5s`, `15m`, `2h`, `7d`; nil when malformed.
+/// Parses a duration in prefs's one grammar (``DurationText``); nil when malformed.
 func parseDuration(_ text: String) -> Duration? {
-    let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
-    for (suffix, scale) in units where text.hasSuffix(suffix) {
-        let number = String(text.dropLast(suffix.count))
-        guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let value = Double(number), value.isFinite
-        else {
-            return nil
-        }
-        let milliseconds = (value * scale * 1000).rounded()
-        guard milliseconds < 1e15 else { return nil }
-        return .milliseconds(Int64(milliseconds))
-    }
-    if let value = Double(text), value.isFinite, value >= 0, text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) {
-        return .milliseconds(Int64((value * 1000).rounded()))
-    }
-    return nil
+    DurationText.parse(text)
 }
 
 /// `--ttl` values: `30s`, `15m`, `2h`, `7d`, `250ms` (more than zero).

@@ -80,8 +80,17 @@ enum Main {
         }
         // Any other parser or validation error is a usage error: exit 2, one line.
         let message = Prefs.message(for: error)
-        let firstLine = message.split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init) ?? "invalid usage"
-        Output.error("\(firstLine.trimmingSuffix(".")) (see 'prefs --help')")
+        var firstLine = message.split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init) ?? "invalid usage"
+        firstLine = firstLine.trimmingSuffix(".")
+        // Name the accepted forms of a value the parser refused.
+        if firstLine.contains("is invalid for") {
+            if firstLine.contains("<duration>") {
+                firstLine += "; expected a duration: \(DurationText.forms)"
+            } else if firstLine.contains("<time>") {
+                firstLine += "; expected a duration ago (\(DurationText.forms)) or an ISO 8601 time (2026-11-22T02:10:00Z, 2026-11-22)"
+            }
+        }
+        Output.error("\(firstLine) (see 'prefs --help')")
         return 2
     }
 }

@@ -67,20 +67,34 @@ extension Prefs {
         func run() throws {
             let domain = try parseDomain(domain)
             try Key.validate(key)
-            let parsed = try readValue(value.last ?? "", type: type?.type ?? .auto, verbatim: string)
+            let stack = try global.openStack(force: force)
+            let spec = try stack.schema().spec(in: domain, forKey: key)
+            // Without --type or --string the schema's type says how to read VALUE: `yes` is
+            // true for a boolean key, `12345` the string "12345" for a string key.
+            let parsed: JSONValue
+            switch (type?.type, string, spec?.type) {
+            case (nil, false, .boolean?): parsed = try readValue(value.last ?? "", type: .boolean)
+            case (nil, false, .string?):
+                let automatic = try readValue(value.last ?? "", type: .auto)
+                parsed = automatic.stringValue == nil ? try readValue(value.last ?? "", type: .auto, verbatim: true) : automatic
+            default: parsed = try readValue(value.last ?? "", type: type?.type ?? .auto, verbatim: string)
+            }
             var condition: KeyValueStack.Precondition?
             if let ifVersion { condition = .version(ifVersion) }
             if ifAbsent { condition = .absent }
             if let ifValue { condition = .value(try ValueType.json.value(from: ifValue)) }
-            let stack = try global.openStack(force: force)
-            if let spec = try stack.schema().spec(in: domain, forKey: key), let deprecated = spec.deprecated {
+            if let deprecated = spec?.deprecated {
                 Output.error("warning: \(domain.name)/\(key) is deprecated\(deprecated.stringValue.map { ": " + $0 } ?? "")")
             }
-            if let condition {
-                try stack.set(parsed, in: domain, forKey: key, if: condition, expiresIn: ttl?.duration)
-            } else {
-                try stack.set(parsed, in: domain, forKey: key, expiresIn: ttl?.duration)
-                try flushOrDiscard(stack)
+            do {
+                if let condition {
+                    try stack.set(parsed, in: domain, forKey: key, if: condition, expiresIn: ttl?.duration)
+                } else {
+                    try stack.set(parsed, in: domain, forKey: key, expiresIn: ttl?.duration)
+                    try flushOrDiscard(stack)
+                }
+            } catch let error as PrefsError where error.kind == .invalidValue && error.message.contains(": type: expected ") {
+                throw PrefsError(error.kind, error.message + " (--type or --string says how to read VALUE)")
             }
         }
     }

@@ -63,4 +63,32 @@ struct PapercutTests {
         #expect(batch.status == 0, "\(batch)")
         #expect(try box.run(["get", "user", "greeting"]).stdout == "hello world   # not a comment\n")
     }
+
+    @Test func compoundDurationsWorkAndErrorsListTheForms() throws {
+        let box = try Sandbox()
+        #expect(try box.run(["set", "user", "k", "v", "--ttl", "1h30m"]).status == 0)
+        let meta = try box.run(["get", "user", "k", "--show-meta"])
+        let object = try JSONSerialization.jsonObject(with: Data(meta.stdout.utf8)) as? [String: Any]
+        #expect(object?["expiresAt"] is String, "\(meta)")
+        let bad = try box.run(["set", "user", "k", "v", "--ttl", "5x"])
+        expectFailure(bad, 2, contains: "expected a duration: 250ms, 30s, 1.5s, 15m, 2h, 1h30m, 7d or plain seconds")
+        let since = try box.run(["log", "--since", "yesterday"])
+        expectFailure(since, 2, contains: "or an ISO 8601 time")
+        #expect(try box.run(["log", "--since", "1d12h"]).status == 0)
+    }
+
+    @Test func theSchemaTypeSaysHowToReadAValue() throws {
+        let box = try Sandbox()
+        let schema = #"{"user":{"beta":{"type":"boolean"},"zip":{"type":"string"},"n":{"type":"integer"}}}"#
+        #expect(try box.run(["schema", "load", "-"], stdin: schema).status == 0)
+        #expect(try box.run(["set", "user", "beta", "yes"]).status == 0)
+        #expect(try box.run(["get", "user", "beta", "--json"]).stdout == "true\n")
+        #expect(try box.run(["set", "user", "zip", "02134"]).status == 0)
+        #expect(try box.run(["set", "user", "zip", "12345"]).status == 0)
+        #expect(try box.run(["get", "user", "zip", "--json"]).stdout == "\"12345\"\n")
+        let wrong = try box.run(["set", "user", "n", "many"])
+        expectFailure(wrong, 6, contains: "type: expected integer, got a string (--type or --string says how to read VALUE)")
+        let forced = try box.run(["set", "user", "beta", "yes", "--type", "string"])
+        expectFailure(forced, 6, contains: "expected boolean")
+    }
 }
