@@ -202,8 +202,8 @@ _prefs_get() {
     repeating_flags=()
     non_repeating_flags=(--json --show-meta --show-origin --version -h --help)
     repeating_options=(--override)
-    non_repeating_options=(--store --actor --default)
-    __prefs_offer_flags_options 2
+    non_repeating_options=(--store --actor --prefix --default)
+    __prefs_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
@@ -217,6 +217,9 @@ _prefs_get() {
     '--override')
         return
         ;;
+    '--prefix')
+        return
+        ;;
     '--default')
         return
         ;;
@@ -228,7 +231,7 @@ _prefs_get() {
         __prefs_add_completions -W "$(__prefs_custom_complete ---completion get -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
-    2)
+    *)
         __prefs_add_completions -W "$(__prefs_custom_complete ---completion get -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
@@ -383,7 +386,7 @@ _prefs_export() {
     repeating_flags=()
     non_repeating_flags=(--pretty --effective --version -h --help)
     repeating_options=(--override)
-    non_repeating_options=(--store --actor -o)
+    non_repeating_options=(--store --actor -o --format)
     __prefs_offer_flags_options -1
 
     # Offer option value completions
@@ -400,6 +403,10 @@ _prefs_export() {
         ;;
     '-o')
         __prefs_add_completions -f
+        return
+        ;;
+    '--format')
+        __prefs_add_completions -W 'json'$'\n''env'$'\n''dotenv'
         return
         ;;
     esac

@@ -4,10 +4,14 @@ import PrefsCore
 extension Prefs {
     struct Get: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print the value of a key.",
+            abstract: "Print the value of a key (or of several keys, or of every key with a prefix).",
             discussion: """
                 Strings print raw, everything else as compact JSON, followed by a newline. \
-                Exits 1 when the key does not exist and no --default is given.
+                Exits 1 when the key does not exist and no --default is given. With several keys: \
+                one value per line in the order given, or one JSON object with --json; a missing key \
+                (without --default) prints nothing, and after the others the command exits 1 naming \
+                it. With --prefix P: KEY<TAB>VALUE lines of every key starting with P, or one JSON \
+                object with --json; exit 1 when none matches.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -15,8 +19,14 @@ extension Prefs {
         @Argument(help: "The domain: default, dynamic, switch, user, memory or a custom one.", completion: Completions.domain)
         var domain: String
 
-        @Argument(help: "The key.", completion: Completions.key)
-        var key: String
+        @Argument(help: "The key (several: one value each).", completion: Completions.key)
+        var keys: [String] = []
+
+        @Option(parsing: .unconditional, help: ArgumentHelp("Every key that starts with this text.", valueName: "prefix"))
+        var prefix: String?
+
+        /// The one key of the plain form.
+        var key: String { keys.first ?? "" }
 
         @Option(
             name: .customLong("default"), parsing: .unconditional,
@@ -34,11 +44,26 @@ extension Prefs {
 
         func validate() throws {
             if showMeta && showOrigin { throw ValidationError("--show-meta and --show-origin cannot be used together") }
+            if keys.isEmpty && prefix == nil { throw ValidationError("Missing expected argument '<keys>'") }
+            if !keys.isEmpty && prefix != nil { throw ValidationError("give keys or --prefix, not both") }
+            if (keys.count > 1 || prefix != nil) && (showMeta || showOrigin) {
+                throw ValidationError("--show-meta and --show-origin take one key")
+            }
+            if prefix != nil && defaultValue != nil { throw ValidationError("--default takes keys, not --prefix") }
         }
 
         func run() throws {
             let domain = try parseDomain(domain)
+            for key in keys { try Key.validate(key) }
             let stack = try global.openStack()
+            if let prefix {
+                try printPrefix(stack, domain: domain, prefix: prefix)
+                return
+            }
+            if keys.count > 1 {
+                try printSeveral(stack, domain: domain)
+                return
+            }
             if showMeta {
                 if let value = stack.overrides[domain]?[key] {
                     Output.standard.write(metaJSON(value, entry: nil).compactText + "\n")
@@ -63,6 +88,43 @@ extension Prefs {
             }
             if showOrigin { Output.standard.write(answer.origin.rawValue + "\t") }
             Output.standard.writeValue(answer.value, json: json)
+        }
+
+        private func printSeveral(_ stack: KeyValueStack, domain: Domain) throws {
+            let fallback = try defaultValue.map { try ValueType.auto.value(from: $0) }
+            var found: [JSONValue.Member] = []
+            var missing: [String] = []
+            for key in keys {
+                if let value = try stack.resolve(in: domain, forKey: key)?.value ?? fallback {
+                    found.append(JSONValue.Member(key, value))
+                    if !json { Output.standard.writeValue(value, json: false) }
+                } else {
+                    missing.append(key)
+                }
+            }
+            if json { Output.standard.write(JSONValue.object(found).compactText + "\n") }
+            if !missing.isEmpty {
+                Output.standard.flush()
+                throw PrefsError(.notFound, missing.map { "\(domain.name)/\($0)" }.joined(separator: ", ") + " not found")
+            }
+        }
+
+        private func printPrefix(_ stack: KeyValueStack, domain: Domain, prefix: String) throws {
+            var found: [JSONValue.Member] = []
+            let out = Output.standard
+            try stack.forEachEffectiveEntry(in: domain, prefix: prefix) { entry, _ in
+                let value = try entry.value()
+                found.append(JSONValue.Member(entry.key, value))
+                if !json {
+                    out.write(Output.escapingControls(entry.key) + "\t")
+                    out.writeValue(value, json: false)
+                }
+            }
+            if found.isEmpty {
+                out.flush()
+                throw PrefsError(.notFound, "no key of \(domain.name) starts with \(JSONValue.string(prefix).compactText)")
+            }
+            if json { out.write(JSONValue.object(found).compactText + "\n") }
         }
     }
 }

@@ -8,7 +8,13 @@ extension Prefs {
             abstract: "Write domains as one JSON object {\"domain\":{\"key\":value}}.",
             discussion: """
                 Without DOMAIN, every persistent domain that holds a key; memory only when named. \
-                Domains and keys are sorted, so the output is stable.
+                Domains and keys are sorted, so the output is stable. --format env prints one \
+                DOMAIN's keys as shell assignments (export NAME='value') that a script can eval; \
+                --format dotenv as NAME="value" lines for a .env file. NAME is the key in upper \
+                case with every character other than A-Z and 0-9 replaced by _ (and _ before a \
+                leading digit); strings are written raw, other values as compact JSON. Two keys \
+                with the same NAME, a key with non-ASCII characters or a value with a NUL \
+                character are refused with exit 6, and nothing is printed.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -24,12 +30,29 @@ extension Prefs {
         @Flag(help: "Indent the JSON.")
         var pretty = false
 
+        @Option(help: ArgumentHelp("json (default), env or dotenv.", valueName: "format"))
+        var format: ExportFormat = .json
+
         @Flag(help: "Export what reads answer: overrides and registered defaults included.")
         var effective = false
+
+        func validate() throws {
+            if format != .json && domains.count != 1 { throw ValidationError("--format \(format.rawValue) takes exactly one DOMAIN") }
+            if format != .json && pretty { throw ValidationError("--pretty is for --format json") }
+        }
 
         func run() throws {
             let selected = try domains.map(parseDomain)
             let stack = try global.openStack()
+            if format != .json {
+                let text = try assignments(stack, selected[0])
+                if let output {
+                    try PrivateFile.write(Array(text.utf8), to: output, purpose: "export", store: global.storePath)
+                } else {
+                    Output.standard.write(text)
+                }
+                return
+            }
             var text = effective ? try effectiveJSON(stack, selected) : try stack.exportJSON(selected.isEmpty ? nil : selected)
             if pretty { text = try JSONValue(parsing: text, wrappingLevels: 2).prettyText }
             text += "\n"
@@ -86,6 +109,66 @@ extension Prefs {
                 "dry run: would add \(plan.count(.add)), change \(plan.count(.change)), remove \(plan.count(.remove)); \(plan.unchanged) unchanged"
             )
         }
+    }
+}
+
+/// `export --format`.
+enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
+    case json, env, dotenv
+}
+
+extension Prefs.Export {
+    /// The name a key gets in `--format env|dotenv`; nil when it has non-ASCII characters.
+    static func variableName(_ key: String) -> String? {
+        guard key.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        var name = String(
+            key.uppercased().map { ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9") ? $0 : "_" })
+        if let first = name.first, first >= "0" && first <= "9" { name = "_" + name }
+        return name
+    }
+
+    /// Every key of `domain` as shell or dotenv assignments; refuses collisions and
+    /// unrepresentable keys or values before printing anything.
+    func assignments(_ stack: KeyValueStack, _ domain: Domain) throws -> String {
+        var lines: [String] = []
+        var names: [String: String] = [:]
+        let read: (Entry) throws -> Void = { entry in
+            guard let name = Self.variableName(entry.key) else {
+                throw PrefsError(
+                    .invalidValue, "\(domain.name)/\(entry.key): the key has non-ASCII characters, which no variable name can hold")
+            }
+            if let other = names[name] {
+                throw PrefsError(.invalidValue, "\(domain.name)/\(other) and \(domain.name)/\(entry.key) would both be \(name)")
+            }
+            names[name] = entry.key
+            let value = try entry.value()
+            let text = value.stringValue ?? value.compactText
+            if text.utf8.contains(0) {
+                throw PrefsError(.invalidValue, "\(domain.name)/\(entry.key): the value has a NUL character, which a variable cannot hold")
+            }
+            switch format {
+            case .env: lines.append("export \(name)='" + text.replacingOccurrences(of: "'", with: "'\\''") + "'")
+            default:
+                var escaped = ""
+                for character in text {
+                    switch character {
+                    case "\\": escaped += "\\\\"
+                    case "\"": escaped += "\\\""
+                    case "$": escaped += "\\$"
+                    case "`": escaped += "\\`"
+                    case "\n": escaped += "\\n"
+                    default: escaped.append(character)
+                    }
+                }
+                lines.append("\(name)=\"\(escaped)\"")
+            }
+        }
+        if effective {
+            try stack.forEachEffectiveEntry(in: domain) { entry, _ in try read(entry) }
+        } else {
+            try stack.forEachEntry(in: domain, read)
+        }
+        return lines.map { $0 + "\n" }.joined()
     }
 }
 

@@ -91,4 +91,48 @@ struct PapercutTests {
         let forced = try box.run(["set", "user", "beta", "yes", "--type", "string"])
         expectFailure(forced, 6, contains: "expected boolean")
     }
+
+    @Test func getTakesSeveralKeysOrAPrefix() throws {
+        let box = try Sandbox()
+        for (key, value) in [("a.one", "1"), ("a.two", "two"), ("b", "true")] {
+            #expect(try box.run(["set", "user", key, value]).status == 0)
+        }
+        let several = try box.run(["get", "user", "a.two", "b", "a.one"])
+        #expect(several.status == 0 && several.stdout == "two\ntrue\n1\n", "\(several)")
+        let json = try box.run(["get", "user", "a.one", "b", "--json"])
+        #expect(json.stdout == "{\"a.one\":1,\"b\":true}\n", "\(json)")
+        let missing = try box.run(["get", "user", "a.one", "nope", "b"])
+        #expect(missing.status == 1 && missing.stdout == "1\ntrue\n" && missing.stderr == "prefs: user/nope not found\n", "\(missing)")
+        let defaulted = try box.run(["get", "user", "a.one", "nope", "--default", "0"])
+        #expect(defaulted.status == 0 && defaulted.stdout == "1\n0\n", "\(defaulted)")
+        let prefixed = try box.run(["get", "user", "--prefix", "a."])
+        #expect(prefixed.status == 0 && prefixed.stdout == "a.one\t1\na.two\ttwo\n", "\(prefixed)")
+        let prefixedJSON = try box.run(["get", "user", "--prefix", "a.", "--json"])
+        #expect(prefixedJSON.stdout == "{\"a.one\":1,\"a.two\":\"two\"}\n", "\(prefixedJSON)")
+        expectFailure(try box.run(["get", "user", "--prefix", "zz"]), 1, contains: "no key of user starts with \"zz\"")
+        expectFailure(try box.run(["get", "user", "b", "--prefix", "a"]), 2, contains: "give keys or --prefix, not both")
+        expectFailure(try box.run(["get", "user"]), 2, contains: "Missing expected argument")
+    }
+
+    @Test func exportAsShellAssignmentsAndDotenv() throws {
+        let box = try Sandbox()
+        for (key, value) in [("db.host", "it's here"), ("port", "5432"), ("9lives", #"{"a":"$x"}"#), ("motd", "one\ntwo \"q\" \\ `b`")] {
+            #expect(try box.run(["set", "app", key, "--", value]).status == 0)
+        }
+        let env = try box.run(["export", "app", "--format", "env"])
+        #expect(env.status == 0, "\(env)")
+        let script = env.stdout + "printf '%s|%s|%s|%s' \"$DB_HOST\" \"$PORT\" \"$_9LIVES\" \"$MOTD\""
+        let evaluated = try Sandbox.exec("/bin/sh", ["-c", script], stdin: nil, environment: [:])
+        #expect(evaluated.stdout == "it's here|5432|{\"a\":\"$x\"}|one\ntwo \"q\" \\ `b`", "\(evaluated)")
+        let dotenv = try box.run(["export", "app", "--format", "dotenv"])
+        #expect(
+            dotenv.stdout
+                == "_9LIVES=\"{\\\"a\\\":\\\"\\$x\\\"}\"\nDB_HOST=\"it's here\"\nMOTD=\"one\\ntwo \\\"q\\\" \\\\ \\`b\\`\"\nPORT=\"5432\"\n",
+            "\(dotenv)")
+        #expect(try box.run(["set", "app", "DB_HOST", "x"]).status == 0)
+        expectFailure(try box.run(["export", "app", "--format", "env"]), 6, contains: "app/DB_HOST and app/db.host would both be DB_HOST")
+        expectFailure(try box.run(["export", "--format", "env"]), 2, contains: "takes exactly one DOMAIN")
+        #expect(try box.run(["set", "other", "café", "1"]).status == 0)
+        expectFailure(try box.run(["export", "other", "--format", "dotenv"]), 6, contains: "non-ASCII")
+    }
 }
