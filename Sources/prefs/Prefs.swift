@@ -48,7 +48,7 @@ enum Main {
         }
         if QuickGet.run(arguments) { exit(0) }
         do {
-            var command = try Prefs.parseAsRoot(arguments)
+            var command = try Prefs.parseAsRoot(Prefs.EvaluationOptions.splittingEmptyTargetingKey(arguments))
             try command.run()
             Output.standard.flush()
         } catch {

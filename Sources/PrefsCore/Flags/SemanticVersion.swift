@@ -1,9 +1,25 @@
 /// A SemVer 2.0 version as flagd's `sem_ver` reads it: an optional leading `v`/`V`, partial
 /// versions filled with zeros (`1` = `1.0.0`, `1.2` = `1.2.0`), build metadata ignored.
 struct SemanticVersion: Comparable {
-    var major: UInt64
-    var minor: UInt64
-    var patch: UInt64
+    /// A numeric identifier of any length (SemVer sets no limit): the value when it fits 64
+    /// bits, else its digits (no leading zeros). Every large one is above every small one.
+    enum Number: Comparable {
+        case small(UInt64)
+        case large(String)
+
+        static func < (lhs: Number, rhs: Number) -> Bool {
+            switch (lhs, rhs) {
+            case (.small(let a), .small(let b)): a < b
+            case (.small, .large): true
+            case (.large, .small): false
+            case (.large(let a), .large(let b)): a.utf8.count != b.utf8.count ? a.utf8.count < b.utf8.count : a < b
+            }
+        }
+    }
+
+    var major: Number
+    var minor: Number
+    var patch: Number
     var prerelease: [String]
 
     init?(_ text: String) {
@@ -12,7 +28,7 @@ struct SemanticVersion: Comparable {
         self = version
     }
 
-    private init(major: UInt64, minor: UInt64, patch: UInt64, prerelease: [String]) {
+    private init(major: Number, minor: Number, patch: Number, prerelease: [String]) {
         self.major = major
         self.minor = minor
         self.patch = patch
@@ -35,7 +51,7 @@ struct SemanticVersion: Comparable {
             prerelease = parts.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
             end = dash
         }
-        var numbers: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var numbers: (Number, Number, Number) = (.small(0), .small(0), .small(0))
         var count = 0
         var partStart = start
         for index in start...end where index == end || bytes[index] == UInt8(ascii: ".") {
@@ -51,19 +67,21 @@ struct SemanticVersion: Comparable {
         return SemanticVersion(major: numbers.0, minor: numbers.1, patch: numbers.2, prerelease: prerelease)
     }
 
-    /// A version number: digits, no leading zero, at most `UInt64.max`.
-    private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt64? {
+    /// A version number: digits, no leading zero, of any length.
+    private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Number? {
         guard !range.isEmpty, range.count == 1 || bytes[range.lowerBound] != UInt8(ascii: "0") else { return nil }
         var value: UInt64 = 0
+        var fits = true
         for index in range {
             let digit = bytes[index] &- UInt8(ascii: "0")
             guard digit < 10 else { return nil }
-            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
-            let (sum, carry) = times.addingReportingOverflow(UInt64(digit))
-            guard !overflow, !carry else { return nil }
-            value = sum
+            if fits {
+                let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+                let (sum, carry) = times.addingReportingOverflow(UInt64(digit))
+                if overflow || carry { fits = false } else { value = sum }
+            }
         }
-        return value
+        return fits ? .small(value) : .large(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self))
     }
 
     /// Dot-separated identifiers (`[0-9A-Za-z-]+`), pre-release ones without numeric leading
@@ -97,12 +115,12 @@ struct SemanticVersion: Comparable {
         // A version without pre-release ranks above one with.
         if lhs.prerelease.isEmpty || rhs.prerelease.isEmpty { return !lhs.prerelease.isEmpty && rhs.prerelease.isEmpty }
         for (a, b) in zip(lhs.prerelease, rhs.prerelease) where a != b {
-            let na = a.allSatisfy(\.isASCIIDigit) ? UInt64(a) : nil
-            let nb = b.allSatisfy(\.isASCIIDigit) ? UInt64(b) : nil
-            switch (na, nb) {
-            case (let x?, let y?): return x < y
-            case (.some, nil): return true
-            case (nil, .some): return false
+            // Numeric identifiers (no leading zeros, any length) compare as numbers: by
+            // length, then digit by digit; they rank below alphanumeric ones.
+            switch (a.utf8.allSatisfy(isDigit), b.utf8.allSatisfy(isDigit)) {
+            case (true, true): return a.utf8.count != b.utf8.count ? a.utf8.count < b.utf8.count : a < b
+            case (true, false): return true
+            case (false, true): return false
             default: return a < b
             }
         }
@@ -114,6 +132,4 @@ struct SemanticVersion: Comparable {
     }
 }
 
-extension Character {
-    var isASCIIDigit: Bool { isASCII && isNumber }
-}
+private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }

@@ -290,7 +290,10 @@ extension KeyValueStack {
                     guard synced.contains(operation.domain), let domain = try? Domain(operation.domain), domain.isPersistent,
                         domains?.contains(domain) ?? true, (try? Key.validate(operation.key)) != nil
                     else { continue }
-                    if let json = operation.json, (try? JSONValue(parsing: json)) == nil { continue }
+                    if let json = operation.json {
+                        guard let value = try? JSONValue(parsing: json) else { continue }
+                        if domain == .switch, !FlagDocument.accepts(value, forKey: operation.key) { continue }
+                    }
                     if let row = try Row.fetchOne(lookup, arguments: [operation.domain, operation.key]),
                         !operation.wins(over: row[0], node: row[1])
                     {
