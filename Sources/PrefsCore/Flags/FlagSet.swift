@@ -143,7 +143,7 @@ public struct FlagSet: Sendable {
     ///   - type: the type the caller expects.
     ///   - defaultValue: the caller's default (answered on errors, DISABLED and DEFAULT).
     ///   - context: the evaluation context (an object's members).
-    ///   - targetingKey: overrides the context's `targetingKey`; an empty one is absent.
+    ///   - targetingKey: overrides the context's `targetingKey`; an empty one does not.
     ///   - now: seconds since 1970 for `$flagd.timestamp`.
     public func evaluate(
         _ key: String, type: FlagType, default defaultValue: JSONValue, context: [String: LogicValue] = [:],
@@ -186,9 +186,9 @@ public struct FlagSet: Sendable {
         }
         var data = context
         // An empty targeting key is absent, as flagd's providers treat it (the Python SDK's
-        // `if targeting_key:`): it neither overrides the context's nor reaches the rule.
+        // `if targeting_key:`): it does not override the context's. (An empty one in the
+        // context is dropped where the context is read: KeyValueStack.evaluateFlag.)
         if let targetingKey, !targetingKey.isEmpty { data["targetingKey"] = .string(targetingKey) }
-        if data["targetingKey"] == .string("") { data["targetingKey"] = nil }
         let seconds = now ?? Int64(Date().timeIntervalSince1970)
         data["$flagd"] = .object(["flagKey": .string(key), "timestamp": .number(Double(seconds))])
         let outcome: LogicValue

@@ -517,8 +517,8 @@ public struct JsonLogic: Sendable {
         case "<=": return .bool(left <= right)
         case ">": return .bool(left > right)
         case ">=": return .bool(left >= right)
-        case "^": return .bool(left.major == right.major)
-        case "~": return .bool(left.major == right.major && left.minor == right.minor)
+        case "^": return .bool(left.sameMajor(right))
+        case "~": return .bool(left.sameMinor(right))
         default: return .null
         }
     }

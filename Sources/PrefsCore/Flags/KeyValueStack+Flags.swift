@@ -24,7 +24,8 @@ extension KeyValueStack {
     ///                                context: JSONValue(parsing: #"{"email":"a@example.com"}"#))
     /// ```
     /// - Parameters:
-    ///   - targetingKey: overrides the context's `targetingKey`; an empty one counts as absent.
+    ///   - targetingKey: overrides the context's `targetingKey`; an empty one, here or in the
+    ///     context, counts as absent.
     ///   - fractionalVersion: nil: the store's setting, else ``FractionalVersion/default``.
     /// - Throws: ``PrefsError``: `invalidValue` when the context is not an object;
     ///   `storeUnreadable`. Evaluation problems are results, not errors.
@@ -37,6 +38,8 @@ extension KeyValueStack {
         }
         var data: [String: LogicValue] = [:]
         for member in members { data[member.key] = LogicValue(member.value) }
+        // An empty targeting key is absent, as flagd's providers treat it: the rule does not see it.
+        if data["targetingKey"] == .string("") { data["targetingKey"] = nil }
         return try flags(fractionalVersion: fractionalVersion).evaluate(
             key, type: type, default: defaultValue, context: data, targetingKey: targetingKey)
     }

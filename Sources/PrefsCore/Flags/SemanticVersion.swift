@@ -1,26 +1,21 @@
 /// A SemVer 2.0 version as flagd's `sem_ver` reads it: an optional leading `v`/`V`, partial
 /// versions filled with zeros (`1` = `1.0.0`, `1.2` = `1.2.0`), build metadata ignored.
 struct SemanticVersion: Comparable {
-    /// A numeric identifier of any length (SemVer sets no limit): the value when it fits 64
-    /// bits, else its digits (no leading zeros). Every large one is above every small one.
-    enum Number: Comparable {
-        case small(UInt64)
-        case large(String)
+    /// Major, minor and patch when they fit 64 bits; `UInt64.max` for one beyond, whose digits
+    /// are then in ``wide``.
+    var major: UInt64
+    var minor: UInt64
+    var patch: UInt64
+    /// The pre-release identifiers, after `["\0", major, minor, patch]` digits when one of those
+    /// is beyond 64 bits (SemVer sets no limit). One array keeps the value as small as it was
+    /// before numbers of any length (sem_ver runs per evaluation); an identifier is never "\0".
+    private var identifiers: [String]
 
-        static func < (lhs: Number, rhs: Number) -> Bool {
-            switch (lhs, rhs) {
-            case (.small(let a), .small(let b)): a < b
-            case (.small, .large): true
-            case (.large, .small): false
-            case (.large(let a), .large(let b)): a.utf8.count != b.utf8.count ? a.utf8.count < b.utf8.count : a < b
-            }
-        }
-    }
-
-    var major: Number
-    var minor: Number
-    var patch: Number
-    var prerelease: [String]
+    /// The digits of major, minor and patch ("" for those that fit) when one is beyond 64 bits;
+    /// nil, the common case, when all fit.
+    var wide: [String]? { isWide ? Array(identifiers[1...3]) : nil }
+    var prerelease: ArraySlice<String> { isWide ? identifiers[4...] : identifiers[...] }
+    private var isWide: Bool { !identifiers.isEmpty && identifiers[0] == "\0" }
 
     init?(_ text: String) {
         var text = text
@@ -28,11 +23,47 @@ struct SemanticVersion: Comparable {
         self = version
     }
 
-    private init(major: Number, minor: Number, patch: Number, prerelease: [String]) {
+    private init(major: UInt64, minor: UInt64, patch: UInt64, identifiers: [String]) {
         self.major = major
         self.minor = minor
         self.patch = patch
-        self.prerelease = prerelease
+        self.identifiers = identifiers
+    }
+
+    /// Compares the first `count` of major, minor and patch when one is wide: -1, 0 or 1.
+    @inline(never)
+    private static func compareCore(_ lhs: SemanticVersion, _ rhs: SemanticVersion, count: Int) -> Int {
+        let left = [lhs.major, lhs.minor, lhs.patch]
+        let right = [rhs.major, rhs.minor, rhs.patch]
+        let leftWide = lhs.wide
+        let rightWide = rhs.wide
+        for index in 0..<count {
+            let a = leftWide?[index] ?? ""
+            let b = rightWide?[index] ?? ""
+            // Digits of any length without leading zeros: a longer one is larger, and every
+            // wide one is above every one that fits.
+            switch (a.isEmpty, b.isEmpty) {
+            case (true, true) where left[index] != right[index]: return left[index] < right[index] ? -1 : 1
+            case (true, true): continue
+            case (true, false): return -1
+            case (false, true): return 1
+            default:
+                if a.utf8.count != b.utf8.count { return a.utf8.count < b.utf8.count ? -1 : 1 }
+                if a != b { return a < b ? -1 : 1 }
+            }
+        }
+        return 0
+    }
+
+    /// Whether the majors are equal (`^`).
+    func sameMajor(_ other: SemanticVersion) -> Bool {
+        !isWide && !other.isWide ? major == other.major : Self.compareCore(self, other, count: 1) == 0
+    }
+
+    /// Whether the majors and minors are equal (`~`).
+    func sameMinor(_ other: SemanticVersion) -> Bool {
+        !isWide && !other.isWide
+            ? major == other.major && minor == other.minor : Self.compareCore(self, other, count: 2) == 0
     }
 
     /// Reads the UTF-8 bytes in place (rules evaluate `sem_ver` per request, so no substrings
@@ -51,11 +82,14 @@ struct SemanticVersion: Comparable {
             prerelease = parts.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
             end = dash
         }
-        var numbers: (Number, Number, Number) = (.small(0), .small(0), .small(0))
+        // Plain integers here; the digits of one beyond 64 bits are read afterwards, rarely.
+        var numbers: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var anyWide = false
         var count = 0
         var partStart = start
         for index in start...end where index == end || bytes[index] == UInt8(ascii: ".") {
             guard count < 3, let value = number(bytes, partStart..<index) else { return nil }
+            if value == .max { anyWide = true }
             switch count {
             case 0: numbers.0 = value
             case 1: numbers.1 = value
@@ -64,11 +98,28 @@ struct SemanticVersion: Comparable {
             count += 1
             partStart = index + 1
         }
-        return SemanticVersion(major: numbers.0, minor: numbers.1, patch: numbers.2, prerelease: prerelease)
+        if anyWide, let wide = wideDigits(bytes, start..<end) { prerelease = ["\0"] + wide + prerelease }
+        return SemanticVersion(major: numbers.0, minor: numbers.1, patch: numbers.2, identifiers: prerelease)
     }
 
-    /// A version number: digits, no leading zero, of any length.
-    private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Number? {
+    /// The digits of the numbers (`major.minor.patch` in `core`) beyond `UInt64.max` ("" for
+    /// the others and for missing ones); nil when none is.
+    @inline(never)
+    private static func wideDigits(_ bytes: UnsafeBufferPointer<UInt8>, _ core: Range<Int>) -> [String]? {
+        let limit = Array("18446744073709551615".utf8)
+        var ranges = bytes[core].split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).map(\.indices)
+        while ranges.count < 3 { ranges.append(core.upperBound..<core.upperBound) }
+        let digits = ranges.map { range in
+            let isBeyond = range.count != limit.count ? range.count > limit.count : limit.lexicographicallyPrecedes(bytes[range])
+            return isBeyond ? String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) : ""
+        }
+        return digits.allSatisfy(\.isEmpty) ? nil : digits
+    }
+
+
+
+    /// A version number: digits, no leading zero, of any length; `UInt64.max` for one beyond.
+    private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt64? {
         guard !range.isEmpty, range.count == 1 || bytes[range.lowerBound] != UInt8(ascii: "0") else { return nil }
         var value: UInt64 = 0
         var fits = true
@@ -81,7 +132,7 @@ struct SemanticVersion: Comparable {
                 if overflow || carry { fits = false } else { value = sum }
             }
         }
-        return fits ? .small(value) : .large(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self))
+        return fits ? value : .max
     }
 
     /// Dot-separated identifiers (`[0-9A-Za-z-]+`), pre-release ones without numeric leading
@@ -109,12 +160,20 @@ struct SemanticVersion: Comparable {
     }
 
     static func < (lhs: SemanticVersion, rhs: SemanticVersion) -> Bool {
-        if lhs.major != rhs.major { return lhs.major < rhs.major }
-        if lhs.minor != rhs.minor { return lhs.minor < rhs.minor }
-        if lhs.patch != rhs.patch { return lhs.patch < rhs.patch }
+        if lhs.isWide || rhs.isWide {
+            let order = compareCore(lhs, rhs, count: 3)
+            if order != 0 { return order < 0 }
+        } else {
+            if lhs.major != rhs.major { return lhs.major < rhs.major }
+            if lhs.minor != rhs.minor { return lhs.minor < rhs.minor }
+            if lhs.patch != rhs.patch { return lhs.patch < rhs.patch }
+        }
         // A version without pre-release ranks above one with.
-        if lhs.prerelease.isEmpty || rhs.prerelease.isEmpty { return !lhs.prerelease.isEmpty && rhs.prerelease.isEmpty }
-        for (a, b) in zip(lhs.prerelease, rhs.prerelease) where a != b {
+        if lhs.identifiers.isEmpty && rhs.identifiers.isEmpty { return false }
+        let left = lhs.prerelease
+        let right = rhs.prerelease
+        if left.isEmpty || right.isEmpty { return !left.isEmpty && right.isEmpty }
+        for (a, b) in zip(left, right) where a != b {
             // Numeric identifiers (no leading zeros, any length) compare as numbers: by
             // length, then digit by digit; they rank below alphanumeric ones.
             switch (a.utf8.allSatisfy(isDigit), b.utf8.allSatisfy(isDigit)) {
@@ -124,7 +183,7 @@ struct SemanticVersion: Comparable {
             default: return a < b
             }
         }
-        return lhs.prerelease.count < rhs.prerelease.count
+        return left.count < right.count
     }
 
     static func == (lhs: SemanticVersion, rhs: SemanticVersion) -> Bool {
