@@ -219,7 +219,8 @@ struct FlagReferenceLimitTests {
         expectFailure(result, 6, contains: "standard input: $.$evaluators.e21.or[1]: $ref \"e22\" expands the rule beyond 1000000 nodes")
         #expect(try box.storeSnapshot() == before, "a refused document changes nothing")
         #expect(try box.run(["flag", "enabled", "beta"]).status == 0)
-        expectFailure(try box.run(["flag", "import", "--replace", "-"], stdin: Self.doublingChain()), 6, contains: "$.$evaluators.e21.or[1]")
+        expectFailure(
+            try box.run(["flag", "import", "--replace", "-"], stdin: Self.doublingChain()), 6, contains: "$.$evaluators.e21.or[1]")
         #expect(try box.storeSnapshot() == before)
     }
 
@@ -244,13 +245,15 @@ struct FlagReferenceLimitTests {
             {"$evaluators": {\(chain.joined(separator: ","))},
              "flags": {"f": {"state": "ENABLED", "variants": {"on": true}, "targeting": {"if": [{"$ref": "d0"}, "on", null]}}}}
             """
-        expectFailure(try box.run(["flag", "import", "-"], stdin: deep), 6, 
+        expectFailure(
+            try box.run(["flag", "import", "-"], stdin: deep), 6,
             contains: "$.$evaluators.d511[\"!\"]: $ref \"d512\" nests the rule deeper than 512 levels")
         let cycle = """
             {"$evaluators": {"a": {"or": [{"var": "x"}, {"$ref": "b"}]}, "b": {"!": {"$ref": "a"}}},
              "flags": {"f": {"state": "ENABLED", "variants": {"on": true}, "targeting": {"if": [{"$ref": "a"}, "on", null]}}}}
             """
-        expectFailure(try box.run(["flag", "import", "-"], stdin: cycle), 6, 
+        expectFailure(
+            try box.run(["flag", "import", "-"], stdin: cycle), 6,
             contains: "$.$evaluators.b[\"!\"]: $ref \"a\" forms a cycle")
         let nested = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
         let arrays = "{\"flags\": {\"f\": {\"state\": \"ENABLED\", \"variants\": {\"on\": true}, \"targeting\": {\"if\": \(nested)}}}}"
@@ -264,7 +267,8 @@ struct FlagReferenceLimitTests {
 struct FlagConformanceTests {
     func evaluations(_ box: Sandbox, _ extra: [String] = []) throws -> [String] {
         try (0..<24).map { i in
-            let result = try box.run(["flag", "eval", "banner", "--type", "string", "--default", "?", "--targeting-key", "user-\(i)"] + extra)
+            let result = try box.run(
+                ["flag", "eval", "banner", "--type", "string", "--default", "?", "--targeting-key", "user-\(i)"] + extra)
             #expect(result.status == 0, "\(result)")
             return result.stdout
         }
@@ -315,22 +319,31 @@ struct FlagConformanceTests {
         // A key starting with "-", both spellings: the rule sees it.
         for arguments in [["--targeting-key", "-x"], ["--targeting-key=-x"], ["--context", #"{"targetingKey":"-x"}"#]] {
             let result = try who(arguments)
-            #expect(result.status == 0 && result.stdout.contains(#""errorMessage":"targeting returned \"key=-x\""#), "\(arguments) \(result)")
+            #expect(
+                result.status == 0 && result.stdout.contains(#""errorMessage":"targeting returned \"key=-x\""#), "\(arguments) \(result)")
         }
         let dash = try box.run(["flag", "eval", "banner", "--type", "string", "--default", "?", "--targeting-key", "-x"])
-        let dashContext = try box.run(["flag", "eval", "banner", "--type", "string", "--default", "?", "--context", #"{"targetingKey":"-x"}"#])
+        let dashContext = try box.run([
+            "flag", "eval", "banner", "--type", "string", "--default", "?", "--context", #"{"targetingKey":"-x"}"#,
+        ])
         #expect(dash.status == 0 && dash.stdout == dashContext.stdout && dash.stdout != "?\n", "\(dash)")
         #expect(try box.run(["flag", "enabled", "new-checkout", "--targeting-key", "--x"]).status == 1)
         // An empty key, both spellings, is absent: the rule sees no targetingKey, fractional
         // has nothing to bucket, and the context's key is not overridden.
         for arguments in [["--targeting-key", ""], ["--targeting-key="], ["--context", #"{"targetingKey":""}"#]] {
             let result = try who(arguments)
-            #expect(result.status == 0 && result.stdout.hasPrefix(#"{"value":"absent","variant":"absent","reason":"TARGETING_MATCH""#), "\(arguments) \(result)")
+            #expect(
+                result.status == 0 && result.stdout.hasPrefix(#"{"value":"absent","variant":"absent","reason":"TARGETING_MATCH""#),
+                "\(arguments) \(result)")
             let banner = try box.run(["flag", "eval", "banner", "--type", "string", "--default", "?", "--json"] + arguments)
-            #expect(banner.status == 0 && banner.stdout.hasPrefix(#"{"value":"Hello","variant":"a","reason":"DEFAULT""#), "\(arguments) \(banner)")
+            #expect(
+                banner.status == 0 && banner.stdout.hasPrefix(#"{"value":"Hello","variant":"a","reason":"DEFAULT""#),
+                "\(arguments) \(banner)")
         }
-        #expect(try box.run(["flag", "enabled", "new-checkout", "--targeting-key", "", "--context", #"{"email":"a@example.com"}"#]).status == 0)
-        #expect(try box.run(["flag", "enabled", "new-checkout", "--targeting-key=", "--context", #"{"email":"a@example.com"}"#]).status == 0)
+        #expect(
+            try box.run(["flag", "enabled", "new-checkout", "--targeting-key", "", "--context", #"{"email":"a@example.com"}"#]).status == 0)
+        #expect(
+            try box.run(["flag", "enabled", "new-checkout", "--targeting-key=", "--context", #"{"email":"a@example.com"}"#]).status == 0)
         let kept = try who(["--context", #"{"targetingKey":"ctx"}"#, "--targeting-key="])
         #expect(kept.stdout.contains(#"targeting returned \"key=ctx\""#), "\(kept)")
         let keptSpaced = try who(["--targeting-key", "", "--context", #"{"targetingKey":"ctx"}"#])

@@ -68,14 +68,20 @@ struct JsonLogicTests {
         ("18446744073709551616.0.0", ">", "1.0.0", "true"), ("99999999999999999999.0.0", ">=", "1.2.3", "true"),
         ("99999999999999999999.0.0", ">", "18446744073709551615.0.0", "true"), ("1.2.3", "<", "99999999999999999999.0.0", "true"),
         ("100000000000000000000.0.0", ">", "99999999999999999999.0.0", "true"),
-        ("99999999999999999999.1.0", "=", "v99999999999999999999.1", "true"), ("99999999999999999999.1.0", "^", "99999999999999999999.7.0", "true"),
-        ("99999999999999999998.1.0", "^", "99999999999999999999.1.0", "false"), ("1.99999999999999999999.5", "~", "1.99999999999999999999.0", "true"),
+        ("99999999999999999999.1.0", "=", "v99999999999999999999.1", "true"),
+        ("99999999999999999999.1.0", "^", "99999999999999999999.7.0", "true"),
+        ("99999999999999999998.1.0", "^", "99999999999999999999.1.0", "false"),
+        ("1.99999999999999999999.5", "~", "1.99999999999999999999.0", "true"),
         ("1.2.99999999999999999999", "<", "1.2.100000000000000000000", "true"), ("018446744073709551616.0.0", "=", "1.0.0", "null"),
-        ("1.2.3-99999999999999999999", ">", "1.2.3-18446744073709551615", "true"), ("1.2.3-99999999999999999999", "<", "1.2.3-alpha", "true"),
+        ("1.2.3-99999999999999999999", ">", "1.2.3-18446744073709551615", "true"),
+        ("1.2.3-99999999999999999999", "<", "1.2.3-alpha", "true"),
         ("1.2.3-100000000000000000000", ">", "1.2.3-99999999999999999999", "true"),
-        ("18446744073709551616.0.0", ">", "18446744073709551615.0.0", "true"), ("18446744073709551615.0.0", "<", "18446744073709551616.0.0", "true"),
-        ("18446744073709551615.0.0", "=", "18446744073709551615.0.0", "true"), ("99999999999999999999", "=", "99999999999999999999.0.0", "true"),
-        ("2.99999999999999999999", ">", "2.99999999999999999998.7", "true"), ("v1.2.99999999999999999999-rc.1", "<", "1.2.99999999999999999999", "true"),
+        ("18446744073709551616.0.0", ">", "18446744073709551615.0.0", "true"),
+        ("18446744073709551615.0.0", "<", "18446744073709551616.0.0", "true"),
+        ("18446744073709551615.0.0", "=", "18446744073709551615.0.0", "true"),
+        ("99999999999999999999", "=", "99999999999999999999.0.0", "true"),
+        ("2.99999999999999999999", ">", "2.99999999999999999998.7", "true"),
+        ("v1.2.99999999999999999999-rc.1", "<", "1.2.99999999999999999999", "true"),
         ("1.2.3-", "=", "1.2.3", "null"), ("1.2.3+", "=", "1.2.3", "null"), ("1.2.3-01", "=", "1.2.3", "null"),
         ("1.2.3-0a", "<", "1.2.3", "true"), ("1..3", "=", "1.0.3", "null"), ("", "=", "1.0.0", "null"), ("v", "=", "0.0.0", "null"),
         ("1.2.3-rc.1+build.5", "=", "1.2.3-rc.1", "true"), ("1.2.3-rc+b.", "=", "1.2.3-rc", "null"), ("1.2.3-r_c", "=", "1.2.3", "null"),
@@ -389,7 +395,12 @@ struct ReferenceExpansionTests {
     static func doublingEvaluators(levels: Int = 40) -> JSONValue {
         var members = (0..<levels).map { level in
             JSONValue.Member(
-                "e\(level)", .object([.init("or", .array([.object([.init("$ref", .string("e\(level + 1)"))]), .object([.init("$ref", .string("e\(level + 1)"))])]))]))
+                "e\(level)",
+                .object([
+                    .init(
+                        "or",
+                        .array([.object([.init("$ref", .string("e\(level + 1)"))]), .object([.init("$ref", .string("e\(level + 1)"))])]))
+                ]))
         }
         members.append(.init("e\(levels)", .object([.init("var", .string("x"))])))
         return .object(members)
@@ -453,6 +464,25 @@ struct ReferenceExpansionTests {
         ])
         let result = shallow.evaluate("d", type: .boolean, default: .bool(false))
         #expect(result.value == .bool(true) && result.reason == "TARGETING_MATCH", "\(result)")
+    }
+
+    /// A sync peer's `$evaluators` get the import's check: a doubling chain is skipped, a
+    /// sound one applied.
+    @Test func syncSkipsEvaluatorsAnImportWouldRefuse() throws {
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        try stack.setRemote(try RemoteURL(parsing: "postgres://u@127.0.0.1:1/db"), domains: nil)
+        func operation(_ json: String, hlc: Int64) -> SyncOperation {
+            SyncOperation(
+                id: UUID().uuidString, domain: "switch", key: FlagSet.evaluatorsKey, json: json, expiresAt: nil, hlc: hlc, node: "peer",
+                actor: "peer")
+        }
+        let applied = try stack.applyRemoteOperations([operation(Self.doublingEvaluators().compactText, hlc: 1 << 40)], through: 1)
+        #expect(applied == 0)
+        #expect(try stack.storedValue(in: .switch, forKey: FlagSet.evaluatorsKey) == nil)
+        let sound = #"{"staff":{"ends_with":[{"var":"email"},"@example.com"]}}"#
+        #expect(try stack.applyRemoteOperations([operation(sound, hlc: 2 << 40)], through: 2) == 1)
+        #expect(try stack.storedValue(in: .switch, forKey: FlagSet.evaluatorsKey) == (try JSONValue(parsing: sound)))
     }
 
     @Test func validationNamesTheRefAndTheLimit() throws {

@@ -76,7 +76,8 @@ extension KeyValueStack {
             try database.writer().write { db in
                 if let version {
                     try db.execute(
-                        sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('flag_fractional_version', ?)", arguments: [String(version.rawValue)])
+                        sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('flag_fractional_version', ?)",
+                        arguments: [String(version.rawValue)])
                 } else {
                     try db.execute(sql: "DELETE FROM meta WHERE key = 'flag_fractional_version'")
                 }

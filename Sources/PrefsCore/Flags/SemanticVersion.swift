@@ -116,8 +116,6 @@ struct SemanticVersion: Comparable {
         return digits.allSatisfy(\.isEmpty) ? nil : digits
     }
 
-
-
     /// A version number: digits, no leading zero, of any length; `UInt64.max` for one beyond.
     private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt64? {
         guard !range.isEmpty, range.count == 1 || bytes[range.lowerBound] != UInt8(ascii: "0") else { return nil }
