@@ -150,6 +150,23 @@ struct FractionalTests {
         let bucket = (UInt64(hash) * 4) >> 32
         #expect(results[1] == .string(["a", "b", "c", "d"][Int(bucket)]))
     }
+
+    /// v3 without `bucketBy` hashes the CBOR array `[flagKey, targetingKey]`: 0x82, then each
+    /// string as 0x60 + length and its bytes.
+    @Test func versionThreeHashesTheCBORPair() throws {
+        let data = #"{"targetingKey":"user-7","$flagd":{"flagKey":"f"}}"#
+        let bytes: [UInt8] = [0x82, 0x61] + Array("f".utf8) + [0x66] + Array("user-7".utf8)
+        let bucket = (UInt64(MurmurHash3.x86Hash32(bytes)) * 4) >> 32
+        let result = try logic(#"{"fractional":[["a",1],["b",1],["c",1],["d",1]]}"#, data, version: .v3)
+        #expect(result == .string(["a", "b", "c", "d"][Int(bucket)]))
+        let long = String(repeating: "k", count: 300)
+        let longBytes: [UInt8] = [0x82, 0x61] + Array("f".utf8) + [0x79, 0x01, 0x2C] + Array(long.utf8)
+        let longBucket = (UInt64(MurmurHash3.x86Hash32(longBytes)) * 4) >> 32
+        let longData = #"{"targetingKey":"\#(long)","$flagd":{"flagKey":"f"}}"#
+        #expect(
+            try logic(#"{"fractional":[["a",1],["b",1],["c",1],["d",1]]}"#, longData, version: .v3)
+                == .string(["a", "b", "c", "d"][Int(longBucket)]))
+    }
 }
 
 @Suite("flag evaluation")
