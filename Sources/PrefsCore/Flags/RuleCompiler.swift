@@ -33,7 +33,7 @@ struct RuleCompiler {
 
         /// `PATH: message`, the path starting at `root` unless inside an evaluator.
         func describe(root: String) -> String {
-            let start = evaluator.map { "$." + FlagSet.evaluatorsKey + JSONPath.member($0) } ?? root
+            let start = evaluator.map { "$.$evaluators" + JSONPath.member($0) } ?? root
             return start + components.reversed().joined() + ": " + message
         }
     }
