@@ -310,14 +310,16 @@ public struct JsonLogic: Sendable {
         case .notNot: return try .bool(arg(0).truthy)
         case .or:
             // json-logic-js returns undefined for no arguments; false as the JsonLogic suites expect.
-            var last = LogicValue.bool(false)
+            guard !args.isEmpty else { return .bool(false) }
+            var last = LogicValue.null
             for node in args {
                 last = try eval(node, data, &budget)
                 if last.truthy { return last }
             }
             return last
         case .and:
-            var last = LogicValue.bool(false)
+            guard !args.isEmpty else { return .bool(false) }
+            var last = LogicValue.null
             for node in args {
                 last = try eval(node, data, &budget)
                 if !last.truthy { return last }
@@ -370,7 +372,8 @@ public struct JsonLogic: Sendable {
             for node in args {
                 // Array.join: null (and a missing value) is the empty string.
                 let value = try eval(node, data, &budget)
-                if value != .null { result += value.text }
+                if case .null = value { continue }
+                result += value.text
                 try budget.charge(result.utf8.count / 16)
             }
             return .string(result)
