@@ -200,13 +200,18 @@ struct FlagCLIReviewTests {
 struct FlagReferenceLimitTests {
     /// `e0` … `e39` where each refers twice to the next: 2 KB that expands to 2^40 nodes.
     static func doublingChain(levels: Int = 40) -> String {
+        """
+        {"$evaluators": \(doublingEvaluators(levels: levels)),
+         "flags": {"bomb": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
+                            "targeting": {"if": [{"$ref": "e0"}, "on", "off"]}}}}
+        """
+    }
+
+    /// The `$evaluators` object of ``doublingChain(levels:)``.
+    static func doublingEvaluators(levels: Int = 40) -> String {
         var evaluators = (0..<levels).map { #""e\#($0)": {"or": [{"$ref": "e\#($0 + 1)"}, {"$ref": "e\#($0 + 1)"}]}"# }
         evaluators.append(#""e\#(levels)": {"var": "x"}"#)
-        return """
-            {"$evaluators": {\(evaluators.joined(separator: ",\n"))},
-             "flags": {"bomb": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
-                                "targeting": {"if": [{"$ref": "e0"}, "on", "off"]}}}}
-            """
+        return "{" + evaluators.joined(separator: ",\n") + "}"
     }
 
     static let plain = "{\"flags\":{\"beta\":{\"state\":\"ENABLED\",\"variants\":{\"on\":true,\"off\":false},\"defaultVariant\":\"on\"}}}"
@@ -233,6 +238,27 @@ struct FlagReferenceLimitTests {
         expectFailure(try box.run(["refresh", "switch"]), 7, contains: "$.$evaluators.e21.or[1]")
         #expect(try box.run(["flag", "enabled", "beta"]).status == 0, "the last good copy is still served")
         #expect(try box.run(["flag", "list"]).stdout == "beta\tENABLED\tboolean\ton\tno\ton,off\n")
+    }
+
+    /// A plain key → value document for `switch` (no `flags`) gets the same check.
+    @Test func aPlainRefreshDocumentWithADoublingChainIsRefused() throws {
+        let box = try Sandbox()
+        let file = box.root + "/switch.json"
+        try Data(#"{"beta": true}"#.utf8).write(to: URL(fileURLWithPath: file))
+        #expect(try box.run(["refresh", "switch", "--from", file]).status == 0)
+        let plain = #"{"$evaluators": \#(Self.doublingEvaluators()), "beta": false}"#
+        try Data(plain.utf8).write(to: URL(fileURLWithPath: file))
+        expectFailure(try box.run(["refresh", "switch"]), 7, contains: #"$.$evaluators.e21.or[1]: $ref "e22" expands"#)
+        #expect(try box.run(["flag", "enabled", "beta"]).status == 0, "the last good copy is still served")
+        // Sound evaluators (e0 expands to 786,431 nodes), but a flag's rule refers to e0 twice.
+        let flagged = """
+            {"$evaluators": \(Self.doublingEvaluators(levels: 18)),
+             "f": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
+                   "targeting": {"or": [{"$ref": "e0"}, {"$ref": "e0"}]}}}
+            """
+        try Data(flagged.utf8).write(to: URL(fileURLWithPath: file))
+        expectFailure(try box.run(["refresh", "switch"]), 7, contains: #"$.f.targeting.or[1]: $ref "e0" expands"#)
+        #expect(try box.run(["flag", "list"]).stdout == "beta\tENABLED\tboolean\tstatic\tno\ttrue\n")
     }
 
     /// A chain 10,000 `$ref`s deep, a cycle and 10,000 nested arrays: refused with a path,

@@ -256,7 +256,7 @@ public enum FlagDocument {
     /// accepts flag definitions (import, refresh, sync) uses this check.
     ///
     /// - Throws: ``PrefsError`` of kind `invalidValue` naming the JSON path of the `$ref`.
-    public static func checkReferences(evaluators: [JSONValue.Member], flags: [JSONValue.Member]) throws {
+    public static func checkReferences(evaluators: [JSONValue.Member], flags: [JSONValue.Member], flagsAt: String = "$.flags") throws {
         var table: [String: JSONValue] = [:]
         for member in evaluators { table[member.key] = member.value }
         var compiler = RuleCompiler(evaluators: table, lenient: true)
@@ -265,7 +265,7 @@ public enum FlagDocument {
             try compiler.checkEvaluators(evaluators.map(\.key))
             for flag in flags {
                 guard let targeting = flag.value["targeting"] else { continue }
-                root = "$.flags" + JSONPath.member(flag.key) + ".targeting"
+                root = flagsAt + JSONPath.member(flag.key) + ".targeting"
                 _ = try compiler.compile(targeting)
             }
         } catch {
@@ -279,6 +279,22 @@ public enum FlagDocument {
         guard key == FlagSet.evaluatorsKey else { return true }
         guard let members = value.objectMembers else { return false }
         return (try? checkReferences(evaluators: members, flags: [])) != nil
+    }
+
+    /// Checks `switch` given as plain key → value entries (a refresh document without
+    /// `flags`): its `$evaluators` and the flag definitions among the entries, as an import
+    /// checks a flagd document.
+    ///
+    /// - Throws: ``PrefsError`` of kind `invalidValue` naming the JSON path of the `$ref`.
+    public static func checkEntries(_ members: [JSONValue.Member]) throws {
+        var evaluators: [JSONValue.Member] = []
+        if let value = members.last(where: { $0.key == FlagSet.evaluatorsKey })?.value {
+            guard let object = value.objectMembers else {
+                throw PrefsError(.invalidValue, "$" + JSONPath.member(FlagSet.evaluatorsKey) + ": expected an object")
+            }
+            evaluators = object
+        }
+        try checkReferences(evaluators: evaluators, flags: members.filter { FlagSet.isDefinition($0.value) }, flagsAt: "$")
     }
 
     private static func checkMetadata(_ metadata: JSONValue, path: String) throws {
