@@ -772,13 +772,13 @@ _prefs_flag() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    import|export|list|show|eval|enabled|enable|disable)
+    import|export|list|show|eval|enabled|enable|disable|config)
         # Offer subcommand argument completions
         "_prefs_flag_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'import export list show eval enabled enable disable' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'import export list show eval enabled enable disable config' -- "${cur}"))
         ;;
     esac
 }
@@ -970,6 +970,28 @@ _prefs_flag_disable() {
     repeating_options=(--override)
     non_repeating_options=(--store --actor)
     __prefs_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __prefs_add_completions -f
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    esac
+}
+
+_prefs_flag_config() {
+    repeating_flags=()
+    non_repeating_flags=(--unset --version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor)
+    __prefs_offer_flags_options 2
 
     # Offer option value completions
     case "${prev}" in

@@ -77,6 +77,8 @@ function __prefs_parse_tokens -S
                 __prefs_parse_subcommand 1 'store=' 'actor=' 'override=+' 'version' 'h/help'
             case 'disable'
                 __prefs_parse_subcommand 1 'store=' 'actor=' 'override=+' 'version' 'h/help'
+            case 'config'
+                __prefs_parse_subcommand 2 'store=' 'actor=' 'override=+' 'unset' 'version' 'h/help'
             end
         case 'refresh'
             __prefs_parse_subcommand 1 'store=' 'actor=' 'override=+' 'from=' 'timeout=' 'header=+' 'header-file=+' 'max-age=' 'status' 'json' 'version' 'h/help'
@@ -337,6 +339,7 @@ complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs f
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs flag" -eq 1' -fa 'enabled' -d 'Exit 0 when the flag evaluates to true, 1 otherwise (for shell conditions).'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs flag" -eq 1' -fa 'enable' -d 'Set a flag\'s state to ENABLED.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs flag" -eq 1' -fa 'disable' -d 'Set a flag\'s state to DISABLED.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs flag" -eq 1' -fa 'config' -d 'Show or set a flag setting of the store: fractional-version 1|2|3.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag import" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rF
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag import" actor' -l 'actor' -d 'Who the change log names for this command\'s writes (default: $PREFS_ACTOR, else USER@HOST).' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag import"' -l 'override' -d 'Read VALUE for DOMAIN:KEY in this invocation instead of the store (repeatable; never written). Also $PREFS_OVERRIDES, a JSON object {"domain":{"key":value}}.' -rfka ''
@@ -367,8 +370,8 @@ complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "p
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag eval" type' -l 'type' -d 'boolean, string, integer, float or object.' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag eval" default' -l 'default' -d 'The value when the flag does not give one, read as --type.' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag eval" context' -l 'context' -d 'The evaluation context, a JSON object.' -rfka ''
-complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag eval" targeting-key' -l 'targeting-key' -d 'The targeting key (the context\'s targetingKey).' -rfka ''
-complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag eval" fractional-version' -l 'fractional-version' -d 'fractional hashing: 1 (legacy), 2 (flagd\'s default) or 3 (CBOR).' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag eval" targeting-key' -l 'targeting-key' -d 'The targeting key (the context\'s targetingKey); an empty one counts as absent.' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag eval" fractional-version' -l 'fractional-version' -d 'fractional hashing: 3 (CBOR, current flagd; the default), 2 or 1 (older flagd); overrides prefs flag config.' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag eval" json' -l 'json' -d 'Print the whole result as JSON.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag eval" version' -l 'version' -d 'Show the version.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag eval" h help' -s 'h' -l 'help' -d 'Show help information.'
@@ -376,8 +379,8 @@ complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "p
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag enabled" actor' -l 'actor' -d 'Who the change log names for this command\'s writes (default: $PREFS_ACTOR, else USER@HOST).' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag enabled"' -l 'override' -d 'Read VALUE for DOMAIN:KEY in this invocation instead of the store (repeatable; never written). Also $PREFS_OVERRIDES, a JSON object {"domain":{"key":value}}.' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag enabled" context' -l 'context' -d 'The evaluation context, a JSON object.' -rfka ''
-complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag enabled" targeting-key' -l 'targeting-key' -d 'The targeting key (the context\'s targetingKey).' -rfka ''
-complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag enabled" fractional-version' -l 'fractional-version' -d 'fractional hashing: 1 (legacy), 2 (flagd\'s default) or 3 (CBOR).' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag enabled" targeting-key' -l 'targeting-key' -d 'The targeting key (the context\'s targetingKey); an empty one counts as absent.' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag enabled" fractional-version' -l 'fractional-version' -d 'fractional hashing: 3 (CBOR, current flagd; the default), 2 or 1 (older flagd); overrides prefs flag config.' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag enabled" version' -l 'version' -d 'Show the version.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag enabled" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag enable" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rF
@@ -390,6 +393,12 @@ complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "p
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag disable"' -l 'override' -d 'Read VALUE for DOMAIN:KEY in this invocation instead of the store (repeatable; never written). Also $PREFS_OVERRIDES, a JSON object {"domain":{"key":value}}.' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag disable" version' -l 'version' -d 'Show the version.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag disable" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag config" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rF
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag config" actor' -l 'actor' -d 'Who the change log names for this command\'s writes (default: $PREFS_ACTOR, else USER@HOST).' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag config"' -l 'override' -d 'Read VALUE for DOMAIN:KEY in this invocation instead of the store (repeatable; never written). Also $PREFS_OVERRIDES, a JSON object {"domain":{"key":value}}.' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag config" unset' -l 'unset' -d 'Remove the setting (back to the default, 3).'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag config" version' -l 'version' -d 'Show the version.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag config" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs refresh" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rF
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs refresh" actor' -l 'actor' -d 'Who the change log names for this command\'s writes (default: $PREFS_ACTOR, else USER@HOST).' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs refresh"' -l 'override' -d 'Read VALUE for DOMAIN:KEY in this invocation instead of the store (repeatable; never written). Also $PREFS_OVERRIDES, a JSON object {"domain":{"key":value}}.' -rfka ''

@@ -43,3 +43,9 @@ _ = measure("(b) if + ends_with + sem_ver") { _ in flags.evaluate("rule", type: 
 _ = measure("(c) fractional over 4 variants") { i in
     flags.evaluate("split", type: .integer, default: .number("0"), context: context, targetingKey: keys[i & 1023], now: now)
 }
+// (c) hashes with version 3 (CBOR), the default; (d) is the same with version 2, the default
+// before, for comparison with earlier figures.
+let flagsV2 = FlagSet(entries: members.map { ($0.key, $0.value) }, fractionalVersion: .v2)
+_ = measure("(d) fractional, hashing version 2") { i in
+    flagsV2.evaluate("split", type: .integer, default: .number("0"), context: context, targetingKey: keys[i & 1023], now: now)
+}

@@ -77,6 +77,11 @@ extension KeyValueStack {
                             arguments: [now]) ?? 0
                 }
                 add(.ok, "expiry", "\(expired) expired key(s) waiting to be purged at the next write to their domain")
+                let hashing = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'flag_fractional_version'")
+                add(
+                    .ok, "flags",
+                    hashing.map { "fractional hashing version \($0) (prefs flag config fractional-version)" }
+                        ?? "fractional hashing version \(FractionalVersion.default.rawValue) (the default)")
             }
         } catch {
             add(.error, "integrity", PrefsError.database(error, path: path, writing: false).message)

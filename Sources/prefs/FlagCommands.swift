@@ -9,7 +9,7 @@ extension Prefs {
             abstract: "Feature flags in the switch domain, in OpenFeature flagd's format.",
             subcommands: [
                 FlagImport.self, FlagExport.self, FlagList.self, FlagShow.self, FlagEval.self, FlagEnabled.self, FlagEnable.self,
-                FlagDisable.self,
+                FlagDisable.self, FlagConfig.self,
             ])
     }
 
@@ -75,7 +75,9 @@ extension Prefs {
         var json = false
 
         func run() throws {
-            let flags = try global.openStack().flags()
+            let stack = try global.openStack()
+            let version = try stack.fractionalVersionSetting() ?? .default
+            let flags = try stack.flags(fractionalVersion: version)
             for key in flags.flags.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
                 guard let flag = flags.flags[key] else { continue }
                 let type = flag.isStatic ? flag.definition.typeName : flag.variantType
@@ -85,6 +87,7 @@ extension Prefs {
                         .init("static", .bool(flag.isStatic)), .init("variants", .array(flag.variants.map { .string($0.key) })),
                         .init("defaultVariant", flag.defaultVariant.map(JSONValue.string) ?? .null),
                         .init("targeting", .bool(flag.hasTargeting)), .init("metadata", .object(flag.metadata)),
+                        .init("fractionalVersion", .number(String(version.rawValue))),
                     ])
                     Output.standard.write(object.compactText + "\n")
                 } else {
@@ -120,14 +123,35 @@ extension Prefs {
         @Option(help: ArgumentHelp("The evaluation context, a JSON object.", valueName: "json"))
         var context: String?
 
-        @Option(help: ArgumentHelp("The targeting key (the context's targetingKey).", valueName: "key"))
+        // Unconditional: a key may be empty or start with "-" (`--targeting-key -x`).
+        @Option(
+            parsing: .unconditional,
+            help: ArgumentHelp("The targeting key (the context's targetingKey); an empty one counts as absent.", valueName: "key"))
         var targetingKey: String?
 
-        @Option(help: ArgumentHelp("fractional hashing: 1 (legacy), 2 (flagd's default) or 3 (CBOR).", valueName: "n"))
-        var fractionalVersion: Int = 2
+        @Option(
+            help: ArgumentHelp(
+                "fractional hashing: 3 (CBOR, current flagd; the default), 2 or 1 (older flagd); overrides prefs flag config.",
+                valueName: "n"))
+        var fractionalVersion: Int?
+
+        /// ArgumentParser reads `--targeting-key=` (an empty attached value) as a missing
+        /// value: the arguments with it split into `--targeting-key ""`, up to a `--`.
+        static func splittingEmptyTargetingKey(_ arguments: [String]) -> [String] {
+            guard arguments.contains("--targeting-key=") else { return arguments }
+            var result: [String] = []
+            var terminated = false
+            for argument in arguments {
+                if argument == "--" { terminated = true }
+                if !terminated && argument == "--targeting-key=" { result += ["--targeting-key", ""] } else { result.append(argument) }
+            }
+            return result
+        }
 
         func validate() throws {
-            if FractionalVersion(rawValue: fractionalVersion) == nil { throw ValidationError("--fractional-version must be 1, 2 or 3") }
+            if let fractionalVersion, FractionalVersion(rawValue: fractionalVersion) == nil {
+                throw ValidationError("--fractional-version must be 1, 2 or 3")
+            }
         }
 
         func contextValue() throws -> JSONValue {
@@ -148,7 +172,7 @@ extension Prefs {
             }
             return try stack.evaluateFlag(
                 key, type: type, default: value, context: contextValue(), targetingKey: targetingKey,
-                fractionalVersion: FractionalVersion(rawValue: fractionalVersion) ?? .v2)
+                fractionalVersion: fractionalVersion.flatMap(FractionalVersion.init(rawValue:)))
         }
     }
 
@@ -235,6 +259,45 @@ extension Prefs {
         func run() throws {
             try Key.validate(key)
             try global.openStack().setFlag(key, enabled: false)
+        }
+    }
+
+    struct FlagConfig: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "config",
+            abstract: "Show or set a flag setting of the store: fractional-version 1|2|3.",
+            discussion: """
+                fractional-version is the hashing `fractional` uses to bucket users: 3 (CBOR, what current flagd \
+                providers use; the default), 2 or 1 for fleets on older flagd releases. Without a value, prints the \
+                current one. --fractional-version of flag eval/enabled wins over it.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: ArgumentHelp("The setting: fractional-version.", valueName: "name"))
+        var name: String
+
+        @Argument(help: ArgumentHelp("The new value: 1, 2 or 3.", valueName: "value"))
+        var value: Int?
+
+        @Flag(help: "Remove the setting (back to the default, 3).")
+        var unset = false
+
+        func validate() throws {
+            guard name == "fractional-version" else { throw ValidationError("unknown flag setting '\(name)' (known: fractional-version)") }
+            if let value, FractionalVersion(rawValue: value) == nil { throw ValidationError("fractional-version must be 1, 2 or 3") }
+            if value != nil && unset { throw ValidationError("give a value or --unset, not both") }
+        }
+
+        func run() throws {
+            let stack = try global.openStack()
+            if let value {
+                try stack.setFractionalVersion(FractionalVersion(rawValue: value))
+            } else if unset {
+                try stack.setFractionalVersion(nil)
+            } else {
+                Output.standard.write("\((try stack.fractionalVersionSetting() ?? .default).rawValue)\n")
+            }
         }
     }
 }

@@ -52,7 +52,7 @@ enum Main {
             exit(2)
         }
         do {
-            var command = try Prefs.parseAsRoot(arguments)
+            var command = try Prefs.parseAsRoot(Prefs.EvaluationOptions.splittingEmptyTargetingKey(arguments))
             try command.run()
             Output.standard.flush()
         } catch {

@@ -193,3 +193,186 @@ struct FlagCLIReviewTests {
         expectFailure(try box.run(["flag", "enabled", "x"]), 2)
     }
 }
+
+/// Issue 16, finding 2: `$ref` expansion was exponential (each level referring twice to the
+/// next), and every evaluation of any flag in `switch` then died.
+@Suite("prefs flag $ref limits")
+struct FlagReferenceLimitTests {
+    /// `e0` … `e39` where each refers twice to the next: 2 KB that expands to 2^40 nodes.
+    static func doublingChain(levels: Int = 40) -> String {
+        """
+        {"$evaluators": \(doublingEvaluators(levels: levels)),
+         "flags": {"bomb": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
+                            "targeting": {"if": [{"$ref": "e0"}, "on", "off"]}}}}
+        """
+    }
+
+    /// The `$evaluators` object of ``doublingChain(levels:)``.
+    static func doublingEvaluators(levels: Int = 40) -> String {
+        var evaluators = (0..<levels).map { #""e\#($0)": {"or": [{"$ref": "e\#($0 + 1)"}, {"$ref": "e\#($0 + 1)"}]}"# }
+        evaluators.append(#""e\#(levels)": {"var": "x"}"#)
+        return "{" + evaluators.joined(separator: ",\n") + "}"
+    }
+
+    static let plain = "{\"flags\":{\"beta\":{\"state\":\"ENABLED\",\"variants\":{\"on\":true,\"off\":false},\"defaultVariant\":\"on\"}}}"
+
+    @Test func aDoublingChainIsRefusedAtImportWithThePathOfTheRef() throws {
+        let box = try Sandbox()
+        #expect(try box.run(["flag", "import", "-"], stdin: Self.plain).status == 0)
+        let before = try box.storeSnapshot()
+        let result = try box.run(["flag", "import", "-"], stdin: Self.doublingChain())
+        expectFailure(result, 6, contains: "standard input: $.$evaluators.e21.or[1]: $ref \"e22\" expands the rule beyond 1000000 nodes")
+        #expect(try box.storeSnapshot() == before, "a refused document changes nothing")
+        #expect(try box.run(["flag", "enabled", "beta"]).status == 0)
+        expectFailure(
+            try box.run(["flag", "import", "--replace", "-"], stdin: Self.doublingChain()), 6, contains: "$.$evaluators.e21.or[1]")
+        #expect(try box.storeSnapshot() == before)
+    }
+
+    @Test func aDoublingChainIsRefusedByRefresh() throws {
+        let box = try Sandbox()
+        let file = box.root + "/flags.json"
+        try Data(Self.plain.utf8).write(to: URL(fileURLWithPath: file))
+        #expect(try box.run(["refresh", "switch", "--from", file]).status == 0)
+        try Data(Self.doublingChain().utf8).write(to: URL(fileURLWithPath: file))
+        expectFailure(try box.run(["refresh", "switch"]), 7, contains: "$.$evaluators.e21.or[1]")
+        #expect(try box.run(["flag", "enabled", "beta"]).status == 0, "the last good copy is still served")
+        #expect(try box.run(["flag", "list"]).stdout == "beta\tENABLED\tboolean\ton\tno\ton,off\n")
+    }
+
+    /// A plain key → value document for `switch` (no `flags`) gets the same check.
+    @Test func aPlainRefreshDocumentWithADoublingChainIsRefused() throws {
+        let box = try Sandbox()
+        let file = box.root + "/switch.json"
+        try Data(#"{"beta": true}"#.utf8).write(to: URL(fileURLWithPath: file))
+        #expect(try box.run(["refresh", "switch", "--from", file]).status == 0)
+        let plain = #"{"$evaluators": \#(Self.doublingEvaluators()), "beta": false}"#
+        try Data(plain.utf8).write(to: URL(fileURLWithPath: file))
+        expectFailure(try box.run(["refresh", "switch"]), 7, contains: #"$.$evaluators.e21.or[1]: $ref "e22" expands"#)
+        #expect(try box.run(["flag", "enabled", "beta"]).status == 0, "the last good copy is still served")
+        // Sound evaluators (e0 expands to 786,431 nodes), but a flag's rule refers to e0 twice.
+        let flagged = """
+            {"$evaluators": \(Self.doublingEvaluators(levels: 18)),
+             "f": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
+                   "targeting": {"or": [{"$ref": "e0"}, {"$ref": "e0"}]}}}
+            """
+        try Data(flagged.utf8).write(to: URL(fileURLWithPath: file))
+        expectFailure(try box.run(["refresh", "switch"]), 7, contains: #"$.f.targeting.or[1]: $ref "e0" expands"#)
+        #expect(try box.run(["flag", "list"]).stdout == "beta\tENABLED\tboolean\tstatic\tno\ttrue\n")
+    }
+
+    /// A chain 10,000 `$ref`s deep, a cycle and 10,000 nested arrays: refused with a path,
+    /// never a crash.
+    @Test func deepChainsCyclesAndNestingAreRefused() throws {
+        let box = try Sandbox()
+        var chain = (0..<10_000).map { #""d\#($0)": {"!": {"$ref": "d\#($0 + 1)"}}"# }
+        chain.append(#""d10000": true"#)
+        let deep = """
+            {"$evaluators": {\(chain.joined(separator: ","))},
+             "flags": {"f": {"state": "ENABLED", "variants": {"on": true}, "targeting": {"if": [{"$ref": "d0"}, "on", null]}}}}
+            """
+        expectFailure(
+            try box.run(["flag", "import", "-"], stdin: deep), 6,
+            contains: "$.$evaluators.d511[\"!\"]: $ref \"d512\" nests the rule deeper than 512 levels")
+        let cycle = """
+            {"$evaluators": {"a": {"or": [{"var": "x"}, {"$ref": "b"}]}, "b": {"!": {"$ref": "a"}}},
+             "flags": {"f": {"state": "ENABLED", "variants": {"on": true}, "targeting": {"if": [{"$ref": "a"}, "on", null]}}}}
+            """
+        expectFailure(
+            try box.run(["flag", "import", "-"], stdin: cycle), 6,
+            contains: "$.$evaluators.b[\"!\"]: $ref \"a\" forms a cycle")
+        let nested = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        let arrays = "{\"flags\": {\"f\": {\"state\": \"ENABLED\", \"variants\": {\"on\": true}, \"targeting\": {\"if\": \(nested)}}}}"
+        expectFailure(try box.run(["flag", "import", "-"], stdin: arrays), 6)
+        #expect(try box.run(["flag", "list"]).stdout.isEmpty)
+    }
+}
+
+/// Issue 17: bucketing as current flagd providers do, and the targeting key's spellings.
+@Suite("prefs flag conformance")
+struct FlagConformanceTests {
+    func evaluations(_ box: Sandbox, _ extra: [String] = []) throws -> [String] {
+        try (0..<24).map { i in
+            let result = try box.run(
+                ["flag", "eval", "banner", "--type", "string", "--default", "?", "--targeting-key", "user-\(i)"] + extra)
+            #expect(result.status == 0, "\(result)")
+            return result.stdout
+        }
+    }
+
+    @Test func fractionalHashingIsV3UnlessTheStoreOrTheInvocationSaysOtherwise() throws {
+        let box = try FlagCLITests().imported()
+        let v1 = try evaluations(box, ["--fractional-version", "1"])
+        let v2 = try evaluations(box, ["--fractional-version", "2"])
+        let v3 = try evaluations(box, ["--fractional-version", "3"])
+        #expect(v2 != v3 && v1 != v3, "the versions bucket differently")
+        #expect(try evaluations(box) == v3, "v3 is the default")
+        #expect(try box.run(["flag", "config", "fractional-version"]).stdout == "3\n")
+        #expect(try box.run(["flag", "list", "--json"]).stdout.contains(#""fractionalVersion":3}"#))
+        #expect(try box.run(["doctor"]).stdout.contains("ok\tflags\tfractional hashing version 3 (the default)\n"))
+
+        let set = try box.run(["flag", "config", "fractional-version", "2"])
+        #expect(set.status == 0 && set.stdout.isEmpty && set.stderr.isEmpty, "\(set)")
+        #expect(try box.run(["flag", "config", "fractional-version"]).stdout == "2\n")
+        #expect(try evaluations(box) == v2, "the store setting applies")
+        #expect(try evaluations(box, ["--fractional-version", "3"]) == v3, "the invocation wins over the store")
+        #expect(try evaluations(box, ["--fractional-version", "1"]) == v1)
+        #expect(try box.run(["flag", "list", "--json"]).stdout.contains(#""fractionalVersion":2}"#))
+        #expect(try box.run(["doctor"]).stdout.contains("ok\tflags\tfractional hashing version 2 (prefs flag config fractional-version)\n"))
+        let user = try box.run(["flag", "enabled", "new-checkout", "--targeting-key", "u", "--fractional-version", "1"])
+        #expect(user.status == 1 && user.stderr.isEmpty, "\(user)")
+
+        let before = try box.storeSnapshot()
+        expectFailure(try box.run(["flag", "config", "fractional-version", "4"]), 2, contains: "1, 2 or 3")
+        expectFailure(try box.run(["flag", "config", "hashing", "2"]), 2, contains: "fractional-version")
+        expectFailure(try box.run(["flag", "config", "fractional-version", "2", "--unset"]), 2)
+        #expect(try box.storeSnapshot() == before)
+        #expect(try box.run(["flag", "config", "fractional-version", "--unset"]).status == 0)
+        #expect(try box.run(["flag", "config", "fractional-version"]).stdout == "3\n")
+        #expect(try evaluations(box) == v3)
+    }
+
+    @Test func theTargetingKeyMayBeEmptyOrStartWithADash() throws {
+        let box = try FlagCLITests().imported()
+        let document = """
+            {"flags": {"who": {"state": "ENABLED", "variants": {"absent": "absent", "present": "present"}, "defaultVariant": "absent",
+              "targeting": {"if": [{"==": [{"var": "targetingKey"}, null]}, "absent", {"cat": ["key=", {"var": "targetingKey"}]}]}}}}
+            """
+        #expect(try box.run(["flag", "import", "-"], stdin: document).status == 0)
+        func who(_ arguments: [String]) throws -> RunResult {
+            try box.run(["flag", "eval", "who", "--type", "string", "--default", "?", "--json"] + arguments)
+        }
+        // A key starting with "-", both spellings: the rule sees it.
+        for arguments in [["--targeting-key", "-x"], ["--targeting-key=-x"], ["--context", #"{"targetingKey":"-x"}"#]] {
+            let result = try who(arguments)
+            #expect(
+                result.status == 0 && result.stdout.contains(#""errorMessage":"targeting returned \"key=-x\""#), "\(arguments) \(result)")
+        }
+        let dash = try box.run(["flag", "eval", "banner", "--type", "string", "--default", "?", "--targeting-key", "-x"])
+        let dashContext = try box.run([
+            "flag", "eval", "banner", "--type", "string", "--default", "?", "--context", #"{"targetingKey":"-x"}"#,
+        ])
+        #expect(dash.status == 0 && dash.stdout == dashContext.stdout && dash.stdout != "?\n", "\(dash)")
+        #expect(try box.run(["flag", "enabled", "new-checkout", "--targeting-key", "--x"]).status == 1)
+        // An empty key, both spellings, is absent: the rule sees no targetingKey, fractional
+        // has nothing to bucket, and the context's key is not overridden.
+        for arguments in [["--targeting-key", ""], ["--targeting-key="], ["--context", #"{"targetingKey":""}"#]] {
+            let result = try who(arguments)
+            #expect(
+                result.status == 0 && result.stdout.hasPrefix(#"{"value":"absent","variant":"absent","reason":"TARGETING_MATCH""#),
+                "\(arguments) \(result)")
+            let banner = try box.run(["flag", "eval", "banner", "--type", "string", "--default", "?", "--json"] + arguments)
+            #expect(
+                banner.status == 0 && banner.stdout.hasPrefix(#"{"value":"Hello","variant":"a","reason":"DEFAULT""#),
+                "\(arguments) \(banner)")
+        }
+        #expect(
+            try box.run(["flag", "enabled", "new-checkout", "--targeting-key", "", "--context", #"{"email":"a@example.com"}"#]).status == 0)
+        #expect(
+            try box.run(["flag", "enabled", "new-checkout", "--targeting-key=", "--context", #"{"email":"a@example.com"}"#]).status == 0)
+        let kept = try who(["--context", #"{"targetingKey":"ctx"}"#, "--targeting-key="])
+        #expect(kept.stdout.contains(#"targeting returned \"key=ctx\""#), "\(kept)")
+        let keptSpaced = try who(["--targeting-key", "", "--context", #"{"targetingKey":"ctx"}"#])
+        #expect(keptSpaced.stdout.contains(#"targeting returned \"key=ctx\""#), "\(keptSpaced)")
+    }
+}

@@ -31,7 +31,7 @@ struct JsonLogicTests {
         (#"{"%":[7,3]}"#, "{}", "1"), (#"{"/":[1,4]}"#, "{}", "0.25"), (#"{"*":[2,3,4]}"#, "{}", "24"), (#"{"+":[1,"2",3]}"#, "{}", "6"),
         (#"{"-":[5,7]}"#, "{}", "-2"), (#"{"-":[5]}"#, "{}", "-5"), (#"{"min":[3,1,2]}"#, "{}", "1"), (#"{"max":[3,1,2]}"#, "{}", "3"),
         // strings and arrays
-        (#"{"merge":[[1],[2,[3]],4]}"#, "{}", "[1,2,[3],4]"), (#"{"cat":["a",1,true,null]}"#, "{}", #""a1truenull""#),
+        (#"{"merge":[[1],[2,[3]],4]}"#, "{}", "[1,2,[3],4]"), (#"{"cat":["a",1,true,null]}"#, "{}", #""a1true""#),
         (#"{"substr":["jsonlogic",4]}"#, "{}", #""logic""#), (#"{"substr":["jsonlogic",-5,3]}"#, "{}", #""log""#),
         (#"{"substr":["jsonlogic",1,-3]}"#, "{}", #""sonlo""#), (#"{"in":["Spring","Springfield"]}"#, "{}", "true"),
         (#"{"in":["b",["a","b"]]}"#, "{}", "true"), (#"{"map":[[1,2],{"*":[{"var":""},2]}]}"#, "{}", "[2,4]"),
@@ -63,7 +63,25 @@ struct JsonLogicTests {
         ("1.6.0", "~", "1.5.0", "false"),
         ("not.a.version", "=", "1.0.0", "null"), ("1.2.3.4", "=", "1.2.3", "null"), ("1.2.3", "===", "1.2.3", "null"),
         ("01.2.3", "=", "1.2.3", "null"),
-        ("18446744073709551615.0.0", ">", "1.0.0", "true"), ("18446744073709551616.0.0", ">", "1.0.0", "null"),
+        ("18446744073709551615.0.0", ">", "1.0.0", "true"),
+        // Numeric identifiers of any length (issue 17): compared as digit strings.
+        ("18446744073709551616.0.0", ">", "1.0.0", "true"), ("99999999999999999999.0.0", ">=", "1.2.3", "true"),
+        ("99999999999999999999.0.0", ">", "18446744073709551615.0.0", "true"), ("1.2.3", "<", "99999999999999999999.0.0", "true"),
+        ("100000000000000000000.0.0", ">", "99999999999999999999.0.0", "true"),
+        ("99999999999999999999.1.0", "=", "v99999999999999999999.1", "true"),
+        ("99999999999999999999.1.0", "^", "99999999999999999999.7.0", "true"),
+        ("99999999999999999998.1.0", "^", "99999999999999999999.1.0", "false"),
+        ("1.99999999999999999999.5", "~", "1.99999999999999999999.0", "true"),
+        ("1.2.99999999999999999999", "<", "1.2.100000000000000000000", "true"), ("018446744073709551616.0.0", "=", "1.0.0", "null"),
+        ("1.2.3-99999999999999999999", ">", "1.2.3-18446744073709551615", "true"),
+        ("1.2.3-99999999999999999999", "<", "1.2.3-alpha", "true"),
+        ("1.2.3-100000000000000000000", ">", "1.2.3-99999999999999999999", "true"),
+        ("18446744073709551616.0.0", ">", "18446744073709551615.0.0", "true"),
+        ("18446744073709551615.0.0", "<", "18446744073709551616.0.0", "true"),
+        ("18446744073709551615.0.0", "=", "18446744073709551615.0.0", "true"),
+        ("99999999999999999999", "=", "99999999999999999999.0.0", "true"),
+        ("2.99999999999999999999", ">", "2.99999999999999999998.7", "true"),
+        ("v1.2.99999999999999999999-rc.1", "<", "1.2.99999999999999999999", "true"),
         ("1.2.3-", "=", "1.2.3", "null"), ("1.2.3+", "=", "1.2.3", "null"), ("1.2.3-01", "=", "1.2.3", "null"),
         ("1.2.3-0a", "<", "1.2.3", "true"), ("1..3", "=", "1.0.3", "null"), ("", "=", "1.0.0", "null"), ("v", "=", "0.0.0", "null"),
         ("1.2.3-rc.1+build.5", "=", "1.2.3-rc.1", "true"), ("1.2.3-rc+b.", "=", "1.2.3-rc", "null"), ("1.2.3-r_c", "=", "1.2.3", "null"),
@@ -131,6 +149,23 @@ struct FractionalTests {
         let hash = MurmurHash3.x86Hash32(Array("fuser-7".utf8))
         let bucket = (UInt64(hash) * 4) >> 32
         #expect(results[1] == .string(["a", "b", "c", "d"][Int(bucket)]))
+    }
+
+    /// v3 without `bucketBy` hashes the CBOR array `[flagKey, targetingKey]`: 0x82, then each
+    /// string as 0x60 + length and its bytes.
+    @Test func versionThreeHashesTheCBORPair() throws {
+        let data = #"{"targetingKey":"user-7","$flagd":{"flagKey":"f"}}"#
+        let bytes: [UInt8] = [0x82, 0x61] + Array("f".utf8) + [0x66] + Array("user-7".utf8)
+        let bucket = (UInt64(MurmurHash3.x86Hash32(bytes)) * 4) >> 32
+        let result = try logic(#"{"fractional":[["a",1],["b",1],["c",1],["d",1]]}"#, data, version: .v3)
+        #expect(result == .string(["a", "b", "c", "d"][Int(bucket)]))
+        let long = String(repeating: "k", count: 300)
+        let longBytes: [UInt8] = [0x82, 0x61] + Array("f".utf8) + [0x79, 0x01, 0x2C] + Array(long.utf8)
+        let longBucket = (UInt64(MurmurHash3.x86Hash32(longBytes)) * 4) >> 32
+        let longData = #"{"targetingKey":"\#(long)","$flagd":{"flagKey":"f"}}"#
+        #expect(
+            try logic(#"{"fractional":[["a",1],["b",1],["c",1],["d",1]]}"#, longData, version: .v3)
+                == .string(["a", "b", "c", "d"][Int(longBucket)]))
     }
 }
 
@@ -252,6 +287,31 @@ struct FlagEvaluationTests {
     }
 }
 
+/// Issue 17: edges where prefs differed from json-logic-js and the JsonLogic suites.
+@Suite("JsonLogic edge semantics")
+struct JsonLogicEdgeTests {
+    @Test(arguments: [
+        // cat: null and missing values concatenate as empty (Array.prototype.join).
+        (#"{"cat":[null,"test",null]}"#, "{}", #""test""#), (#"{"cat":[{"var":"nope"},"test",{"var":"x"}]}"#, #"{"x":null}"#, #""test""#),
+        (#"{"cat":[[1,null,2],"|"]}"#, "{}", #""1,,2|""#),
+        // One operand of / and %: x / undefined is NaN, and NaN has no JSON form: null.
+        (#"{"/":[4]}"#, "{}", "null"), (#"{"cat":[{"/":[4]}]}"#, "{}", #""NaN""#), (#"{"%":[4]}"#, "{}", "null"),
+        (#"{"cat":[{"%":[4]}]}"#, "{}", #""NaN""#), (#"{"cat":[{"/":[1,0]}]}"#, "{}", #""Infinity""#),
+        // One operand of *: JavaScript's +x.
+        (#"{"*":[true]}"#, "{}", "1"), (#"{"*":[null]}"#, "{}", "0"), (#"{"*":[""]}"#, "{}", "0"), (#"{"*":["2.5"]}"#, "{}", "2.5"),
+        (#"{"*":[false]}"#, "{}", "0"), (#"{"*":["3px"]}"#, "{}", "null"), (#"{"*":"4"}"#, "{}", "4"),
+        // A missing operand is undefined: false in both directions.
+        (#"{">":[1]}"#, "{}", "false"), (#"{">=":[]}"#, "{}", "false"), (#"{"<":[1]}"#, "{}", "false"), (#"{"<=":[]}"#, "{}", "false"),
+        (#"{">=":[1]}"#, "{}", "false"), (#"{"<=":[1]}"#, "{}", "false"), (#"{">":[]}"#, "{}", "false"), (#"{"<":[]}"#, "{}", "false"),
+        (#"{">":[1,null]}"#, "{}", "true"),
+        // No operands of and/or: false.
+        (#"{"and":[]}"#, "{}", "false"), (#"{"or":[]}"#, "{}", "false"), (#"{"!":{"and":[]}}"#, "{}", "true"),
+    ])
+    func edges(rule: String, data: String, expected: String) throws {
+        #expect(try logic(rule, data).compactText == expected, "\(rule)")
+    }
+}
+
 @Suite("JsonLogic review cases")
 struct JsonLogicReviewTests {
     @Test func hugeAndNonFiniteNumbersNeverCrash() throws {
@@ -341,5 +401,126 @@ struct EvaluationLimitTests {
         // JavaScript's parseFloat: the longest decimal prefix.
         #expect(try logic(#"{"+":["12.5e1x"," 7.","-.5e","0x10","1e+"]}"#) == .number("132.5"))
         #expect(try logic(#"{"+":["inf"]}"#) == .null)
+    }
+}
+
+/// Issue 16, finding 2: a flag document planted in `switch` without `flag import` (as a
+/// hostile sync peer could) must not take evaluation down.
+@Suite("$ref expansion limits")
+struct ReferenceExpansionTests {
+    /// `e0` … `e39`, each `or` of two `$ref`s to the next: 2^40 nodes when expanded.
+    static func doublingEvaluators(levels: Int = 40) -> JSONValue {
+        var members = (0..<levels).map { level in
+            JSONValue.Member(
+                "e\(level)",
+                .object([
+                    .init(
+                        "or",
+                        .array([.object([.init("$ref", .string("e\(level + 1)"))]), .object([.init("$ref", .string("e\(level + 1)"))])]))
+                ]))
+        }
+        members.append(.init("e\(levels)", .object([.init("var", .string("x"))])))
+        return .object(members)
+    }
+
+    static func flag(_ targeting: String) throws -> JSONValue {
+        try JSONValue(
+            parsing: #"{"state":"ENABLED","variants":{"on":true,"off":false},"defaultVariant":"off","targeting":\#(targeting)}"#)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aPlantedDoublingChainIsAnErrorNotACrash() throws {
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        try stack.set(Self.doublingEvaluators(), in: .switch, forKey: FlagSet.evaluatorsKey)
+        try stack.set(try Self.flag(#"{"if":[{"$ref":"e0"},"on","off"]}"#), in: .switch, forKey: "bomb")
+        try stack.set(try Self.flag(#"{"if":[{"var":"x"},"on","off"]}"#), in: .switch, forKey: "fine")
+        try stack.flushSynchronously()
+        let flags = try stack.flags()
+        let bomb = flags.evaluate("bomb", type: .boolean, default: .bool(false), context: ["x": .bool(true)])
+        #expect(bomb.reason == "ERROR" && bomb.errorCode == "PARSE_ERROR" && bomb.value == .bool(false), "\(bomb)")
+        #expect(bomb.errorMessage?.contains("$ref \"e22\" expands the rule beyond 1000000 nodes") == true, "\(bomb)")
+        let fine = flags.evaluate("fine", type: .boolean, default: .bool(false), context: ["x": .bool(true)])
+        #expect(fine.value == .bool(true) && fine.reason == "TARGETING_MATCH", "the other flags still evaluate: \(fine)")
+        #expect(flags.flags["bomb"]?.hasTargeting == true)
+    }
+
+    /// Eighteen doubling levels (786,431 nodes) stay under the size limit: the shared subtree
+    /// is compiled once, and evaluating it eight times over is stopped by the evaluation budget.
+    @Test(.timeLimit(.minutes(1))) func sharedSubtreesCountInTheEvaluationBudget() throws {
+        let flags = FlagSet(entries: [
+            (FlagSet.evaluatorsKey, Self.doublingEvaluators(levels: 18)), ("f", try Self.flag(#"{"if":[{"$ref":"e0"},"on","off"]}"#)),
+            ("g", try Self.flag(#"{"if":[{"some":[[1,2,3,4,5,6,7,8],{"$ref":"e0"}]},"on","off"]}"#)),
+        ])
+        let truthy = flags.evaluate("f", type: .boolean, default: .bool(true), context: ["x": .bool(true)])
+        #expect(truthy.value == .bool(true) && truthy.reason == "TARGETING_MATCH", "`or` stops at the first true: \(truthy)")
+        let falsy = flags.evaluate("f", type: .boolean, default: .bool(true), context: ["x": .bool(false)])
+        #expect(falsy.value == .bool(false) && falsy.reason == "TARGETING_MATCH", "every node once: \(falsy)")
+        let eightTimes = flags.evaluate("g", type: .boolean, default: .bool(true))
+        #expect(eightTimes.reason == "ERROR" && eightTimes.errorCode == "GENERAL", "\(eightTimes)")
+        #expect(eightTimes.errorMessage?.contains("more than 2000000 steps") == true, "\(eightTimes)")
+    }
+
+    @Test(.timeLimit(.minutes(1))) func deepChainsAndCyclesAreErrorsNotCrashes() throws {
+        var chain = (0..<10_000).map { JSONValue.Member("d\($0)", .object([.init("!", .object([.init("$ref", .string("d\($0 + 1)"))]))])) }
+        chain.append(.init("d10000", .bool(true)))
+        let cycle = try JSONValue(parsing: #"{"a":{"or":[{"var":"x"},{"$ref":"b"}]},"b":{"!":{"$ref":"a"}}}"#)
+        for (evaluators, message) in [
+            (JSONValue.object(chain), "nests the rule deeper than 512 levels"), (cycle, "$ref \"a\" forms a cycle"),
+        ] {
+            let flags = FlagSet(entries: [
+                (FlagSet.evaluatorsKey, evaluators), ("d", try Self.flag(#"{"if":[{"$ref":"d0"},"on","off"]}"#)),
+                ("c", try Self.flag(#"{"if":[{"$ref":"a"},"on","off"]}"#)),
+            ])
+            let results = ["d", "c"].map { flags.evaluate($0, type: .boolean, default: .bool(false)) }
+            #expect(results.contains { $0.errorCode == "PARSE_ERROR" && $0.errorMessage?.contains(message) == true }, "\(results)")
+        }
+        // 500 levels is allowed and evaluates.
+        let shallow = FlagSet(entries: [
+            (FlagSet.evaluatorsKey, .object(Array(chain.prefix(500)) + [.init("d500", .bool(true))])),
+            ("d", try Self.flag(#"{"if":[{"$ref":"d0"},"on","off"]}"#)),
+        ])
+        let result = shallow.evaluate("d", type: .boolean, default: .bool(false))
+        #expect(result.value == .bool(true) && result.reason == "TARGETING_MATCH", "\(result)")
+    }
+
+    /// A sync peer's `$evaluators` get the import's check: a doubling chain is skipped, a
+    /// sound one applied.
+    @Test func syncSkipsEvaluatorsAnImportWouldRefuse() throws {
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        try stack.setRemote(try RemoteURL(parsing: "postgres://u@127.0.0.1:1/db"), domains: nil)
+        func operation(_ json: String, hlc: Int64) -> SyncOperation {
+            SyncOperation(
+                id: UUID().uuidString, domain: "switch", key: FlagSet.evaluatorsKey, json: json, expiresAt: nil, hlc: hlc, node: "peer",
+                actor: "peer")
+        }
+        let applied = try stack.applyRemoteOperations([operation(Self.doublingEvaluators().compactText, hlc: 1 << 40)], through: 1)
+        #expect(applied == 0)
+        #expect(try stack.storedValue(in: .switch, forKey: FlagSet.evaluatorsKey) == nil)
+        let sound = #"{"staff":{"ends_with":[{"var":"email"},"@example.com"]}}"#
+        #expect(try stack.applyRemoteOperations([operation(sound, hlc: 2 << 40)], through: 2) == 1)
+        #expect(try stack.storedValue(in: .switch, forKey: FlagSet.evaluatorsKey) == (try JSONValue(parsing: sound)))
+    }
+
+    @Test func validationNamesTheRefAndTheLimit() throws {
+        let document = JSONValue.object([
+            .init("$evaluators", Self.doublingEvaluators()), .init("flags", .object([.init("f", try Self.flag(#"{"$ref":"e0"}"#))])),
+        ])
+        #expect {
+            try FlagDocument.validate(document)
+        } throws: { error in
+            (error as? PrefsError)?.kind == .invalidValue
+                && (error as? PrefsError)?.message == #"$.$evaluators.e21.or[1]: $ref "e22" expands the rule beyond 1000000 nodes"#
+        }
+        // A flag's own targeting is checked too, with its path.
+        let twice = JSONValue.object([
+            .init("$evaluators", .object(Array(Self.doublingEvaluators().objectMembers?.suffix(19) ?? []))),
+            .init("flags", .object([.init("f", try Self.flag(#"{"or":[{"$ref":"e22"},{"$ref":"e22"}]}"#))])),
+        ])
+        #expect {
+            try FlagDocument.validate(twice)
+        } throws: { error in
+            (error as? PrefsError)?.message == #"$.flags.f.targeting.or[1]: $ref "e22" expands the rule beyond 1000000 nodes"#
+        }
     }
 }

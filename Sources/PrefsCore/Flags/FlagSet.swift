@@ -94,7 +94,7 @@ public struct FlagSet: Sendable {
     public static let metadataKey = "$metadata"
 
     /// Builds a flag set from the `switch` domain's entries (key → stored JSON).
-    public init(entries: [(key: String, value: JSONValue)], fractionalVersion: FractionalVersion = .v2) {
+    public init(entries: [(key: String, value: JSONValue)], fractionalVersion: FractionalVersion = .default) {
         self.fractionalVersion = fractionalVersion
         var evaluators: [String: JSONValue] = [:]
         for entry in entries {
@@ -105,8 +105,10 @@ public struct FlagSet: Sendable {
                 metadata = members
             }
         }
+        // One compiler for all flags: each evaluator is compiled once and shared.
+        var compiler = RuleCompiler(evaluators: evaluators)
         for entry in entries where entry.key != Self.evaluatorsKey && entry.key != Self.metadataKey {
-            flags[entry.key] = Self.flag(entry.key, entry.value, evaluators: evaluators, fractionalVersion: fractionalVersion)
+            flags[entry.key] = Self.flag(entry.key, entry.value, compiler: &compiler, fractionalVersion: fractionalVersion)
         }
     }
 
@@ -115,40 +117,23 @@ public struct FlagSet: Sendable {
         value["state"]?.stringValue != nil && value["variants"]?.objectMembers != nil
     }
 
-    static func flag(_ key: String, _ value: JSONValue, evaluators: [String: JSONValue], fractionalVersion: FractionalVersion) -> Flag {
+    static func flag(_ key: String, _ value: JSONValue, compiler: inout RuleCompiler, fractionalVersion: FractionalVersion) -> Flag {
         guard isDefinition(value) else {
             return Flag(
                 key: key, definition: value, isStatic: true, state: "ENABLED", variants: [], defaultVariant: nil, rule: nil, metadata: [])
         }
         var rule: Result<JsonLogic, RuleError>?
         if let targeting = value["targeting"], targeting != .object([]), targeting != .null {
-            rule = Result {
-                try JsonLogic(try expand(targeting, evaluators: evaluators, depth: 0), fractionalVersion: fractionalVersion)
-            }.mapError { ($0 as? RuleError) ?? RuleError(message: "\($0)") }
+            do throws(RuleCompiler.Failure) {
+                rule = .success(JsonLogic(root: try compiler.compile(targeting).node, fractionalVersion: fractionalVersion))
+            } catch {
+                rule = .failure(RuleError(message: error.describe(root: "$.flags" + JSONPath.member(key) + ".targeting")))
+            }
         }
         return Flag(
             key: key, definition: value, isStatic: false, state: value["state"]?.stringValue ?? "DISABLED",
             variants: value["variants"]?.objectMembers ?? [], defaultVariant: value["defaultVariant"]?.stringValue, rule: rule,
             metadata: value["metadata"]?.objectMembers ?? [])
-    }
-
-    /// Replaces `{"$ref": "name"}` with `$evaluators.name`, recursively.
-    static func expand(_ rule: JSONValue, evaluators: [String: JSONValue], depth: Int) throws -> JSONValue {
-        guard depth < 64 else { throw RuleError(message: "$ref nesting too deep (a cycle?)") }
-        switch rule {
-        case .object(let members):
-            if members.count == 1, members[0].key == "$ref" {
-                guard let name = members[0].value.stringValue, let target = evaluators[name] else {
-                    throw RuleError(message: "$ref to a missing evaluator \(members[0].value.compactText)")
-                }
-                return try expand(target, evaluators: evaluators, depth: depth + 1)
-            }
-            return .object(try members.map { JSONValue.Member($0.key, try expand($0.value, evaluators: evaluators, depth: depth)) })
-        case .array(let items):
-            return .array(try items.map { try expand($0, evaluators: evaluators, depth: depth) })
-        default:
-            return rule
-        }
     }
 
     /// Evaluates a flag with flagd's rules.
@@ -158,7 +143,7 @@ public struct FlagSet: Sendable {
     ///   - type: the type the caller expects.
     ///   - defaultValue: the caller's default (answered on errors, DISABLED and DEFAULT).
     ///   - context: the evaluation context (an object's members).
-    ///   - targetingKey: overrides the context's `targetingKey`.
+    ///   - targetingKey: overrides the context's `targetingKey`; an empty one does not.
     ///   - now: seconds since 1970 for `$flagd.timestamp`.
     public func evaluate(
         _ key: String, type: FlagType, default defaultValue: JSONValue, context: [String: LogicValue] = [:],
@@ -200,7 +185,10 @@ public struct FlagSet: Sendable {
         case .failure(let failure): return error("PARSE_ERROR", failure.message)
         }
         var data = context
-        if let targetingKey { data["targetingKey"] = .string(targetingKey) }
+        // An empty targeting key is absent, as flagd's providers treat it (the Python SDK's
+        // `if targeting_key:`): it does not override the context's. (An empty one in the
+        // context is dropped where the context is read: KeyValueStack.evaluateFlag.)
+        if let targetingKey, !targetingKey.isEmpty { data["targetingKey"] = .string(targetingKey) }
         let seconds = now ?? Int64(Date().timeIntervalSince1970)
         data["$flagd"] = .object(["flagKey": .string(key), "timestamp": .number(Double(seconds))])
         let outcome: LogicValue

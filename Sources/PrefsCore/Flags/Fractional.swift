@@ -55,7 +55,7 @@ enum Fractional {
                 bytes = encoded
             } else {
                 guard !targetingKey.isEmpty else { return .null }
-                bytes = CBOR.encode(.array([.string(flagKey), .string(targetingKey)])) ?? []
+                bytes = CBOR.encodePair(flagKey, targetingKey)
             }
         }
         let hash = MurmurHash3.x86Hash32(bytes, seed: 0)
@@ -87,6 +87,19 @@ enum CBOR {
         return out
     }
 
+    /// The array `[first, second]` of two strings (the bucketing value without `bucketBy`),
+    /// written without building it first: this runs once per evaluation.
+    static func encodePair(_ first: String, _ second: String) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(first.utf8.count + second.utf8.count + 19)
+        head(4, 2, into: &out)
+        head(3, UInt64(first.utf8.count), into: &out)
+        out.append(contentsOf: first.utf8)
+        head(3, UInt64(second.utf8.count), into: &out)
+        out.append(contentsOf: second.utf8)
+        return out
+    }
+
     private static func head(_ major: UInt8, _ argument: UInt64, into out: inout [UInt8]) {
         let type = major << 5
         switch argument {
@@ -104,7 +117,7 @@ enum CBOR {
         case .bool(let b): out.append(b ? 0xF5 : 0xF4)
         case .string(let s):
             head(3, UInt64(s.utf8.count), into: &out)
-            out += Array(s.utf8)
+            out.append(contentsOf: s.utf8)
         case .number(let n):
             if n == n.rounded(), abs(n) < 1.8e19 {
                 if n >= 0 { head(0, UInt64(n), into: &out) } else { head(1, UInt64(-n - 1), into: &out) }

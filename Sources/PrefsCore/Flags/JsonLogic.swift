@@ -140,10 +140,14 @@ public struct RuleError: Error, Sendable, Equatable, CustomStringConvertible {
 public enum FractionalVersion: Int, Sendable, CaseIterable {
     /// Legacy: percentage buckets from the signed hash.
     case v1 = 1
-    /// flagd's current default: `(h * total) >> 32` over `flagKey + targetingKey`.
+    /// `(h * total) >> 32` over the UTF-8 of `bucketBy`, or `flagKey + targetingKey`.
     case v2 = 2
-    /// v2 arithmetic over the deterministic CBOR encoding of the bucketing value.
+    /// v2 arithmetic over the deterministic CBOR encoding of the bucketing value: what current
+    /// flagd evaluators use.
     case v3 = 3
+
+    /// The version used unless an invocation or the store's setting asks for another.
+    public static let `default` = FractionalVersion.v3
 }
 
 /// A compiled JsonLogic rule with flagd's operators.
@@ -172,25 +176,20 @@ public struct JsonLogic: Sendable {
 
     /// Compiles a rule.
     ///
-    /// - Throws: ``RuleError`` for an unknown operator.
-    public init(_ rule: JSONValue, fractionalVersion: FractionalVersion = .v2) throws {
-        root = try JsonLogic.compile(rule)
+    /// - Throws: ``RuleError`` for an unknown operator or a `$ref` (there are no evaluators).
+    public init(_ rule: JSONValue, fractionalVersion: FractionalVersion = .v3) throws {
+        var compiler = RuleCompiler(evaluators: [:])
+        do throws(RuleCompiler.Failure) {
+            root = try compiler.compile(rule).node
+        } catch {
+            throw RuleError(message: error.describe(root: "$"))
+        }
         self.fractionalVersion = fractionalVersion
     }
 
-    static func compile(_ rule: JSONValue) throws -> Node {
-        switch rule {
-        case .array(let items): return .array(try items.map(compile))
-        case .object(let members) where members.count == 1:
-            let member = members[0]
-            guard let op = Operator(rawValue: member.key) else {
-                throw RuleError(message: "unknown operator \(JSONValue.string(member.key).compactText)")
-            }
-            if case .array(let args) = member.value { return .op(op, try args.map(compile)) }
-            return .op(op, [try compile(member.value)])
-        default:
-            return .literal(LogicValue(rule))
-        }
+    init(root: Node, fractionalVersion: FractionalVersion) {
+        self.root = root
+        self.fractionalVersion = fractionalVersion
     }
 
     /// How much work one evaluation may do: every operator applied counts 1, and building a
@@ -310,6 +309,8 @@ public struct JsonLogic: Sendable {
         case .not: return try .bool(!arg(0).truthy)
         case .notNot: return try .bool(arg(0).truthy)
         case .or:
+            // json-logic-js returns undefined for no arguments; false as the JsonLogic suites expect.
+            guard !args.isEmpty else { return .bool(false) }
             var last = LogicValue.null
             for node in args {
                 last = try eval(node, data, &budget)
@@ -317,6 +318,7 @@ public struct JsonLogic: Sendable {
             }
             return last
         case .and:
+            guard !args.isEmpty else { return .bool(false) }
             var last = LogicValue.null
             for node in args {
                 last = try eval(node, data, &budget)
@@ -330,11 +332,24 @@ public struct JsonLogic: Sendable {
                 op == .lt ? { JsonLogic.less($0, $1) } : { !JsonLogic.less($1, $0) && JsonLogic.comparable($0, $1) }
             if values.count == 3 { return .bool(compare(values[0], values[1]) && compare(values[1], values[2])) }
             return .bool(compare(values[0], values[1]))
-        case .gt: return try .bool(JsonLogic.less(arg(1), arg(0)))
-        case .ge: return try .bool(!JsonLogic.less(arg(0), arg(1)) && JsonLogic.comparable(arg(0), arg(1)))
-        case .mod: return try .number(arg(0).number.truncatingRemainder(dividingBy: arg(1).number))
-        case .div: return try .number(arg(0).number / arg(1).number)
-        case .mul: return .number(try args.reduce(1) { try $0 * eval($1, data, &budget).parsedFloat })
+        // A missing operand is JavaScript's undefined: every comparison with it is false, and
+        // arithmetic with it is NaN (no JSON form: null in results).
+        case .gt:
+            guard args.count >= 2 else { return .bool(false) }
+            return try .bool(JsonLogic.less(arg(1), arg(0)))
+        case .ge:
+            guard args.count >= 2 else { return .bool(false) }
+            return try .bool(!JsonLogic.less(arg(0), arg(1)) && JsonLogic.comparable(arg(0), arg(1)))
+        case .mod:
+            guard args.count >= 2 else { return .number(.nan) }
+            return try .number(arg(0).number.truncatingRemainder(dividingBy: arg(1).number))
+        case .div:
+            guard args.count >= 2 else { return .number(.nan) }
+            return try .number(arg(0).number / arg(1).number)
+        case .mul:
+            // One operand: JavaScript's `+x` (true 1, null 0, "" 0), as the JsonLogic suites expect.
+            if args.count == 1 { return try .number(arg(0).number) }
+            return .number(try args.reduce(1) { try $0 * eval($1, data, &budget).parsedFloat })
         case .add: return .number(try args.reduce(0) { try $0 + eval($1, data, &budget).parsedFloat })
         case .sub:
             if args.count == 1 { return try .number(-arg(0).number) }
@@ -355,7 +370,10 @@ public struct JsonLogic: Sendable {
         case .cat:
             var result = ""
             for node in args {
-                result += try eval(node, data, &budget).text
+                // Array.join: null (and a missing value) is the empty string.
+                let value = try eval(node, data, &budget)
+                if case .null = value { continue }
+                result += value.text
                 try budget.charge(result.utf8.count / 16)
             }
             return .string(result)
@@ -502,8 +520,8 @@ public struct JsonLogic: Sendable {
         case "<=": return .bool(left <= right)
         case ">": return .bool(left > right)
         case ">=": return .bool(left >= right)
-        case "^": return .bool(left.major == right.major)
-        case "~": return .bool(left.major == right.major && left.minor == right.minor)
+        case "^": return .bool(left.sameMajor(right))
+        case "~": return .bool(left.sameMinor(right))
         default: return .null
         }
     }

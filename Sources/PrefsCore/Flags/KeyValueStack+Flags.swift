@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 
 extension KeyValueStack {
     /// The flags of the `switch` domain (overrides and defaults included), compiled.
@@ -6,11 +7,14 @@ extension KeyValueStack {
     /// ```swift
     /// let result = try stack.flags().evaluate("new-checkout", type: .boolean, default: .bool(false))
     /// ```
+    /// - Parameter fractionalVersion: the hashing of `fractional`; nil: the store's setting
+    ///   (``fractionalVersionSetting()``), else ``FractionalVersion/default``.
     /// - Throws: ``PrefsError`` when the store cannot be read.
-    public func flags(fractionalVersion: FractionalVersion = .v2) throws -> FlagSet {
+    public func flags(fractionalVersion: FractionalVersion? = nil) throws -> FlagSet {
+        let version = try fractionalVersion ?? fractionalVersionSetting() ?? .default
         var entries: [(key: String, value: JSONValue)] = []
         try forEachEffectiveEntry(in: .switch) { entry, _ in entries.append((entry.key, try entry.value())) }
-        return FlagSet(entries: entries, fractionalVersion: fractionalVersion)
+        return FlagSet(entries: entries, fractionalVersion: version)
     }
 
     /// Evaluates one flag with a context given as JSON (an object).
@@ -19,19 +23,68 @@ extension KeyValueStack {
     /// let r = try stack.evaluateFlag("new-checkout", type: .boolean, default: .bool(false),
     ///                                context: JSONValue(parsing: #"{"email":"a@example.com"}"#))
     /// ```
+    /// - Parameters:
+    ///   - targetingKey: overrides the context's `targetingKey`; an empty one, here or in the
+    ///     context, counts as absent.
+    ///   - fractionalVersion: nil: the store's setting, else ``FractionalVersion/default``.
     /// - Throws: ``PrefsError``: `invalidValue` when the context is not an object;
     ///   `storeUnreadable`. Evaluation problems are results, not errors.
     public func evaluateFlag(
         _ key: String, type: FlagType, default defaultValue: JSONValue, context: JSONValue = .object([]), targetingKey: String? = nil,
-        fractionalVersion: FractionalVersion = .v2
+        fractionalVersion: FractionalVersion? = nil
     ) throws -> FlagResolution {
         guard case .object(let members) = context else {
             throw PrefsError(.invalidValue, "the evaluation context must be a JSON object, got \(context.typeName)")
         }
         var data: [String: LogicValue] = [:]
         for member in members { data[member.key] = LogicValue(member.value) }
+        // An empty targeting key is absent, as flagd's providers treat it: the rule does not see it.
+        if data["targetingKey"] == .string("") { data["targetingKey"] = nil }
         return try flags(fractionalVersion: fractionalVersion).evaluate(
             key, type: type, default: defaultValue, context: data, targetingKey: targetingKey)
+    }
+
+    /// The store's `fractional` hashing setting (`prefs flag config fractional-version`), nil
+    /// when none is set (``FractionalVersion/default`` applies).
+    ///
+    /// - Throws: ``PrefsError`` of kind `storeUnreadable`.
+    public func fractionalVersionSetting() throws -> FractionalVersion? {
+        guard let reader = try main.reader() else { return nil }
+        let text: String?
+        do {
+            text = try reader.read { try String.fetchOne($0, sql: "SELECT value FROM meta WHERE key = 'flag_fractional_version'") }
+        } catch {
+            throw PrefsError.database(error, path: main.displayPath, writing: false)
+        }
+        guard let text else { return nil }
+        guard let number = Int(text), let version = FractionalVersion(rawValue: number) else {
+            throw PrefsError(.storeUnreadable, "the fractional-version stored in \(main.displayPath) is damaged: \(text)")
+        }
+        return version
+    }
+
+    /// Sets (or with nil removes) the store's `fractional` hashing version, for fleets whose
+    /// applications use an older flagd provider.
+    ///
+    /// ```swift
+    /// try stack.setFractionalVersion(.v2)
+    /// ```
+    /// - Throws: ``PrefsError`` of kind `cannotWrite`.
+    public func setFractionalVersion(_ version: FractionalVersion?) throws {
+        let database = main
+        do {
+            try database.writer().write { db in
+                if let version {
+                    try db.execute(
+                        sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('flag_fractional_version', ?)",
+                        arguments: [String(version.rawValue)])
+                } else {
+                    try db.execute(sql: "DELETE FROM meta WHERE key = 'flag_fractional_version'")
+                }
+            }
+        } catch {
+            throw PrefsError.database(error, path: database.displayPath, writing: true)
+        }
     }
 
     /// Checks a flagd document completely and loads it into `switch`: flags, `$evaluators`
@@ -59,6 +112,11 @@ extension KeyValueStack {
                     }
                 }
                 members[index].value = .object(merged)
+                if key == FlagSet.evaluatorsKey {
+                    // New evaluators may combine with stored ones into a chain.
+                    try FlagDocument.checkReferences(
+                        evaluators: merged, flags: members.filter { $0.key != FlagSet.evaluatorsKey && $0.key != FlagSet.metadataKey })
+                }
             }
         }
         return try importDocument(.object([JSONValue.Member(Domain.switch.name, .object(members))]), replace: replace, dryRun: dryRun)
@@ -142,17 +200,16 @@ public enum FlagDocument {
         }
         guard let flags = document["flags"]?.objectMembers else { throw fail("$.flags", "required, an object of flags") }
         var result: [JSONValue.Member] = []
-        var evaluatorNames = Set<String>()
-        if let evaluators = document["$evaluators"] {
-            guard let members = evaluators.objectMembers else { throw fail("$.$evaluators", "expected an object") }
-            evaluatorNames = Set(members.map(\.key))
-            result.append(.init(FlagSet.evaluatorsKey, evaluators))
+        var evaluators: [JSONValue.Member] = []
+        if let value = document["$evaluators"] {
+            guard let members = value.objectMembers else { throw fail("$.$evaluators", "expected an object") }
+            evaluators = members
+            result.append(.init(FlagSet.evaluatorsKey, value))
         }
         if let metadata = document["metadata"] {
             try checkMetadata(metadata, path: "$.metadata")
             result.append(.init(FlagSet.metadataKey, metadata))
         }
-        _ = evaluatorNames
         for flag in flags {
             let path = "$.flags" + JSONPath.member(flag.key)
             do {
@@ -190,7 +247,54 @@ public enum FlagDocument {
             if let metadata = flag.value["metadata"] { try checkMetadata(metadata, path: path + ".metadata") }
             result.append(flag)
         }
+        try checkReferences(evaluators: evaluators, flags: flags)
         return result
+    }
+
+    /// Checks that the evaluators, and the flags' targeting rules with every `$ref` expanded,
+    /// stay within ``RuleCompiler``'s size and depth and have no `$ref` cycles. Every path that
+    /// accepts flag definitions (import, refresh, sync) uses this check.
+    ///
+    /// - Throws: ``PrefsError`` of kind `invalidValue` naming the JSON path of the `$ref`.
+    public static func checkReferences(evaluators: [JSONValue.Member], flags: [JSONValue.Member], flagsAt: String = "$.flags") throws {
+        var table: [String: JSONValue] = [:]
+        for member in evaluators { table[member.key] = member.value }
+        var compiler = RuleCompiler(evaluators: table, lenient: true)
+        var root = "$"
+        do throws(RuleCompiler.Failure) {
+            try compiler.checkEvaluators(evaluators.map(\.key))
+            for flag in flags {
+                guard let targeting = flag.value["targeting"] else { continue }
+                root = flagsAt + JSONPath.member(flag.key) + ".targeting"
+                _ = try compiler.compile(targeting)
+            }
+        } catch {
+            throw PrefsError(.invalidValue, error.describe(root: root))
+        }
+    }
+
+    /// Whether a `switch` entry from a sync peer passes the checks an import makes: the
+    /// shared evaluators (`$evaluators`) stay within the `$ref` limits.
+    public static func accepts(_ value: JSONValue, forKey key: String) -> Bool {
+        guard key == FlagSet.evaluatorsKey else { return true }
+        guard let members = value.objectMembers else { return false }
+        return (try? checkReferences(evaluators: members, flags: [])) != nil
+    }
+
+    /// Checks `switch` given as plain key → value entries (a refresh document without
+    /// `flags`): its `$evaluators` and the flag definitions among the entries, as an import
+    /// checks a flagd document.
+    ///
+    /// - Throws: ``PrefsError`` of kind `invalidValue` naming the JSON path of the `$ref`.
+    public static func checkEntries(_ members: [JSONValue.Member]) throws {
+        var evaluators: [JSONValue.Member] = []
+        if let value = members.last(where: { $0.key == FlagSet.evaluatorsKey })?.value {
+            guard let object = value.objectMembers else {
+                throw PrefsError(.invalidValue, "$" + JSONPath.member(FlagSet.evaluatorsKey) + ": expected an object")
+            }
+            evaluators = object
+        }
+        try checkReferences(evaluators: evaluators, flags: members.filter { FlagSet.isDefinition($0.value) }, flagsAt: "$")
     }
 
     private static func checkMetadata(_ metadata: JSONValue, path: String) throws {

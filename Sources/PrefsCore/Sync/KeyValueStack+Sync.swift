@@ -344,6 +344,15 @@ extension KeyValueStack {
                         skipped += 1
                         continue
                     }
+                    // A flag document whose rules would not compile (a $ref bomb) is refused as
+                    // `flag import` refuses it.
+                    if operation.domain == Domain.switch.name, let text = operation.json, let value = try? JSONValue(parsing: text),
+                        !FlagDocument.accepts(value, forKey: operation.key)
+                    {
+                        valid[index] = false
+                        skipped += 1
+                        continue
+                    }
                     // A peer cannot create domains without end.
                     if operation.json != nil, !known.contains(operation.domain), let domain = try? Domain(operation.domain),
                         domain.isPersistent

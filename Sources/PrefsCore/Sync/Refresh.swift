@@ -297,6 +297,7 @@ extension KeyValueStack {
             guard let object = document.objectMembers else {
                 throw PrefsError(.invalidValue, "$: expected an object of key → value, got \(document.typeName)")
             }
+            if domain == .switch { try FlagDocument.checkEntries(object) }
             members = object
         }
         let schema = validatesWrites ? try self.schema() : Schema()
