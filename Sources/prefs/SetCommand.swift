@@ -71,13 +71,16 @@ extension Prefs {
             let spec = try stack.schema().spec(in: domain, forKey: key)
             // Without --type or --string the schema's type says how to read VALUE: `yes` is
             // true for a boolean key, `12345` the string "12345" for a string key.
+            // Text that the schema's type cannot read is typed as usual, and the schema check
+            // names the problem.
+            let text = try readValue(value.last ?? "", type: .auto, verbatim: true).stringValue ?? ""
             let parsed: JSONValue
             switch (type?.type, string, spec?.type) {
-            case (nil, false, .boolean?): parsed = try readValue(value.last ?? "", type: .boolean)
+            case (nil, false, .boolean?): parsed = try (try? ValueType.boolean.value(from: text)) ?? ValueType.auto.value(from: text)
             case (nil, false, .string?):
-                let automatic = try readValue(value.last ?? "", type: .auto)
-                parsed = automatic.stringValue == nil ? try readValue(value.last ?? "", type: .auto, verbatim: true) : automatic
-            default: parsed = try readValue(value.last ?? "", type: type?.type ?? .auto, verbatim: string)
+                let automatic = try ValueType.auto.value(from: text)
+                parsed = automatic.stringValue == nil ? .string(text) : automatic
+            default: parsed = string ? .string(text) : try (type?.type ?? .auto).value(from: text)
             }
             var condition: KeyValueStack.Precondition?
             if let ifVersion { condition = .version(ifVersion) }

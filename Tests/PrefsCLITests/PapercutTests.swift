@@ -135,4 +135,29 @@ struct PapercutTests {
         #expect(try box.run(["set", "other", "café", "1"]).status == 0)
         expectFailure(try box.run(["export", "other", "--format", "dotenv"]), 6, contains: "non-ASCII")
     }
+
+    /// A plain value of `switch` comes back as the plain value after export → import, and the
+    /// README's CI check keeps working.
+    @Test func aFlagExportImportRoundTripKeepsPlainValues() throws {
+        let box = try Sandbox()
+        #expect(try box.run(["flag", "import", ExamplesTests.examples + "/flags.json"]).status == 0)
+        #expect(try box.run(["set", "switch", "release-frozen", "true"]).status == 0)
+        #expect(try box.run(["set", "switch", "max-retries", "3"]).status == 0)
+        let first = try box.run(["flag", "export"])
+        #expect(first.status == 0 && first.stdout.contains("\"prefsPlainValue\": true"), "\(first)")
+        let file = box.root + "/f.json"
+        try Data(first.stdout.utf8).write(to: URL(fileURLWithPath: file))
+        let dry = try box.run(["flag", "import", "--dry-run", file])
+        #expect(dry.status == 0 && dry.stdout.isEmpty, "an import of the export changes nothing: \(dry)")
+        #expect(try box.run(["flag", "import", file]).status == 0)
+        let again = try box.run(["flag", "export"])
+        #expect(again.stdout == first.stdout, "export → import → export is byte-identical")
+        #expect(try box.run(["get", "switch", "release-frozen", "--default", "false"]).stdout == "true\n")
+        #expect(try box.run(["get", "switch", "max-retries"]).stdout == "3\n")
+        let frozen = try Sandbox.exec(
+            "/bin/sh",
+            ["-c", "\"$0\" --store \"$1\" get switch release-frozen --default false | grep -qx true", Sandbox.binary, box.store],
+            stdin: nil, environment: box.environment())
+        #expect(frozen.status == 0, "the README's CI snippet still detects the freeze")
+    }
 }

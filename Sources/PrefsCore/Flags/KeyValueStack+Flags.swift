@@ -123,8 +123,9 @@ extension KeyValueStack {
     }
 
     /// The `switch` domain as a flagd document. Plain values become flags with one variant
-    /// named `static`, so evaluations stay the same after an import (their variant is then
-    /// `static` rather than none). Plain arrays and nulls cannot be flagd variants: they are
+    /// named `static` and the metadata `{"prefsPlainValue":true}`, so a flagd provider
+    /// evaluates them the same, and importing the document stores the plain values again
+    /// (export → import → export is byte-identical, and `get` answers the same). Plain arrays and nulls cannot be flagd variants: they are
     /// left out and their keys returned in `skipped`.
     ///
     /// - Throws: ``PrefsError`` when the store cannot be read.
@@ -152,6 +153,7 @@ extension KeyValueStack {
                             .object([
                                 .init("state", .string("ENABLED")), .init("variants", .object([.init("static", value)])),
                                 .init("defaultVariant", .string("static")),
+                                .init("metadata", .object([.init(FlagDocument.plainValueMarker, .bool(true))])),
                             ])))
                 }
             }
@@ -192,6 +194,21 @@ public enum FlagDocument {
     /// `$evaluators` and `$metadata` when present.
     ///
     /// - Throws: ``PrefsError`` of kind `invalidValue` naming the JSON path of the problem.
+    /// The flag metadata `prefs flag export` gives a plain value of `switch` (a flag with the
+    /// one variant `static`), so that importing the export stores the plain value again.
+    public static let plainValueMarker = "prefsPlainValue"
+
+    /// The plain value an exported plain key stands for: a flag marked with
+    /// ``plainValueMarker``, enabled, with the one variant `static` as its default and no
+    /// targeting; nil for any other flag.
+    static func plainValue(of definition: JSONValue) -> JSONValue? {
+        guard definition["metadata"]?[plainValueMarker] == .bool(true), definition["state"] == .string("ENABLED"),
+            definition["defaultVariant"] == .string("static"), definition["targeting"] == nil,
+            let variants = definition["variants"]?.objectMembers, variants.count == 1, variants[0].key == "static"
+        else { return nil }
+        return variants[0].value
+    }
+
     public static func validate(_ document: JSONValue) throws -> [JSONValue.Member] {
         func fail(_ path: String, _ message: String) -> PrefsError { PrefsError(.invalidValue, "\(path): \(message)") }
         guard let top = document.objectMembers else { throw fail("$", "a flagd document is a JSON object") }
@@ -245,7 +262,7 @@ public enum FlagDocument {
                 guard case .object = targeting else { throw fail(path + ".targeting", "expected a JsonLogic object") }
             }
             if let metadata = flag.value["metadata"] { try checkMetadata(metadata, path: path + ".metadata") }
-            result.append(flag)
+            result.append(plainValue(of: flag.value).map { JSONValue.Member(flag.key, $0) } ?? flag)
         }
         try checkReferences(evaluators: evaluators, flags: flags)
         return result
