@@ -121,11 +121,19 @@ public final class KeyValueStack: Sendable {
     /// ```swift
     /// let stack = try KeyValueStack(path: StoreLocation.resolve(explicit: nil, environment: env))
     /// ```
-    /// - Throws: ``PrefsError`` of kind ``PrefsError/Kind/usage`` for an empty path.
+    /// - Throws: ``PrefsError`` of kind ``PrefsError/Kind/usage`` for an empty path, or an
+    ///   actor with a control character or longer than 256 characters.
     public init(path: String, options: Options = Options()) throws {
         guard !path.isEmpty else { throw PrefsError(.usage, "store path is empty") }
         self.path = path
         let actor = options.actor ?? Self.defaultActor(environment: options.environment)
+        // The change log shows the actor and sync passes it on: the same rule as for pulled
+        // operations (printable, at most 256 characters).
+        if actor.unicodeScalars.count > SyncOperation.maximumActorLength || actor.unicodeScalars.contains(where: SyncOperation.isControl) {
+            throw PrefsError(
+                .usage,
+                "the actor (--actor or PREFS_ACTOR) must be printable text of at most \(SyncOperation.maximumActorLength) characters")
+        }
         // SQLite names -wal and -shm after the file a symbolic link leads to: so do the checks.
         let resolved = StoreLocation.resolvingSymbolicLinks(path)
         let main = StoreDatabase(location: .file(resolved), kind: .main, busyTimeout: options.busyTimeout, actor: actor)

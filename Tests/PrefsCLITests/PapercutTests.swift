@@ -160,4 +160,16 @@ struct PapercutTests {
             stdin: nil, environment: box.environment())
         #expect(frozen.status == 0, "the README's CI snippet still detects the freeze")
     }
+
+    /// The actor is shown by `log` and passed on by sync: printable and bounded, as for
+    /// pulled operations.
+    @Test func anActorWithControlCharactersIsRefused() throws {
+        let box = try Sandbox()
+        expectFailure(try box.run(["--actor", "evil\nline", "set", "user", "k", "v"]), 2, contains: "must be printable text")
+        expectFailure(
+            try box.run(["set", "user", "k", "v"], environment: ["PREFS_ACTOR": "x\u{1b}[2J"]), 2, contains: "must be printable text")
+        expectFailure(try box.run(["--actor", String(repeating: "a", count: 257), "set", "user", "k", "v"]), 2)
+        #expect(try box.run(["--actor", "ci@runner-7", "set", "user", "k", "v"]).status == 0)
+        #expect(!(try box.storeSnapshot()).contains("evil"))
+    }
 }
