@@ -187,13 +187,13 @@ _prefs() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    get|set|rm|list|domains|export|import|batch|incr|apply|log|watch|schema|describe|reset|flag|refresh|remote|sync|doctor|backup|help)
+    get|set|rm|list|domains|export|import|batch|incr|apply|log|watch|schema|describe|reset|flag|refresh|remote|sync|doctor|backup|restore|help)
         # Offer subcommand argument completions
         "_prefs_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'get set rm list domains export import batch incr apply log watch schema describe reset flag refresh remote sync doctor backup help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'get set rm list domains export import batch incr apply log watch schema describe reset flag refresh remote sync doctor backup restore help' -- "${cur}"))
         ;;
     esac
 }
@@ -1196,6 +1196,36 @@ _prefs_doctor() {
 }
 
 _prefs_backup() {
+    repeating_flags=()
+    non_repeating_flags=(--force --version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor)
+    __prefs_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __prefs_add_completions -f
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_prefs_restore() {
     repeating_flags=()
     non_repeating_flags=(--force --version -h --help)
     repeating_options=(--override)

@@ -148,4 +148,70 @@ extension KeyValueStack {
         }
         try PrivateFile.commit(temporary, to: destination, purpose: "backup")
     }
+
+    /// Replaces the store's content with a backup made by ``backup(to:overwrite:)``, while
+    /// other processes may be using the store: SQLite's online backup copies every page in
+    /// one step under the store's write lock, so readers see the old store or the restored
+    /// one, never a mix. An older backup is migrated as the store is opened again.
+    ///
+    /// ```swift
+    /// try stack.restore(from: "/var/backups/prefs.db", overwrite: true)
+    /// ```
+    /// - Parameter overwrite: replace a store that holds keys (checked just before the copy).
+    /// - Throws: ``PrefsError``: `storeUnreadable` when the backup is not a readable, intact
+    ///   prefs store of a schema this build knows; `cannotWrite` when the store holds keys and
+    ///   `overwrite` is false, or cannot be written.
+    public func restore(from source: String, overwrite: Bool = false) throws {
+        var info = stat()
+        guard stat(source, &info) == 0 else {
+            throw PrefsError(.storeUnreadable, "cannot read backup \(source): \(String(cString: strerror(errno)))")
+        }
+        try PrivateFile.refuseStoreFiles(source, store: path)
+        var configuration = Configuration()
+        configuration.readonly = true
+        let backup: DatabaseQueue
+        let header: (appID: Int32, version: Int, integrity: String)
+        do {
+            backup = try DatabaseQueue(path: source, configuration: configuration)
+            header = try backup.read { db in
+                let appID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+                let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ")
+                return (appID, version, integrity)
+            }
+        } catch {
+            throw PrefsError(.storeUnreadable, "cannot read backup \(source): it is not an intact prefs store")
+        }
+        guard header.appID == StoreDatabase.mainApplicationID, header.version >= 1 else {
+            throw PrefsError(.storeUnreadable, "\(source) is not a prefs store backup")
+        }
+        guard header.version <= StoreDatabase.schemaVersion else {
+            throw PrefsError(
+                .storeUnreadable,
+                "\(source) has schema version \(header.version), newer than this prefs supports (\(StoreDatabase.schemaVersion))")
+        }
+        guard header.integrity == "ok" else { throw PrefsError(.storeUnreadable, "\(source) is damaged: \(header.integrity)") }
+        try flushSynchronously()
+        let writer = try main.writer()
+        do {
+            if !overwrite {
+                let hasKeys = try writer.read { db -> Bool in
+                    for domain in try DomainTable.all(db) where try db.tableExists("kv_" + domain.name) {
+                        if try Bool.fetchOne(db, sql: "SELECT 1 FROM \(DomainTable(domain).table) LIMIT 1") == true { return true }
+                    }
+                    return false
+                }
+                if hasKeys { throw PrefsError(.cannotWrite, "store \(path) holds keys; --force replaces them with the backup") }
+            }
+            try backup.backup(to: writer)
+        } catch let error as PrefsError {
+            throw error
+        } catch {
+            throw PrefsError.database(error, path: path, writing: true)
+        }
+        try backup.close()
+        // Open again: an older backup is migrated, and the next reads see the restored store.
+        main.close()
+        _ = try main.writer()
+    }
 }

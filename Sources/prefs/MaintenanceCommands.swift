@@ -40,4 +40,27 @@ extension Prefs {
             try global.openStack().backup(to: file, overwrite: force)
         }
     }
+
+    struct Restore: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Replace the store's content with a backup, while other processes keep using it.",
+            discussion: """
+                The backup must be an intact prefs store (prefs backup makes one). The copy is \
+                atomic: other processes see the old store or the restored one. A store that holds \
+                keys is replaced only with --force (exit 4 otherwise). The change log, schema and \
+                sync state come from the backup; the memory tier is left alone.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: ArgumentHelp("The backup file.", valueName: "file"), completion: .file())
+        var file: String
+
+        @Flag(help: "Replace a store that holds keys.")
+        var force = false
+
+        func run() throws {
+            try global.openStack().restore(from: file, overwrite: force)
+        }
+    }
 }
