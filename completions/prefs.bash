@@ -286,7 +286,7 @@ _prefs_set() {
 
 _prefs_rm() {
     repeating_flags=()
-    non_repeating_flags=(--must-exist --if-absent --version -h --help)
+    non_repeating_flags=(--must-exist --domain --force --if-absent --version -h --help)
     repeating_options=(--override)
     non_repeating_options=(--store --actor --prefix --if-version --if-value)
     __prefs_offer_flags_options -1

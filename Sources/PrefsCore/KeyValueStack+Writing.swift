@@ -471,4 +471,56 @@ extension KeyValueStack {
         try bulk?.finish()
         return (events, rejected)
     }
+
+    /// Removes a custom domain: every key (each logged as `rm`, and recorded for sync when
+    /// the store syncs), then its table, in one transaction. A built-in domain keeps its
+    /// table and only loses its keys, and only with `builtIn` set.
+    ///
+    /// ```swift
+    /// let removed = try stack.removeDomain(try Domain("scratch"))
+    /// ```
+    /// - Returns: how many keys were removed.
+    /// - Throws: ``PrefsError``: `usage` for a built-in domain without `builtIn`; `notFound`
+    ///   when the domain does not exist; `cannotWrite`.
+    @discardableResult
+    public func removeDomain(_ domain: Domain, builtIn: Bool = false) throws -> Int {
+        let isBuiltIn = Domain.builtInPersistent.contains(domain) || domain == .memory
+        if isBuiltIn && !builtIn {
+            throw PrefsError(.usage, "\(domain.name) is a built-in domain: --force removes its keys (the domain stays)")
+        }
+        try flushSynchronously()
+        let database = database(for: domain)
+        guard try database.reader() != nil, try domains().contains(domain) else {
+            throw PrefsError(.notFound, "domain \(domain.name) does not exist")
+        }
+        var keys: [String] = []
+        try forEachEntry(in: domain) { keys.append($0.key) }
+        let events: [ChangeEvent]
+        do {
+            events = try database.writer().write { db in
+                try database.context.begin(db, op: "rm")
+                // Keys written by another process since they were listed are removed too.
+                let table = DomainTable(domain)
+                var all = keys
+                if try db.tableExists("kv_" + domain.name) {
+                    all = try String.fetchAll(db, sql: "SELECT key FROM \(table.table)")
+                }
+                let events = try Self.apply(
+                    all.map { (PendingKey(domain: domain, key: $0), PendingChange.remove) }, in: db, context: database.context, op: "rm",
+                    requireExisting: false)
+                if !isBuiltIn {
+                    try db.execute(sql: "DROP TABLE IF EXISTS \(table.table)")
+                    try db.execute(sql: "DELETE FROM domains WHERE name = ?", arguments: [domain.name])
+                }
+                try database.context.finish(db)
+                return events
+            }
+        } catch let error as PrefsError {
+            throw error
+        } catch {
+            throw PrefsError.database(error, path: database.displayPath, writing: true)
+        }
+        observers.deliver(events)
+        return events.count
+    }
 }

@@ -8,7 +8,9 @@ extension Prefs {
             abstract: "Remove keys.",
             discussion: """
                 Removing a missing key succeeds (exit 0) unless --must-exist is given; then \
-                nothing is removed and the command exits 1. All keys go in one transaction.
+                nothing is removed and the command exits 1. All keys go in one transaction. \
+                prefs rm --domain NAME removes a custom domain with every key (each logged as rm) \
+                in one transaction; a built-in domain only loses its keys, and only with --force.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -25,6 +27,12 @@ extension Prefs {
         @Flag(help: "Exit 1 and remove nothing when a key does not exist.")
         var mustExist = false
 
+        @Flag(name: .customLong("domain"), help: "Remove the whole domain (no keys given).")
+        var wholeDomain = false
+
+        @Flag(help: "With --domain: remove every key of a built-in domain.")
+        var force = false
+
         @Option(
             parsing: .unconditional, help: ArgumentHelp("Remove only if the key is at this version (exit 5 otherwise).", valueName: "n"))
         var ifVersion: Int64?
@@ -38,6 +46,13 @@ extension Prefs {
         var ifAbsent = false
 
         func validate() throws {
+            if wholeDomain {
+                if !keys.isEmpty || prefix != nil || mustExist || ifVersion != nil || ifValue != nil || ifAbsent {
+                    throw ValidationError("--domain takes only the domain name (and --force)")
+                }
+                return
+            }
+            if force { throw ValidationError("--force is for --domain") }
             let conditions = [ifVersion != nil, ifValue != nil, ifAbsent].filter { $0 }.count
             if conditions > 0 {
                 if conditions > 1 { throw ValidationError("--if-version, --if-value and --if-absent cannot be used together") }
@@ -53,6 +68,10 @@ extension Prefs {
             let domain = try parseDomain(domain)
             for key in keys { try Key.validate(key) }
             let stack = try global.openStack()
+            if wholeDomain {
+                try stack.removeDomain(domain, builtIn: force)
+                return
+            }
             if let ifVersion {
                 try stack.remove(in: domain, forKey: keys[0], if: .version(ifVersion))
                 return

@@ -172,4 +172,23 @@ struct PapercutTests {
         #expect(try box.run(["--actor", "ci@runner-7", "set", "user", "k", "v"]).status == 0)
         #expect(!(try box.storeSnapshot()).contains("evil"))
     }
+
+    @Test func aWholeCustomDomainIsRemovedInOneTransaction() throws {
+        let box = try Sandbox()
+        for key in ["a", "b", "c"] { #expect(try box.run(["set", "scratch", key, "1"]).status == 0) }
+        #expect(try box.run(["set", "user", "keep", "1"]).status == 0)
+        let removed = try box.run(["rm", "--domain", "scratch"])
+        #expect(removed.status == 0 && removed.stdout.isEmpty, "\(removed)")
+        #expect(try !box.run(["domains"]).stdout.contains("scratch"))
+        let log = try box.run(["log", "scratch", "--json"])
+        #expect(log.stdout.split(separator: "\n").filter { $0.contains("\"op\":\"rm\"") }.count == 3, "every key is logged: \(log)")
+        expectFailure(try box.run(["rm", "--domain", "scratch"]), 1, contains: "domain scratch does not exist")
+        expectFailure(try box.run(["rm", "--domain", "user"]), 2, contains: "built-in domain")
+        #expect(try box.run(["get", "user", "keep"]).stdout == "1\n")
+        #expect(try box.run(["rm", "--domain", "user", "--force"]).status == 0)
+        expectFailure(try box.run(["get", "user", "keep"]), 1)
+        #expect(try box.run(["domains"]).stdout.contains("user"), "a built-in domain stays")
+        expectFailure(try box.run(["rm", "--domain", "scratch", "k"]), 2, contains: "--domain takes only the domain name")
+        #expect(try box.run(["set", "scratch", "again", "1"]).status == 0, "the domain can be made again")
+    }
 }
