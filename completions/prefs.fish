@@ -100,6 +100,8 @@ function __prefs_parse_tokens -S
             __prefs_parse_subcommand 1 'store=' 'actor=' 'override=+' 'force' 'version' 'h/help'
         case 'restore'
             __prefs_parse_subcommand 1 'store=' 'actor=' 'override=+' 'force' 'version' 'h/help'
+        case 'edit'
+            __prefs_parse_subcommand 2 'store=' 'actor=' 'override=+' 'version' 'h/help'
         case 'help'
             __prefs_parse_subcommand -r 1 'version'
         end
@@ -182,6 +184,7 @@ complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" 
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'doctor' -d 'Check the store: integrity, schema version, WAL, permissions, orphaned memory files, expired keys.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'backup' -d 'Write a consistent copy of the store while other processes keep writing (mode 0600).'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'restore' -d 'Replace the store\'s content with a backup, while other processes keep using it.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'edit' -d 'Edit a key\'s value, or a whole domain, in $VISUAL or $EDITOR.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs get" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rF
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs get" actor' -l 'actor' -d 'Who the change log names for this command\'s writes (default: $PREFS_ACTOR, else USER@HOST).' -rfka ''
@@ -468,4 +471,11 @@ complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs r
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs restore" force' -l 'force' -d 'Replace a store that holds keys.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs restore" version' -l 'version' -d 'Show the version.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs restore" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs edit" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rF
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs edit" actor' -l 'actor' -d 'Who the change log names for this command\'s writes (default: $PREFS_ACTOR, else USER@HOST).' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs edit"' -l 'override' -d 'Read VALUE for DOMAIN:KEY in this invocation instead of the store (repeatable; never written). Also $PREFS_OVERRIDES, a JSON object {"domain":{"key":value}}.' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs edit" -eq 1' -fka '(__prefs_custom_completion ---completion edit -- positional@0 (count (__prefs_tokens -pc)) (__prefs_tokens -tC))'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs edit" -eq 2' -fka '(__prefs_custom_completion ---completion edit -- positional@1 (count (__prefs_tokens -pc)) (__prefs_tokens -tC))'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs edit" version' -l 'version' -d 'Show the version.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs edit" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs help" version' -l 'version' -d 'Show the version.'

@@ -191,4 +191,37 @@ struct PapercutTests {
         expectFailure(try box.run(["rm", "--domain", "scratch", "k"]), 2, contains: "--domain takes only the domain name")
         #expect(try box.run(["set", "scratch", "again", "1"]).status == 0, "the domain can be made again")
     }
+
+    @Test func editChangesAKeyOrADomainWithCompareAndSet() throws {
+        let box = try Sandbox()
+        #expect(try box.run(["set", "user", "theme", "dark"]).status == 0)
+        #expect(try box.run(["set", "user", "size", "3"]).status == 0)
+        func editor(_ name: String, _ script: String) throws -> [String: String] {
+            let path = box.root + "/" + name
+            try Data("#!/bin/sh\n\(script)\n".utf8).write(to: URL(fileURLWithPath: path))
+            #expect(chmod(path, 0o755) == 0)
+            return ["VISUAL": path, "PREFS_BIN": Sandbox.binary, "STORE": box.store]
+        }
+        let light = try box.run(["edit", "user", "theme"], environment: try editor("light", "sed -i 's/dark/light/' \"$1\""))
+        #expect(light.status == 0, "\(light)")
+        #expect(try box.run(["get", "user", "theme"]).stdout == "light\n")
+        // Someone else changes the key while the editor is open: nothing is written, exit 5.
+        let raced = try editor("race", "\"$PREFS_BIN\" --store \"$STORE\" set user theme other >/dev/null; sed -i 's/light/blue/' \"$1\"")
+        expectFailure(try box.run(["edit", "user", "theme"], environment: raced), 5)
+        #expect(try box.run(["get", "user", "theme"]).stdout == "other\n")
+        expectFailure(
+            try box.run(["edit", "user", "theme"], environment: try editor("bad", "echo '{nope' > \"$1\"")), 6, contains: "not valid JSON")
+        expectFailure(
+            try box.run(["edit", "user", "theme"], environment: try editor("fail", "exit 3")), 1, contains: "nothing was changed")
+        #expect(try box.run(["get", "user", "theme"]).stdout == "other\n")
+        // The whole domain: change one key, remove one, add one.
+        let domain = try editor("domain", "printf '{\"theme\":\"dark\",\"new\":[1]}' > \"$1\"")
+        #expect(try box.run(["edit", "user"], environment: domain).status == 0)
+        #expect(try box.run(["list", "user", "--json"]).stdout == "{\"new\":[1],\"theme\":\"dark\"}\n")
+        let log = try box.run(["log", "user", "--limit", "3"])
+        #expect(log.stdout.split(separator: "\n").count == 3, "\(log)")
+        // An empty file removes the key.
+        #expect(try box.run(["edit", "user", "new"], environment: try editor("empty", ": > \"$1\"")).status == 0)
+        expectFailure(try box.run(["get", "user", "new"]), 1)
+    }
 }

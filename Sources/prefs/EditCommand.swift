@@ -1,0 +1,118 @@
+import ArgumentParser
+import Foundation
+import PrefsCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension Prefs {
+    struct Edit: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Edit a key's value, or a whole domain, in $VISUAL or $EDITOR.",
+            discussion: """
+                The value (or the domain as one JSON object {"key":value}) is written pretty-printed \\
+                to a private temporary file and opened in $VISUAL, else $EDITOR, else vi. What you \\
+                save is checked as JSON (exit 6, nothing written) and written with compare-and-set: \\
+                when another process changed a key meanwhile, nothing is written and the command \\
+                exits 5. Saving an empty file removes the key; removing a key from the object \\
+                removes it. An editor that exits with an error changes nothing (exit 1).
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "The domain.", completion: Completions.domain)
+        var domain: String
+
+        @Argument(help: "The key (without it: the whole domain).", completion: Completions.key)
+        var key: String?
+
+        func run() throws {
+            let domain = try parseDomain(domain)
+            if let key { try Key.validate(key) }
+            let stack = try global.openStack()
+            if let key {
+                try editKey(stack, domain: domain, key: key)
+            } else {
+                try editDomain(stack, domain: domain)
+            }
+        }
+
+        private func editKey(_ stack: KeyValueStack, domain: Domain, key: String) throws {
+            let entry = try stack.entry(in: domain, forKey: key)
+            let before = try entry.map { try $0.value().prettyText + "\n" } ?? ""
+            guard let after = try Self.edit(before, name: key) else { return }
+            let condition: KeyValueStack.Precondition = entry.map { .version($0.version) } ?? .absent
+            if after.allSatisfy(\.isWhitespace) {
+                guard entry != nil else { return }
+                try stack.perform([.init(.remove, in: domain, forKey: key, if: condition)])
+                return
+            }
+            let value = try Self.parse(after)
+            try stack.perform([.init(.set(value), in: domain, forKey: key, if: condition)])
+        }
+
+        private func editDomain(_ stack: KeyValueStack, domain: Domain) throws {
+            var entries: [Entry] = []
+            try stack.forEachEntry(in: domain) { entries.append($0) }
+            let current = JSONValue.object(try entries.map { JSONValue.Member($0.key, try $0.value()) })
+            guard let after = try Self.edit(current.prettyText + "\n", name: domain.name) else { return }
+            guard case .object(let members) = try Self.parse(after) else {
+                throw PrefsError(.invalidValue, "expected a JSON object {\"key\":value} for domain \(domain.name)")
+            }
+            var operations: [KeyValueStack.Operation] = []
+            var seen = Swift.Set<String>()
+            for member in members {
+                try Key.validate(member.key)
+                guard seen.insert(member.key).inserted else { throw PrefsError(.invalidValue, "key \(member.key) appears twice") }
+                if let old = entries.first(where: { $0.key == member.key }) {
+                    if try old.value().isEquivalent(to: member.value) { continue }
+                    operations.append(.init(.set(member.value), in: domain, forKey: member.key, if: .version(old.version)))
+                } else {
+                    operations.append(.init(.set(member.value), in: domain, forKey: member.key, if: .absent))
+                }
+            }
+            for old in entries where !seen.contains(old.key) {
+                operations.append(.init(.remove, in: domain, forKey: old.key, if: .version(old.version)))
+            }
+            if !operations.isEmpty { try stack.perform(operations) }
+        }
+
+        static func parse(_ text: String) throws -> JSONValue {
+            do {
+                return try JSONValue(parsing: text)
+            } catch let error as PrefsError {
+                throw PrefsError(.invalidValue, "the edited text is not valid JSON (\(error.message)); nothing was written")
+            }
+        }
+
+        /// Opens `text` in the user's editor; the saved text, or nil when it did not change.
+        static func edit(_ text: String, name: String) throws -> String? {
+            let directory = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+            let safe = String(name.map { $0.isLetter || $0.isNumber ? $0 : "-" }.prefix(40))
+            let (fd, file) = try PrivateFile.makeTemporary(nextTo: directory + "/prefs-edit-\(safe).json", purpose: "edit file")
+            defer { unlink(file) }
+            let bytes = Array(text.utf8)
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            Glibc.close(fd)
+            guard written == bytes.count else { throw PrefsError(.cannotWrite, "cannot write the edit file \(file)") }
+            let environment = ProcessInfo.processInfo.environment
+            let editor = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
+            // The editor may carry arguments (`code --wait`): a shell splits it, the file is "$1".
+            var pid: pid_t = 0
+            let arguments = ["/bin/sh", "-c", editor + " \"$1\"", "sh", file]
+            var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            guard posix_spawn(&pid, "/bin/sh", nil, nil, &argv, environ) == 0 else {
+                throw PrefsError(.usage, "cannot run the editor \(editor)")
+            }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            guard status == 0 else {
+                throw PrefsError(.notFound, "the editor \(editor) exited with status \(status >> 8); nothing was changed")
+            }
+            let after = try String(contentsOfFile: file, encoding: .utf8)
+            return after == text ? nil : after
+        }
+    }
+}
