@@ -43,8 +43,8 @@ final class Sandbox: Sendable {
         return fallback
     }()
 
-    /// Runs `prefs --store STORE ARGS...` (unless `store` is false) and waits.
-    @discardableResult
+    /// Runs `prefs --store STORE ARGS...` (unless `store` is false) and waits. The caller checks
+    /// the status; a step that must succeed uses ``runOK(_:stdin:stdinBytes:store:environment:sourceLocation:)``.
     func run(
         _ arguments: [String], stdin: String? = nil, stdinBytes: [UInt8]? = nil, store useStore: Bool = true,
         environment extra: [String: String] = [:]
@@ -52,6 +52,18 @@ final class Sandbox: Sendable {
         try Sandbox.exec(
             Sandbox.binary, (useStore ? ["--store", store] : []) + arguments, stdin: stdinBytes ?? stdin.map { Array($0.utf8) },
             environment: environment(extra))
+    }
+
+    /// ``run(_:stdin:stdinBytes:store:environment:)`` for a step that must succeed: a non-zero
+    /// exit is recorded as an issue at the caller's line (with the output), and the test goes on.
+    @discardableResult
+    func runOK(
+        _ arguments: [String], stdin: String? = nil, stdinBytes: [UInt8]? = nil, store useStore: Bool = true,
+        environment extra: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> RunResult {
+        let result = try run(arguments, stdin: stdin, stdinBytes: stdinBytes, store: useStore, environment: extra)
+        #expect(result.status == 0, "prefs \(arguments.joined(separator: " ")): \(result)", sourceLocation: sourceLocation)
+        return result
     }
 
     func environment(_ extra: [String: String] = [:]) -> [String: String] {

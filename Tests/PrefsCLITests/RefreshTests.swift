@@ -26,7 +26,7 @@ struct RefreshTests {
 
     @Test func replacesTheDomainExactly() throws {
         let box = try Sandbox()
-        try box.run(["set", "dynamic", "stale", "1"])
+        try box.runOK(["set", "dynamic", "stale", "1"])
         let server = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: "{\"a\":1}") }
         #expect(try box.run(["refresh", "dynamic", "--from", server.url]).status == 0)
         #expect(try box.run(["list", "dynamic"]).stdout == "a\t1\n")
@@ -140,7 +140,7 @@ struct RefreshReviewTests {
 
     @Test func aRefreshReplacesLocalExpiryToo() throws {
         let box = try Sandbox()
-        try box.run(["set", "dynamic", "banner", "hello", "--ttl", "1s"])
+        try box.runOK(["set", "dynamic", "banner", "hello", "--ttl", "1s"])
         let server = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: "{\"banner\":\"hello\"}") }
         #expect(try box.run(["refresh", "dynamic", "--from", server.url]).status == 0)
         Thread.sleep(forTimeInterval: 1.2)
