@@ -3,8 +3,11 @@ import GRDB
 import Testing
 
 /// `prefs remote` and `prefs sync` against a real PostgreSQL server (``TestPostgres``).
-/// Serialized: one test stops and restarts the shared server.
-@Suite(.serialized)
+/// Serialized: one test stops and restarts the shared server. Skipped where PostgreSQL is not
+/// installed.
+@Suite(
+    .serialized, .tags(.postgres),
+    .enabled(if: TestPostgres.isAvailable, "PostgreSQL is not installed (initdb, pg_ctl and psql; apt-get install postgresql)"))
 struct SyncTests {
     let server: TestPostgres
     let database: String

@@ -17,15 +17,22 @@ final class TestPostgres: Sendable {
     /// The running server, started once per test process.
     static let shared: Result<TestPostgres, any Error> = Result { try TestPostgres() }
 
-    /// Where initdb, pg_ctl and psql live: the newest /usr/lib/postgresql/N/bin, else PATH.
+    /// Whether the server's programs are installed; the suites that need it are enabled only
+    /// then (``SyncTests``), so a machine without PostgreSQL skips them instead of failing.
+    static let isAvailable = binDirectory() != nil
+
+    /// Where initdb, pg_ctl and psql live: the newest /usr/lib/postgresql/N/bin holding all
+    /// three, else PATH.
     static func binDirectory() -> String? {
+        func hasPrograms(_ directory: String) -> Bool {
+            ["initdb", "pg_ctl", "psql"].allSatisfy { FileManager.default.isExecutableFile(atPath: "\(directory)/\($0)") }
+        }
         let base = "/usr/lib/postgresql"
         let versions = ((try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []).compactMap(Int.init).sorted()
-        for version in versions.reversed() where FileManager.default.isExecutableFile(atPath: "\(base)/\(version)/bin/initdb") {
+        for version in versions.reversed() where hasPrograms("\(base)/\(version)/bin") {
             return "\(base)/\(version)/bin"
         }
-        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
-        where FileManager.default.isExecutableFile(atPath: "\(directory)/initdb") {
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") where hasPrograms(String(directory)) {
             return String(directory)
         }
         return nil
@@ -184,4 +191,9 @@ final class TestPostgres: Sendable {
 struct TestPostgresError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+extension Tag {
+    /// Runs against the PostgreSQL server of ``TestPostgres``; skipped where it is not installed.
+    @Tag static var postgres: Self
 }
