@@ -120,10 +120,7 @@ struct BatchTests {
     @Test(arguments: [(SIGTERM, Int32(143)), (SIGINT, Int32(130))])
     func aSignalFlushesWhatWasReadAndEveryAcknowledgedLineIsStored(signal: Int32, status: Int32) throws {
         let box = try Sandbox()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        process.arguments = ["--store", box.store, "batch", "--window", "20ms"]
-        process.environment = box.environment()
+        let process = box.process(["batch", "--window", "20ms"])
         let input = Pipe()
         let output = Pipe()
         process.standardInput = input

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PrefsTestSupport
 import Testing
 
 /// What one run of the `prefs` binary produced.
@@ -17,10 +18,7 @@ final class Sandbox: Sendable {
     let runtime: String
 
     init() throws {
-        let template = FileManager.default.temporaryDirectory.path + "/prefs-cli-XXXXXX"
-        var bytes = Array(template.utf8CString)
-        guard let made = mkdtemp(&bytes) else { throw CocoaError(.fileWriteUnknown) }
-        root = String(cString: made)
+        root = try makeTemporaryDirectory(prefix: "prefs-cli")
         store = root + "/store/prefs.db"
         runtime = root + "/runtime"
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
@@ -64,6 +62,16 @@ final class Sandbox: Sendable {
         let result = try run(arguments, stdin: stdin, stdinBytes: stdinBytes, store: useStore, environment: extra)
         #expect(result.status == 0, "prefs \(arguments.joined(separator: " ")): \(result)", sourceLocation: sourceLocation)
         return result
+    }
+
+    /// A `prefs --store STORE ARGS...` process with the sandbox's environment, not started: for
+    /// tests that drive its pipes or signals themselves.
+    func process(_ arguments: [String], environment extra: [String: String] = [:]) -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
+        process.arguments = ["--store", store] + arguments
+        process.environment = environment(extra)
+        return process
     }
 
     func environment(_ extra: [String: String] = [:]) -> [String: String] {

@@ -50,10 +50,7 @@ struct HistoryTests {
     @Test func watchSeesEveryChangeOfOtherProcessesInOrderOnce() throws {
         let box = try Sandbox()
         try box.runOK(["set", "user", "ready", "0"])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        process.arguments = ["--store", box.store, "watch", "--json"]
-        process.environment = box.environment()
+        let process = box.process(["watch", "--json"])
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -103,10 +100,7 @@ struct HistoryTests {
         let outFile = box.root + "/events.txt"
         let script = "printf '%s|%s|%s|%s\\n' \"$PREFS_EVENT\" \"$PREFS_DOMAIN\" \"$PREFS_KEY\" \"$PREFS_VALUE\" >> \(outFile)"
         try box.runOK(["set", "user", "init", "1"])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        process.arguments = ["--store", box.store, "watch", "user", "--once", "--", "/bin/sh", "-c", script]
-        process.environment = box.environment()
+        let process = box.process(["watch", "user", "--once", "--", "/bin/sh", "-c", script])
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         Thread.sleep(forTimeInterval: 0.4)
@@ -219,13 +213,9 @@ struct HistoryTests {
         let pidFile = box.root + "/child.pid"
         let sleepFile = box.root + "/sleep.pid"
         #expect(try box.run(["set", "user", "init", "1"]).status == 0)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        process.arguments = [
-            "--store", box.store, "watch", "user", "k", "--", "/bin/sh", "-c",
-            "trap '' TERM; sleep 60 & echo $! > \(sleepFile); echo $$ > \(pidFile); wait",
-        ]
-        process.environment = box.environment()
+        let process = box.process([
+            "watch", "user", "k", "--", "/bin/sh", "-c", "trap '' TERM; sleep 60 & echo $! > \(sleepFile); echo $$ > \(pidFile); wait",
+        ])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -349,10 +339,7 @@ struct HistoryEdgeCaseTests {
     @Test func aBatchIncrementNeverOverwritesAnotherProcessesValue() throws {
         let box = try Sandbox()
         try box.runOK(["set", "user", "s", "5"])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        process.arguments = ["--store", box.store, "batch", "--window", "1s"]
-        process.environment = box.environment()
+        let process = box.process(["batch", "--window", "1s"])
         let input = Pipe()
         let errors = Pipe()
         process.standardInput = input
@@ -373,10 +360,7 @@ struct HistoryEdgeCaseTests {
     @Test func aWatcherStartingOnAnEmptyLogNoticesPrunedRecords() throws {
         let box = try Sandbox()
         try box.runOK(["log", "--retain", "5"])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        process.arguments = ["--store", box.store, "watch"]
-        process.environment = box.environment()
+        let process = box.process(["watch"])
         let errors = Pipe()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors

@@ -384,10 +384,7 @@ struct SyncTests {
     @Test func watchKeepsSyncingUntilTerminated() throws {
         let a = try syncedStore()
         let b = try syncedStore()
-        let watcher = Process()
-        watcher.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        watcher.arguments = ["--store", a.store, "sync", "--watch", "0.2", "--json"]
-        watcher.environment = a.environment()
+        let watcher = a.process(["sync", "--watch", "0.2", "--json"])
         let output = Pipe()
         watcher.standardOutput = output
         watcher.standardError = FileHandle.nullDevice
@@ -460,10 +457,7 @@ struct SyncTests {
         // then waits inside its transaction.
         let (holder, input) = try server.session(database: database)
         input.write(Data("BEGIN; LOCK TABLE prefs_state IN SHARE ROW EXCLUSIVE MODE; SELECT pg_sleep(3600);\n".utf8))
-        let pushing = Process()
-        pushing.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        pushing.arguments = ["--store", a.store, "sync", "--timeout", "20s"]
-        pushing.environment = a.environment()
+        let pushing = a.process(["sync", "--timeout", "20s"])
         let errors = Pipe()
         pushing.standardError = errors
         pushing.standardOutput = FileHandle.nullDevice
