@@ -94,13 +94,22 @@ let package = Package(
             path: "Benchmarks/FlagBench",
             swiftSettings: strict
         ),
+        // Helpers both test targets use (temporary directories, spawning detached programs);
+        // Foundation only.
+        .target(
+            name: "PrefsTestSupport",
+            path: "Tests/PrefsTestSupport",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "PrefsCoreTests",
-            dependencies: ["PrefsCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["PrefsCore", "PrefsTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "PrefsCLITests",
-            dependencies: ["prefs", "prefs-http-get", "prefs-sync", "PrefsCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "prefs", "prefs-http-get", "prefs-sync", "PrefsCore", "PrefsTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             exclude: ["Fixtures"]
         ),
     ],

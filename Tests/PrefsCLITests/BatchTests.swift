@@ -6,7 +6,7 @@ import Testing
 struct BatchTests {
     @Test func appliesJSONLinesAndShortCommands() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "gone", "1"])
+        try box.runOK(["set", "user", "gone", "1"])
         let input = """
             {"op":"set","domain":"user","key":"a","value":{"x":[1,2.50]}}
             set user b hello   world
@@ -51,7 +51,7 @@ struct BatchTests {
     ])
     func aMalformedLineStopsAfterFlushingWhatCameBefore(line: String, message: String) throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "s", "text"])
+        try box.runOK(["set", "user", "s", "text"])
         let input = "set user first 1\nset user second 2\n\(line)\nset user after 3\n"
         let result = try box.run(["batch"], stdin: input)
         #expect(result.status == 6, "\(result)")
@@ -94,7 +94,7 @@ struct BatchTests {
 
     @Test func aFailedFlushIsExitFourAndNothingIsWrittenAfterwards() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "k", "before"])
+        try box.runOK(["set", "user", "k", "before"])
         let queue = try DatabaseQueue(path: box.store)
         try queue.writeWithoutTransaction { db in
             try db.execute(sql: "BEGIN IMMEDIATE")
@@ -120,10 +120,7 @@ struct BatchTests {
     @Test(arguments: [(SIGTERM, Int32(143)), (SIGINT, Int32(130))])
     func aSignalFlushesWhatWasReadAndEveryAcknowledgedLineIsStored(signal: Int32, status: Int32) throws {
         let box = try Sandbox()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        process.arguments = ["--store", box.store, "batch", "--window", "20ms"]
-        process.environment = box.environment()
+        let process = box.process(["batch", "--window", "20ms"])
         let input = Pipe()
         let output = Pipe()
         process.standardInput = input

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PrefsTestSupport
 import Testing
 
 /// What one run of the `prefs` binary produced.
@@ -17,10 +18,7 @@ final class Sandbox: Sendable {
     let runtime: String
 
     init() throws {
-        let template = FileManager.default.temporaryDirectory.path + "/prefs-cli-XXXXXX"
-        var bytes = Array(template.utf8CString)
-        guard let made = mkdtemp(&bytes) else { throw CocoaError(.fileWriteUnknown) }
-        root = String(cString: made)
+        root = try makeTemporaryDirectory(prefix: "prefs-cli")
         store = root + "/store/prefs.db"
         runtime = root + "/runtime"
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
@@ -43,8 +41,8 @@ final class Sandbox: Sendable {
         return fallback
     }()
 
-    /// Runs `prefs --store STORE ARGS...` (unless `store` is false) and waits.
-    @discardableResult
+    /// Runs `prefs --store STORE ARGS...` (unless `store` is false) and waits. The caller checks
+    /// the status; a step that must succeed uses ``runOK(_:stdin:stdinBytes:store:environment:sourceLocation:)``.
     func run(
         _ arguments: [String], stdin: String? = nil, stdinBytes: [UInt8]? = nil, store useStore: Bool = true,
         environment extra: [String: String] = [:]
@@ -52,6 +50,28 @@ final class Sandbox: Sendable {
         try Sandbox.exec(
             Sandbox.binary, (useStore ? ["--store", store] : []) + arguments, stdin: stdinBytes ?? stdin.map { Array($0.utf8) },
             environment: environment(extra))
+    }
+
+    /// ``run(_:stdin:stdinBytes:store:environment:)`` for a step that must succeed: a non-zero
+    /// exit is recorded as an issue at the caller's line (with the output), and the test goes on.
+    @discardableResult
+    func runOK(
+        _ arguments: [String], stdin: String? = nil, stdinBytes: [UInt8]? = nil, store useStore: Bool = true,
+        environment extra: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> RunResult {
+        let result = try run(arguments, stdin: stdin, stdinBytes: stdinBytes, store: useStore, environment: extra)
+        #expect(result.status == 0, "prefs \(arguments.joined(separator: " ")): \(result)", sourceLocation: sourceLocation)
+        return result
+    }
+
+    /// A `prefs --store STORE ARGS...` process with the sandbox's environment, not started: for
+    /// tests that drive its pipes or signals themselves.
+    func process(_ arguments: [String], environment extra: [String: String] = [:]) -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
+        process.arguments = ["--store", store] + arguments
+        process.environment = environment(extra)
+        return process
     }
 
     func environment(_ extra: [String: String] = [:]) -> [String: String] {

@@ -1,31 +1,21 @@
 import Foundation
+import PrefsTestSupport
 import Testing
 
 /// Completion of domains and keys in a real bash (tmux types TAB and reads the screen), and
 /// the callback the completion scripts use, for every shell.
 @Suite("shell completion")
 struct CompletionTests {
-    /// Runs tmux on the test's own server socket with posix_spawn and waitpid, its output in
-    /// a file: the server outlives `new-session`, and Foundation's Process was seen never to
-    /// reap that client.
+    /// Runs tmux on the test's own server socket, its output in a file (``spawnDetached(_:output:)``):
+    /// the server outlives `new-session`, and Foundation's Process was seen never to reap that
+    /// client.
     static func tmux(_ arguments: [String], socket: String = "prefs-test-\(getpid())") throws -> RunResult {
         let output = FileManager.default.temporaryDirectory.path + "/prefs-tmux-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         defer { unlink(output) }
-        let full = ["tmux", "-L", socket, "-f", "/dev/null"] + arguments
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var argv: [UnsafeMutablePointer<CChar>?] = full.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawnp(&pid, "tmux", &actions, nil, &argv, environ) == 0 else {
+        guard let pid = try? spawnDetached(["tmux", "-L", socket, "-f", "/dev/null"] + arguments, output: output) else {
             return RunResult(stdout: "", stderr: "cannot run tmux", status: 127)
         }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let status = waitForExit(pid)
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         return RunResult(stdout: text, stderr: "", status: (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f))
     }

@@ -27,7 +27,7 @@ struct GetSetRemoveTests {
 
     @Test func globalOptionWorksBeforeAndAfterTheCommand() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "a", "1"])
+        try box.runOK(["set", "user", "a", "1"])
         #expect(try box.run(["get", "user", "a", "--store", box.store], store: false).stdout == "1\n")
         #expect(try box.run(["--store", box.store, "get", "user", "a"], store: false).stdout == "1\n")
         let viaEnv = try box.run(["get", "user", "a"], store: false, environment: ["PREFS_STORE": box.store])
@@ -50,7 +50,7 @@ struct GetSetRemoveTests {
         let result = try box.run(["get", "user", "missing", "--default", "light"])
         #expect(result.status == 0 && result.stdout == "light\n", "\(result)")
         #expect(try box.run(["get", "user", "missing", "--default", "3", "--json"]).stdout == "3\n")
-        try box.run(["set", "user", "present", "x"])
+        try box.runOK(["set", "user", "present", "x"])
         #expect(try box.run(["get", "user", "present", "--default", "y"]).stdout == "x\n")
     }
 
@@ -72,7 +72,7 @@ struct GetSetRemoveTests {
     @Test(arguments: ["{x", "[1,", "{\"a\":}", "[1]]", " {"])
     func braceOrBracketMustBeValidJSON(input: String) throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "k", "before"])
+        try box.runOK(["set", "user", "k", "before"])
         expectFailure(try box.run(["set", "user", "k", input]), 6, contains: "invalid JSON")
         #expect(try box.run(["get", "user", "k"]).stdout == "before\n")
     }
@@ -119,10 +119,10 @@ struct GetSetRemoveTests {
             "\"tab\\tquote\\\"\"",
         ]
         for value in values {
-            try box.run(["set", "--type", "json", "user", "src", value])
+            try box.runOK(["set", "--type", "json", "user", "src", value])
             let json = try box.run(["get", "--json", "user", "src"]).stdout.trimmingCharacters(in: .newlines)
             #expect(json == value)
-            try box.run(["set", "--type", "json", "user", "copy", json])
+            try box.runOK(["set", "--type", "json", "user", "copy", json])
             #expect(try box.run(["get", "--json", "user", "copy"]).stdout == value + "\n")
         }
     }
@@ -144,7 +144,7 @@ struct GetSetRemoveTests {
 
     @Test func removeSeveralKeysPrefixAndMustExist() throws {
         let box = try Sandbox()
-        for key in ["a", "b", "c", "on.x", "on.y", "onz"] { try box.run(["set", "user", key, "1"]) }
+        for key in ["a", "b", "c", "on.x", "on.y", "onz"] { try box.runOK(["set", "user", key, "1"]) }
         #expect(try box.run(["rm", "user", "a", "b", "never"]).status == 0)
         #expect(try box.run(["list", "user", "--keys-only"]).stdout == "c\non.x\non.y\nonz\n")
         expectFailure(try box.run(["rm", "user", "c", "never", "--must-exist"]), 1, contains: "user/never not found")
@@ -172,10 +172,10 @@ struct GetSetRemoveTests {
 struct ListTests {
     func populated() throws -> Sandbox {
         let box = try Sandbox()
-        try box.run(["set", "user", "theme", "dark"])
-        try box.run(["set", "user", "size", "12"])
-        try box.run(["set", "switch", "beta", "true"])
-        try box.run(["set", "ci-cache", "warm", "{\"at\":1}"])
+        try box.runOK(["set", "user", "theme", "dark"])
+        try box.runOK(["set", "user", "size", "12"])
+        try box.runOK(["set", "switch", "beta", "true"])
+        try box.runOK(["set", "ci-cache", "warm", "{\"at\":1}"])
         return box
     }
 
@@ -204,7 +204,7 @@ struct ListTests {
 
     @Test func prefixListingHandlesUnicodeBoundaries() throws {
         let box = try Sandbox()
-        for key in ["a", "a\u{10FFFF}", "a\u{10FFFF}x", "aé", "b", "é", "éa"] { try box.run(["set", "user", key, "1"]) }
+        for key in ["a", "a\u{10FFFF}", "a\u{10FFFF}x", "aé", "b", "é", "éa"] { try box.runOK(["set", "user", key, "1"]) }
         #expect(try box.run(["list", "user", "--keys-only", "--prefix", "a"]).stdout == "a\naé\na\u{10FFFF}\na\u{10FFFF}x\n")
         #expect(try box.run(["list", "user", "--keys-only", "--prefix", "é"]).stdout == "é\néa\n")
     }
@@ -212,7 +212,7 @@ struct ListTests {
     @Test func domainsListsBuiltInsAndCustom() throws {
         let box = try Sandbox()
         #expect(try box.run(["domains"]).stdout == "default\ndynamic\nmemory\nswitch\nuser\n")
-        try box.run(["set", "ci-cache", "k", "v"])
+        try box.runOK(["set", "ci-cache", "k", "v"])
         #expect(try box.run(["domains"]).stdout == "ci-cache\ndefault\ndynamic\nmemory\nswitch\nuser\n")
         #expect(try box.run(["domains", "--json"]).stdout == "[\"ci-cache\",\"default\",\"dynamic\",\"memory\",\"switch\",\"user\"]\n")
     }
@@ -225,7 +225,7 @@ struct MemoryTests {
         #expect(try box.run(["set", "memory", "token", "abc"]).status == 0)
         #expect(try box.run(["get", "memory", "token"]).stdout == "abc\n")
         #expect(!FileManager.default.fileExists(atPath: box.store), "memory writes must not create the store file")
-        try box.run(["set", "user", "k", "v"])
+        try box.runOK(["set", "user", "k", "v"])
         #expect(!(try box.storeSnapshot()).contains("token"))
         let files = try FileManager.default.contentsOfDirectory(atPath: box.runtime + "/prefs")
         #expect(files.contains { $0.hasPrefix("memory-") })
@@ -236,7 +236,7 @@ struct MemoryTests {
 
     @Test func eachStoreHasItsOwnMemory() throws {
         let box = try Sandbox()
-        try box.run(["set", "memory", "k", "one"])
+        try box.runOK(["set", "memory", "k", "one"])
         let other = box.root + "/other.db"
         #expect(try box.run(["--store", other, "get", "memory", "k"], store: false).status == 1)
     }
@@ -246,10 +246,10 @@ struct MemoryTests {
 struct TransferTests {
     @Test func roundTripIsByteIdentical() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "theme", "dark"])
-        try box.run(["set", "user", "big", "123456789012345678901234567890"])
-        try box.run(["set", "switch", "f", "{\"state\":\"ENABLED\",\"v\":[0.1,1e-7]}"])
-        try box.run(["set", "zz-custom", "ü", "\"\\u0001\""])
+        try box.runOK(["set", "user", "theme", "dark"])
+        try box.runOK(["set", "user", "big", "123456789012345678901234567890"])
+        try box.runOK(["set", "switch", "f", "{\"state\":\"ENABLED\",\"v\":[0.1,1e-7]}"])
+        try box.runOK(["set", "zz-custom", "ü", "\"\\u0001\""])
         let first = try box.run(["export"])
         #expect(first.status == 0)
         let other = try Sandbox()
@@ -267,9 +267,9 @@ struct TransferTests {
 
     @Test func replaceAndDryRun() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "keep", "1"])
-        try box.run(["set", "user", "old", "1"])
-        try box.run(["set", "switch", "s", "1"])
+        try box.runOK(["set", "user", "keep", "1"])
+        try box.runOK(["set", "user", "old", "1"])
+        try box.runOK(["set", "switch", "s", "1"])
         let document = "{\"user\":{\"keep\":1,\"new\":2,\"old\":5}}"
         let before = try box.storeSnapshot()
         let dry = try box.run(["import", "--dry-run", "--replace"], stdin: document)
@@ -294,7 +294,7 @@ struct TransferTests {
     ])
     func invalidDocumentsChangeNothing(document: String, message: String) throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "a", "orig"])
+        try box.runOK(["set", "user", "a", "orig"])
         let before = try box.storeSnapshot()
         expectFailure(try box.run(["import"], stdin: document), 6, contains: message)
         #expect(try box.storeSnapshot() == before)
@@ -316,7 +316,8 @@ struct TransferTests {
         let fromFile = try box.run(["import", file])
         #expect(fromFile.status == 0, "\(fromFile)")
         let exported = try box.run(["export"]).stdout
-        try box.run(["reset", "user"])
+        try box.runOK(["reset", "user", "--all"])
+        #expect(try box.runOK(["list", "user"]).stdout.isEmpty, "standard input imports into an empty domain")
         let fromStandardInput = try box.run(["import", "-"], stdin: document)
         #expect(fromStandardInput.status == 0, "\(fromStandardInput)")
         #expect(try box.run(["export"]).stdout == exported)

@@ -86,7 +86,8 @@ struct CorruptionGuideTests {
         #expect(batch.waitForLines(1))
         let savedWal = box.root + "/saved-wal"
         #expect(try FileManager.default.copyItem(atPath: box.store + "-wal", toPath: savedWal) == ())
-        _ = batch.finish()
+        let finished = batch.finish()
+        #expect(finished.status == 0, "\(finished)")
         #expect(unlink(box.store) == 0)
         unlink(box.store + "-wal")
         unlink(box.store + "-shm")

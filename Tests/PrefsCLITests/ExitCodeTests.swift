@@ -17,7 +17,7 @@ struct ExitCodeTests {
 
     @Test func oneForMissingKeys() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "k", "v"])
+        try box.runOK(["set", "user", "k", "v"])
         expectFailure(try box.run(["get", "user", "nope"]), 1, contains: "not found")
         expectFailure(try box.run(["get", "custom", "nope"]), 1)
         expectFailure(try box.run(["rm", "user", "nope", "--must-exist"]), 1)
@@ -33,7 +33,7 @@ struct ExitCodeTests {
     ])
     func twoForUsageErrors(arguments: [String]) throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "k", "before"])
+        try box.runOK(["set", "user", "k", "before"])
         let before = try box.storeSnapshot()
         let result = try box.run(arguments)
         expectFailure(result, 2)
@@ -69,7 +69,7 @@ struct ExitCodeTests {
 
     @Test func threeForANewerSchemaWhichIsLeftUntouched() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "k", "v"])
+        try box.runOK(["set", "user", "k", "v"])
         try DatabaseQueue(path: box.store).writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 99") }
         let before = try Data(contentsOf: URL(fileURLWithPath: box.store))
         expectFailure(try box.run(["get", "user", "k"]), 3, contains: "schema version 99")
@@ -79,7 +79,7 @@ struct ExitCodeTests {
 
     @Test func threeForACorruptStore() throws {
         let box = try Sandbox()
-        for i in 0..<300 { try box.run(["set", "user", "key\(i % 3)", String(repeating: "x", count: 2000 + i)]) }
+        for i in 0..<300 { try box.runOK(["set", "user", "key\(i % 3)", String(repeating: "x", count: 2000 + i)]) }
         try DatabaseQueue(path: box.store).writeWithoutTransaction { _ = try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: box.store)))
         #expect(bytes.count > 8192)
@@ -104,7 +104,7 @@ struct ExitCodeTests {
 
     @Test func fourWhenTheLockWaitTimesOut() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "k", "before"])
+        try box.runOK(["set", "user", "k", "before"])
         let queue = try DatabaseQueue(path: box.store)
         try queue.writeWithoutTransaction { db in
             try db.execute(sql: "BEGIN IMMEDIATE")
@@ -121,14 +121,14 @@ struct ExitCodeTests {
 
     @Test func fiveForFailedPreconditions() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "k", "v"])
+        try box.runOK(["set", "user", "k", "v"])
         expectFailure(try box.run(["set", "user", "k", "w", "--if-absent"]), 5)
         #expect(try box.run(["get", "user", "k"]).stdout == "v\n")
     }
 
     @Test func sixForInvalidValues() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "k", "v"])
+        try box.runOK(["set", "user", "k", "v"])
         let before = try box.storeSnapshot()
         expectFailure(try box.run(["set", "user", "k", "{\"a\":"]), 6)
         expectFailure(try box.run(["set", "user", "k", "--type", "integer", "x"]), 6)
@@ -162,13 +162,13 @@ struct StoreFileTests {
         for file in [store, store + "-wal", store + "-shm"] where FileManager.default.fileExists(atPath: file) {
             #expect(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int == 0o600, "\(file)")
         }
-        try box.run(["--store", store, "set", "memory", "m", "1"], store: false)
+        try box.runOK(["--store", store, "set", "memory", "m", "1"], store: false)
         #expect(try FileManager.default.attributesOfItem(atPath: box.runtime + "/prefs")[.posixPermissions] as? Int == 0o700)
     }
 
     @Test func storeIsSQLiteInWALMode() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "k", "v"])
+        try box.runOK(["set", "user", "k", "v"])
         let mode = try DatabaseQueue(path: box.store).read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
         #expect(mode == "wal")
         let tables = try DatabaseQueue(path: box.store).read {
@@ -179,7 +179,7 @@ struct StoreFileTests {
 
     @Test func twoProcessesWritingAtOnceBothSucceed() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "init", "1"])
+        try box.runOK(["set", "user", "init", "1"])
         let script = "for i in $(seq 1 25); do \"$0\" --store \"$1\" set user \"$2$i\" \"$i\" || exit 1; done"
         let results = ResultBox()
         let group = DispatchGroup()

@@ -23,7 +23,7 @@ struct HistoryTests {
 
     @Test func eightProcessesIncrementingEndAtExactlyTwoThousand() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "other", "1"])
+        try box.runOK(["set", "user", "other", "1"])
         let script = "i=0; while [ $i -lt 250 ]; do \"$0\" --store \"$1\" incr user hits >/dev/null || exit 1; i=$((i+1)); done"
         for result in parallel(box, Array(repeating: script, count: 8)) {
             #expect(result?.status == 0, "\(String(describing: result))")
@@ -38,22 +38,19 @@ struct HistoryTests {
         #expect(try box.run(["incr", "user", "n"]).stdout == "1\n")
         #expect(try box.run(["incr", "user", "n", "--by", "41"]).stdout == "42\n")
         #expect(try box.run(["incr", "user", "n", "--by=-50"]).stdout == "-8\n")
-        try box.run(["set", "user", "s", "text"])
-        try box.run(["set", "user", "f", "1.5"])
+        try box.runOK(["set", "user", "s", "text"])
+        try box.runOK(["set", "user", "f", "1.5"])
         expectFailure(try box.run(["incr", "user", "s"]), 6, contains: "not an integer")
         expectFailure(try box.run(["incr", "user", "f"]), 6, contains: "non-integer")
-        try box.run(["set", "user", "max", "9223372036854775807"])
+        try box.runOK(["set", "user", "max", "9223372036854775807"])
         expectFailure(try box.run(["incr", "user", "max"]), 6, contains: "overflows")
         #expect(try box.run(["get", "user", "s"]).stdout == "text\n")
     }
 
     @Test func watchSeesEveryChangeOfOtherProcessesInOrderOnce() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "ready", "0"])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        process.arguments = ["--store", box.store, "watch", "--json"]
-        process.environment = box.environment()
+        try box.runOK(["set", "user", "ready", "0"])
+        let process = box.process(["watch", "--json"])
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -62,7 +59,7 @@ struct HistoryTests {
         // Wait until the watcher is polling: it reports a marker change.
         var ready = false
         for attempt in 1...100 where !ready {
-            try box.run(["set", "user", "ready", "\(attempt)"])
+            try box.runOK(["set", "user", "ready", "\(attempt)"])
             Thread.sleep(forTimeInterval: 0.05)
             ready = collected.count > 0
         }
@@ -102,16 +99,13 @@ struct HistoryTests {
         let box = try Sandbox()
         let outFile = box.root + "/events.txt"
         let script = "printf '%s|%s|%s|%s\\n' \"$PREFS_EVENT\" \"$PREFS_DOMAIN\" \"$PREFS_KEY\" \"$PREFS_VALUE\" >> \(outFile)"
-        try box.run(["set", "user", "init", "1"])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        process.arguments = ["--store", box.store, "watch", "user", "--once", "--", "/bin/sh", "-c", script]
-        process.environment = box.environment()
+        try box.runOK(["set", "user", "init", "1"])
+        let process = box.process(["watch", "user", "--once", "--", "/bin/sh", "-c", script])
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         Thread.sleep(forTimeInterval: 0.4)
-        try box.run(["set", "switch", "ignored", "1"])
-        try box.run(["set", "user", "evil", "$(touch \(box.root)/pwned); `id`"])
+        try box.runOK(["set", "switch", "ignored", "1"])
+        try box.runOK(["set", "user", "evil", "$(touch \(box.root)/pwned); `id`"])
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         let events = try String(contentsOfFile: outFile, encoding: .utf8)
@@ -131,7 +125,7 @@ struct HistoryTests {
         expectFailure(try box.run(["get", "user", "t"]), 1)
         #expect(try box.run(["list", "user"]).stdout == "")
         #expect(try box.run(["export"]).stdout == "{}\n")
-        try box.run(["set", "user", "other", "1"])
+        try box.runOK(["set", "user", "other", "1"])
         #expect(try box.run(["log", "user", "t"]).stdout.contains("\texpire\tuser\tt\t\"warm\"\t-\t"))
         expectFailure(try box.run(["set", "user", "t", "x", "--ttl", "0s"]), 2)
         expectFailure(try box.run(["set", "user", "t", "x", "--ttl", "soon"]), 2)
@@ -139,7 +133,7 @@ struct HistoryTests {
 
     @Test func compareAndSetRacesHaveExactlyOneWinner() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "init", "1"])
+        try box.runOK(["set", "user", "init", "1"])
         for round in 0..<6 {
             let scripts = ["a", "b"].map { "\"$0\" --store \"$1\" set user lock\(round) \($0) --if-absent" }
             let statuses = parallel(box, scripts).map { $0?.status }
@@ -152,11 +146,11 @@ struct HistoryTests {
 
     @Test func conditionalRemove() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "k", "v"])
+        try box.runOK(["set", "user", "k", "v"])
         expectFailure(try box.run(["rm", "user", "k", "--if-version", "1"]), 5)
         expectFailure(try box.run(["rm", "user", "k", "--if-absent"]), 5)
         #expect(try box.run(["rm", "user", "never", "--if-absent"]).status == 0)
-        try box.run(["set", "user", "o", "{\"a\":1,\"b\":[1.0,2]}"])
+        try box.runOK(["set", "user", "o", "{\"a\":1,\"b\":[1.0,2]}"])
         expectFailure(try box.run(["rm", "user", "o", "--if-value", "{\"a\":2,\"b\":[1,2]}"]), 5)
         #expect(try box.run(["rm", "user", "o", "--if-value", "{\"b\":[1,2.00],\"a\":1}"]).status == 0, "equivalent JSON matches")
         expectFailure(try box.run(["rm", "user", "k", "--if-value", "\"w\""]), 5)
@@ -168,8 +162,8 @@ struct HistoryTests {
 
     @Test func applyIsAllOrNothing() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "a", "1"])
-        try box.run(["set", "user", "b", "2"])
+        try box.runOK(["set", "user", "a", "1"])
+        try box.runOK(["set", "user", "b", "2"])
         let failing = """
             [{"op":"set","domain":"user","key":"a","value":10},
              {"op":"rm","domain":"user","key":"b"},
@@ -208,7 +202,7 @@ struct HistoryTests {
     ])
     func invalidApplyDocumentsAreExitSix(document: String, message: String) throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "k", "v"])
+        try box.runOK(["set", "user", "k", "v"])
         let before = try box.storeSnapshot()
         expectFailure(try box.run(["apply"], stdin: document), 6, contains: message)
         #expect(try box.storeSnapshot() == before)
@@ -219,13 +213,9 @@ struct HistoryTests {
         let pidFile = box.root + "/child.pid"
         let sleepFile = box.root + "/sleep.pid"
         #expect(try box.run(["set", "user", "init", "1"]).status == 0)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        process.arguments = [
-            "--store", box.store, "watch", "user", "k", "--", "/bin/sh", "-c",
-            "trap '' TERM; sleep 60 & echo $! > \(sleepFile); echo $$ > \(pidFile); wait",
-        ]
-        process.environment = box.environment()
+        let process = box.process([
+            "watch", "user", "k", "--", "/bin/sh", "-c", "trap '' TERM; sleep 60 & echo $! > \(sleepFile); echo $$ > \(pidFile); wait",
+        ])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -305,10 +295,10 @@ struct HistoryTests {
 
     @Test func logShowsWhoChangedWhatNewestFirst() throws {
         let box = try Sandbox()
-        try box.run(["--actor", "alice", "set", "switch", "beta", "true"])
-        try box.run(["set", "switch", "beta", "false"], environment: ["PREFS_ACTOR": "ci-bot"])
-        try box.run(["rm", "switch", "beta"], environment: ["USER": "bob", "PREFS_ACTOR": ""])
-        try box.run(["import"], stdin: "{\"user\":{\"i\":1}}")
+        try box.runOK(["--actor", "alice", "set", "switch", "beta", "true"])
+        try box.runOK(["set", "switch", "beta", "false"], environment: ["PREFS_ACTOR": "ci-bot"])
+        try box.runOK(["rm", "switch", "beta"], environment: ["USER": "bob", "PREFS_ACTOR": ""])
+        try box.runOK(["import"], stdin: "{\"user\":{\"i\":1}}")
         let lines = try box.run(["log"]).stdout.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
         #expect(lines.count == 4)
         #expect(lines.map { String($0[2]) } == ["import", "rm", "set", "set"])
@@ -328,7 +318,7 @@ struct HistoryTests {
         expectFailure(try box.run(["log", "--since", "yesterday-ish"]), 2)
         #expect(try box.run(["log", "--retain", "2"]).status == 0)
         #expect(try box.run(["log"]).stdout.split(separator: "\n").count == 2)
-        for i in 0..<5 { try box.run(["set", "user", "r\(i)", "\(i)"]) }
+        for i in 0..<5 { try box.runOK(["set", "user", "r\(i)", "\(i)"]) }
         #expect(try box.run(["log"]).stdout.split(separator: "\n").count == 2, "retention holds for new records")
     }
 }
@@ -337,22 +327,19 @@ struct HistoryTests {
 struct HistoryEdgeCaseTests {
     @Test func versionsNeverRepeatAfterARemoval() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "a", "1"])
-        try box.run(["set", "user", "a", "2"])
+        try box.runOK(["set", "user", "a", "1"])
+        try box.runOK(["set", "user", "a", "2"])
         let before = try version(box, "a")
-        try box.run(["rm", "user", "a"])
-        try box.run(["set", "user", "a", "3"])
+        try box.runOK(["rm", "user", "a"])
+        try box.runOK(["set", "user", "a", "3"])
         #expect(try version(box, "a") > before, "no ABA: a re-created key gets a new version")
         expectFailure(try box.run(["set", "user", "a", "4", "--if-version", "\(before)"]), 5)
     }
 
     @Test func aBatchIncrementNeverOverwritesAnotherProcessesValue() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "s", "5"])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        process.arguments = ["--store", box.store, "batch", "--window", "1s"]
-        process.environment = box.environment()
+        try box.runOK(["set", "user", "s", "5"])
+        let process = box.process(["batch", "--window", "1s"])
         let input = Pipe()
         let errors = Pipe()
         process.standardInput = input
@@ -372,11 +359,8 @@ struct HistoryEdgeCaseTests {
 
     @Test func aWatcherStartingOnAnEmptyLogNoticesPrunedRecords() throws {
         let box = try Sandbox()
-        try box.run(["log", "--retain", "5"])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        process.arguments = ["--store", box.store, "watch"]
-        process.environment = box.environment()
+        try box.runOK(["log", "--retain", "5"])
+        let process = box.process(["watch"])
         let errors = Pipe()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
@@ -404,7 +388,7 @@ struct HistoryEdgeCaseTests {
 
     @Test func batchIncrementKeepsTheExpiry() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "t", "1", "--ttl", "1h"])
+        try box.runOK(["set", "user", "t", "1", "--ttl", "1h"])
         #expect(try box.run(["batch"], stdin: "incr user t\n").status == 0)
         #expect(try box.run(["get", "user", "t", "--show-meta"]).stdout.contains("\"expiresAt\":\"20"))
     }

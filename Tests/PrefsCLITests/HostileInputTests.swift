@@ -68,8 +68,8 @@ struct HostileInputTests {
     @Test(arguments: cases)
     func refusedCleanly(testCase: Case) throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "s", "text"])
-        try box.run(["set", "user", "max", "9223372036854775807"])
+        try box.runOK(["set", "user", "s", "text"])
+        try box.runOK(["set", "user", "max", "9223372036854775807"])
         let before = try box.storeSnapshot()
         let result = try box.run(testCase.arguments, stdinBytes: testCase.stdin ?? [])
         #expect(result.status == testCase.status, "\(testCase): \(result)")

@@ -26,7 +26,8 @@ struct LocalUserTests {
             #expect(Self.mode(file) == 0o600, "\(file) has mode \(String(Self.mode(file), radix: 8))")
         }
         #expect(Self.mode((box.store as NSString).deletingLastPathComponent) == 0o700)
-        _ = watch.finish(signal: SIGTERM)
+        let watched = watch.finish(signal: SIGTERM)
+        #expect(watched.status == 0, "\(watched)")
     }
 
     @Test(arguments: ["", "-wal", "-shm"])

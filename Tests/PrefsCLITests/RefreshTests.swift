@@ -26,7 +26,7 @@ struct RefreshTests {
 
     @Test func replacesTheDomainExactly() throws {
         let box = try Sandbox()
-        try box.run(["set", "dynamic", "stale", "1"])
+        try box.runOK(["set", "dynamic", "stale", "1"])
         let server = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: "{\"a\":1}") }
         #expect(try box.run(["refresh", "dynamic", "--from", server.url]).status == 0)
         #expect(try box.run(["list", "dynamic"]).stdout == "a\t1\n")
@@ -140,7 +140,7 @@ struct RefreshReviewTests {
 
     @Test func aRefreshReplacesLocalExpiryToo() throws {
         let box = try Sandbox()
-        try box.run(["set", "dynamic", "banner", "hello", "--ttl", "1s"])
+        try box.runOK(["set", "dynamic", "banner", "hello", "--ttl", "1s"])
         let server = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: "{\"banner\":\"hello\"}") }
         #expect(try box.run(["refresh", "dynamic", "--from", server.url]).status == 0)
         Thread.sleep(forTimeInterval: 1.2)
@@ -240,14 +240,11 @@ struct RefreshSecretTests {
         let server = try TestHTTPServer { _ in .hang }
         let headerFile = box.root + "/token.headers"
         try Data("# the API token\n\nAuthorization: Bearer FILE-SECRET-1\r\nX-Trace: on\n".utf8).write(to: URL(fileURLWithPath: headerFile))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        process.arguments = [
-            "--store", box.store, "refresh", "dynamic", "--from", server.url + "/cfg.json?token=QUERY-SECRET-2", "--header-file",
-            headerFile,
-            "--timeout", "20s",
-        ]
-        process.environment = box.environment(["PREFS_REFRESH_HEADER_X_API_KEY": "ENV-SECRET-3"])
+        let process = box.process(
+            [
+                "refresh", "dynamic", "--from", server.url + "/cfg.json?token=QUERY-SECRET-2", "--header-file", headerFile, "--timeout",
+                "20s",
+            ], environment: ["PREFS_REFRESH_HEADER_X_API_KEY": "ENV-SECRET-3"])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -374,10 +371,7 @@ func commandLine(_ pid: pid_t) -> String? {
 /// exits. (wait4's ru_maxrss would not do: a process started with posix_spawn's vfork
 /// carries the test process's own high-water mark.)
 func runMeasured(_ box: Sandbox, _ arguments: [String], environment: [String: String] = [:]) throws -> (RunResult, Int) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-    process.arguments = ["--store", box.store] + arguments
-    process.environment = box.environment(environment)
+    let process = box.process(arguments, environment: environment)
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out

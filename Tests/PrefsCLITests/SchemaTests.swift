@@ -24,7 +24,7 @@ struct SchemaTests {
     @Test func everyOriginInLookupOrder() throws {
         let box = try loaded()
         #expect(try box.run(["get", "user", "theme", "--show-origin"]).stdout == "default\tlight\n")
-        try box.run(["set", "user", "theme", "dark"])
+        try box.runOK(["set", "user", "theme", "dark"])
         #expect(try box.run(["get", "user", "theme", "--show-origin"]).stdout == "stored\tdark\n")
         let overridden = try box.run(["--override", "user:theme=light", "get", "user", "theme", "--show-origin"])
         #expect(overridden.stdout == "override\tlight\n")
@@ -40,7 +40,7 @@ struct SchemaTests {
 
     @Test func overridesAreNeverPersisted() throws {
         let box = try loaded()
-        try box.run(["set", "user", "theme", "dark"])
+        try box.runOK(["set", "user", "theme", "dark"])
         let before = try box.storeSnapshot()
         #expect(
             try box.run(["--override", "user:theme=light", "--override", "user:new={\"a\":1}", "list", "user"]).stdout
@@ -54,7 +54,7 @@ struct SchemaTests {
 
     @Test func listShowsEffectiveValuesWithOrigins() throws {
         let box = try loaded()
-        try box.run(["set", "user", "a", "1"])
+        try box.runOK(["set", "user", "a", "1"])
         #expect(
             try box.run(["--override", "user:b=2", "list", "user", "--show-origin"]).stdout
                 == "stored\ta\t1\noverride\tb\t2\ndefault\ttheme\t\"light\"\n")
@@ -109,8 +109,8 @@ struct SchemaTests {
 
     @Test func loadReportsViolationsAndRefusesBadFiles() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "theme", "blue"])
-        try box.run(["set", "switch", "max_retries", "99"])
+        try box.runOK(["set", "user", "theme", "blue"])
+        try box.runOK(["set", "switch", "max_retries", "99"])
         let load = try box.run(["schema", "load", "-"], stdin: Self.schema)
         #expect(load.status == 0)
         #expect(
@@ -140,7 +140,7 @@ struct SchemaTests {
             try box.run(["describe", "user", "theme"]).stdout
                 == "domain:\tuser\nkey:\ttheme\ntype:\tstring\ndefault:\t\"light\"\nenum:\t\"light\", \"dark\"\ndescription:\tUI theme\nvalue:\t\"light\"\norigin:\tdefault\n"
         )
-        try box.run(["set", "switch", "max_retries", "5"])
+        try box.runOK(["set", "switch", "max_retries", "5"])
         #expect(
             try box.run(["describe", "switch", "max_retries", "--json"]).stdout
                 == "{\"domain\":\"switch\",\"key\":\"max_retries\",\"type\":\"integer\",\"default\":3,\"minimum\":0,\"maximum\":10,\"value\":5,\"origin\":\"stored\"}\n"
@@ -161,14 +161,14 @@ struct SchemaTests {
     @Test func resetRestoresTheDefault() throws {
         let box = try loaded()
         for key in ["theme", "onboarding.a", "onboarding.b", "other"] {
-            try box.run(["set", "user", key, key == "theme" ? "dark" : "true"])
+            try box.runOK(["set", "user", key, key == "theme" ? "dark" : "true"])
         }
-        try box.run(["reset", "user", "theme"])
+        try box.runOK(["reset", "user", "theme"])
         #expect(try box.run(["get", "user", "theme", "--show-origin"]).stdout == "default\tlight\n")
-        try box.run(["reset", "user", "--prefix", "onboarding."])
+        try box.runOK(["reset", "user", "--prefix", "onboarding."])
         #expect(try box.run(["get", "user", "onboarding.a"]).stdout == "false\n")
         #expect(try box.run(["get", "user", "other"]).stdout == "true\n")
-        try box.run(["reset", "user", "--all"])
+        try box.runOK(["reset", "user", "--all"])
         expectFailure(try box.run(["get", "user", "other"]), 1)
         #expect(try box.run(["log", "user"]).stdout.split(separator: "\n").filter { $0.contains("\treset\t") }.count == 4)
         expectFailure(try box.run(["reset", "user"]), 2)
@@ -207,7 +207,7 @@ struct SchemaEdgeCaseTests {
 
     @Test func effectiveExportNamesEachDomainOnce() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "a", "1"])
+        try box.runOK(["set", "user", "a", "1"])
         #expect(try box.run(["export", "--effective", "user", "user"]).stdout == "{\"user\":{\"a\":1}}\n")
     }
 

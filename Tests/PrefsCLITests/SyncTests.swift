@@ -3,8 +3,11 @@ import GRDB
 import Testing
 
 /// `prefs remote` and `prefs sync` against a real PostgreSQL server (``TestPostgres``).
-/// Serialized: one test stops and restarts the shared server.
-@Suite(.serialized)
+/// Serialized: one test stops and restarts the shared server. Skipped where PostgreSQL is not
+/// installed.
+@Suite(
+    .serialized, .tags(.postgres),
+    .enabled(if: TestPostgres.isAvailable, "PostgreSQL is not installed (initdb, pg_ctl and psql; apt-get install postgresql)"))
 struct SyncTests {
     let server: TestPostgres
     let database: String
@@ -73,10 +76,10 @@ struct SyncTests {
     @Test func remoteSetShowUnset() throws {
         let box = try Sandbox()
         expectFailure(try box.run(["remote", "show"]), 1, contains: "no remote set")
-        try box.run(["set", "default", "a", "1"])
-        try box.run(["set", "switch", "b", "true"])
-        try box.run(["set", "user", "theme", "dark"])
-        try box.run(["set", "memory", "m", "1"])
+        try box.runOK(["set", "default", "a", "1"])
+        try box.runOK(["set", "switch", "b", "true"])
+        try box.runOK(["set", "user", "theme", "dark"])
+        try box.runOK(["set", "memory", "m", "1"])
         // Before a remote is set, writes record nothing.
         #expect(try pending(box).isEmpty)
 
@@ -87,7 +90,7 @@ struct SyncTests {
         #expect(try box.run(["remote", "show", "--json"]).stdout == #"{"url":"\#(url)","domains":null}"# + "\n")
         #expect(try pending(box).map { $0["key"] as String } == ["a", "b"])
 
-        try box.run(["remote", "set", url.replacingOccurrences(of: "postgres://", with: "postgresql://"), "--domains", "user,default"])
+        try box.runOK(["remote", "set", url.replacingOccurrences(of: "postgres://", with: "postgresql://"), "--domains", "user,default"])
         #expect(try box.run(["remote", "show", "--json"]).stdout == #"{"url":"\#(url)","domains":["default","user"]}"# + "\n")
         #expect(try pending(box).map { $0["key"] as String } == ["a", "theme"])
         expectFailure(try box.run(["remote", "set", url, "--domains", "memory"]), 2, contains: "memory")
@@ -98,7 +101,7 @@ struct SyncTests {
         #expect(unset.status == 0 && unset.stdout.isEmpty, "\(unset)")
         expectFailure(try box.run(["remote", "show"]), 1, contains: "no remote set")
         #expect(try pending(box).isEmpty)
-        try box.run(["set", "default", "after", "1"])
+        try box.runOK(["set", "default", "after", "1"])
         #expect(try pending(box).isEmpty)
         #expect(try box.run(["get", "default", "a"]).stdout == "1\n")
         expectFailure(try box.run(["sync"]), 2, contains: "no remote set")
@@ -107,16 +110,16 @@ struct SyncTests {
 
     @Test func everyWriteOfASyncedDomainRecordsAnOperationInItsTransaction() throws {
         let box = try syncedStore()
-        try box.run(["set", "default", "a", "1"])
-        try box.run(["set", "default", "a", "0.10"])
-        try box.run(["set", "default", "ttl", "x", "--ttl", "1h"])
-        try box.run(["rm", "default", "a"])
-        try box.run(["incr", "custom", "n"])
-        try box.run(["import", "-"], stdin: #"{"switch":{"f":true}}"#)
-        try box.run(
+        try box.runOK(["set", "default", "a", "1"])
+        try box.runOK(["set", "default", "a", "0.10"])
+        try box.runOK(["set", "default", "ttl", "x", "--ttl", "1h"])
+        try box.runOK(["rm", "default", "a"])
+        try box.runOK(["incr", "custom", "n"])
+        try box.runOK(["import", "-"], stdin: #"{"switch":{"f":true}}"#)
+        try box.runOK(
             ["apply", "-"], stdin: #"[{"op":"set","domain":"dynamic","key":"d","value":[1]},{"op":"rm","domain":"dynamic","key":"d"}]"#)
-        try box.run(["set", "user", "u", "1"])
-        try box.run(["set", "memory", "m", "1"])
+        try box.runOK(["set", "user", "u", "1"])
+        try box.runOK(["set", "memory", "m", "1"])
         let rows = try pending(box)
         #expect(
             rows.map { "\($0["domain"] as String)/\($0["key"] as String)=\(($0["value"] as String?) ?? "<tombstone>")" } == [
@@ -158,13 +161,13 @@ struct SyncTests {
     @Test func twoStoresConvergeAfterConcurrentEditsOfDifferentKeys() throws {
         let a = try syncedStore()
         let b = try syncedStore()
-        try a.run(["set", "default", "from-a", "1"])
-        try a.run(["set", "switch", "flag", "true"])
-        try a.run(["set", "user", "private-a", "1"])  // user is not synced
-        try b.run(["set", "default", "from-b", #"{"x":[1,2.50]}"#])
-        try b.run(["set", "newdomain", "k", "v"])
-        try b.run(["set", "default", "gone", "1"])
-        try b.run(["rm", "default", "gone"])
+        try a.runOK(["set", "default", "from-a", "1"])
+        try a.runOK(["set", "switch", "flag", "true"])
+        try a.runOK(["set", "user", "private-a", "1"])  // user is not synced
+        try b.runOK(["set", "default", "from-b", #"{"x":[1,2.50]}"#])
+        try b.runOK(["set", "newdomain", "k", "v"])
+        try b.runOK(["set", "default", "gone", "1"])
+        try b.runOK(["rm", "default", "gone"])
 
         #expect(try sync(a).stdout == "pulled 0 (applied 0), pushed 2, pending 0\n")
         #expect(try sync(b).stdout == "pulled 2 (applied 2), pushed 4, pending 0\n")
@@ -173,7 +176,7 @@ struct SyncTests {
         #expect(try a.run(["get", "default", "from-b", "--json"]).stdout == #"{"x":[1,2.50]}"# + "\n")
         #expect(try a.run(["get", "newdomain", "k"]).stdout == "v\n")
         expectFailure(try b.run(["get", "user", "private-a"]), 1)
-        try a.run(["rm", "user", "private-a"])
+        try a.runOK(["rm", "user", "private-a"])
         #expect(try export(a) == export(b))
         // Applied operations show in the log as sync, with the writer's actor.
         let log = try a.run(["log", "default", "from-b", "--json"])
@@ -186,12 +189,12 @@ struct SyncTests {
     @Test func conflictingEditsOfOneKeyResolveToTheSameValueOnBothSides() throws {
         let a = try syncedStore()
         let b = try syncedStore()
-        try a.run(["set", "default", "k", "from-a"])
-        try b.run(["set", "default", "k", "from-b"])
-        try b.run(["set", "default", "del", "b"])
-        try a.run(["rm", "default", "del"])  // nothing to delete on a: no operation
-        try a.run(["set", "default", "del", "a"])
-        try b.run(["rm", "default", "del"])
+        try a.runOK(["set", "default", "k", "from-a"])
+        try b.runOK(["set", "default", "k", "from-b"])
+        try b.runOK(["set", "default", "del", "b"])
+        try a.runOK(["rm", "default", "del"])  // nothing to delete on a: no operation
+        try a.runOK(["set", "default", "del", "a"])
+        try b.runOK(["rm", "default", "del"])
         // The expected winner by the rule: the larger (hlc, node).
         func last(_ box: Sandbox, _ key: String) throws -> (Int64, String, String?) {
             let row = try #require(try pending(box).last { $0["key"] as String == key })
@@ -222,7 +225,7 @@ struct SyncTests {
         let state = try server.psql("SELECT key || '=' || COALESCE(value, '<tombstone>') FROM prefs_state ORDER BY key", database: database)
         #expect(state == "del=\(expectedDel ?? "<tombstone>")\nk=\(expectedK ?? "")\n")
         // A later write anywhere wins everywhere.
-        try a.run(["set", "default", "k", "later"])
+        try a.runOK(["set", "default", "k", "later"])
         _ = try sync(a)
         _ = try sync(b)
         #expect(try b.run(["get", "default", "k"]).stdout == "later\n")
@@ -263,8 +266,8 @@ struct SyncTests {
     @Test func syncOfNamedDomainsLeavesTheOthersPending() throws {
         let a = try syncedStore()
         let b = try syncedStore()
-        try a.run(["set", "switch", "s", "1"])
-        try a.run(["set", "default", "d", "1"])
+        try a.runOK(["set", "switch", "s", "1"])
+        try a.runOK(["set", "default", "d", "1"])
         #expect(try sync(a, ["switch"]).stdout == "pulled 0 (applied 0), pushed 1, pending 1\n")
         #expect(try sync(b, ["default"]).stdout == "pulled 0 (applied 0), pushed 0, pending 0\n")
         expectFailure(try b.run(["get", "switch", "s"]), 1)
@@ -301,11 +304,11 @@ struct SyncTests {
     @Test func aStoreRestoredFromABackupGetsItsOwnLaterWritesBack() throws {
         let a = try syncedStore()
         let b = try syncedStore()
-        try a.run(["set", "default", "x", "1"])
+        try a.runOK(["set", "default", "x", "1"])
         _ = try sync(a)
         let backup = a.root + "/backup.db"
         #expect(try a.run(["backup", backup]).status == 0)
-        try a.run(["set", "default", "x", "2"])
+        try a.runOK(["set", "default", "x", "2"])
         _ = try sync(a)
         _ = try sync(b)
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: a.store + suffix) }
@@ -322,15 +325,15 @@ struct SyncTests {
     @Test func settingTheSameRemoteAgainBringsNothingBack() throws {
         let a = try syncedStore()
         let b = try syncedStore()
-        try b.run(["set", "default", "k", "v"])
-        try b.run(["set", "default", "j", "w"])
+        try b.runOK(["set", "default", "k", "v"])
+        try b.runOK(["set", "default", "j", "w"])
         _ = try sync(b)
         _ = try sync(a)
-        try a.run(["rm", "default", "k"])
+        try a.runOK(["rm", "default", "k"])
         _ = try sync(a)
         _ = try sync(b)
         expectFailure(try b.run(["get", "default", "k"]), 1)
-        try a.run(["rm", "default", "j"])  // pending when the remote is set again
+        try a.runOK(["rm", "default", "j"])  // pending when the remote is set again
         let again = try a.run(["remote", "set", url, "--domains", "default,switch"])
         #expect(again.status == 0 && again.stdout == "queued 0 operations for the first sync\n", "\(again)")
         _ = try sync(a)
@@ -349,7 +352,7 @@ struct SyncTests {
         let refreshed = try a.run(["refresh", "dynamic", "--from", source])
         #expect(refreshed.status == 0, "\(refreshed)")
         #expect(try pending(a).isEmpty)
-        try a.run(["set", "dynamic", "local", "1"])
+        try a.runOK(["set", "dynamic", "local", "1"])
         #expect(try pending(a).map { $0["key"] as String } == ["local"])
         _ = try sync(a)
         let b = try syncedStore()
@@ -372,7 +375,7 @@ struct SyncTests {
         let log = try a.run(["log", "default", "k"])
         #expect(log.stdout.contains("\tsync\tdefault\tk\t-\t\"ahead\"\telsewhere\n"), "\(log)")
         // A write made after seeing it wins, although the wall clock is behind.
-        try a.run(["set", "default", "k", "after"])
+        try a.runOK(["set", "default", "k", "after"])
         #expect(try pending(a).last?["hlc"] as Int64? ?? 0 > ahead)
         _ = try sync(a)
         #expect(try server.psql("SELECT value FROM prefs_state WHERE key = 'k'", database: database) == "\"after\"\n")
@@ -381,15 +384,12 @@ struct SyncTests {
     @Test func watchKeepsSyncingUntilTerminated() throws {
         let a = try syncedStore()
         let b = try syncedStore()
-        let watcher = Process()
-        watcher.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        watcher.arguments = ["--store", a.store, "sync", "--watch", "0.2", "--json"]
-        watcher.environment = a.environment()
+        let watcher = a.process(["sync", "--watch", "0.2", "--json"])
         let output = Pipe()
         watcher.standardOutput = output
         watcher.standardError = FileHandle.nullDevice
         try watcher.run()
-        try a.run(["set", "default", "watched", "1"])
+        try a.runOK(["set", "default", "watched", "1"])
         var seen = ""
         for _ in 0..<200 where seen != "1\n" {
             _ = try sync(b)
@@ -411,8 +411,8 @@ struct SyncTests {
         let a = try syncedStore()
         let b = try syncedStore()
         _ = try sync(a)
-        try a.run(["set", "default", "one", "1"])
-        try a.run(["set", "default", "two", "2"])
+        try a.runOK(["set", "default", "one", "1"])
+        try a.runOK(["set", "default", "two", "2"])
         try server.stop()
         defer { try? server.start() }
         let failed = try a.run(["sync"])
@@ -434,7 +434,7 @@ struct SyncTests {
 
     @Test func aServerThatDoesNotAnswerTimesOut() throws {
         let a = try syncedStore()
-        try a.run(["set", "default", "k", "1"])
+        try a.runOK(["set", "default", "k", "1"])
         // A stopped postmaster still accepts TCP connections (the kernel's backlog) but never answers.
         let pidText = try String(contentsOfFile: server.data + "/postmaster.pid", encoding: .utf8)
         let pid = try #require(pidText.split(separator: "\n").first.flatMap { pid_t($0) })
@@ -452,15 +452,12 @@ struct SyncTests {
         let b = try syncedStore()
         _ = try sync(a)  // creates the remote schema
         let operations = (0..<50).map { #"{"op":"set","domain":"default","key":"k\#($0)","value":\#($0)}"# }
-        try a.run(["apply", "-"], stdin: "[" + operations.joined(separator: ",") + "]")
+        try a.runOK(["apply", "-"], stdin: "[" + operations.joined(separator: ",") + "]")
         // Hold a lock that the push's state update needs: the push inserts its operations,
         // then waits inside its transaction.
         let (holder, input) = try server.session(database: database)
         input.write(Data("BEGIN; LOCK TABLE prefs_state IN SHARE ROW EXCLUSIVE MODE; SELECT pg_sleep(3600);\n".utf8))
-        let pushing = Process()
-        pushing.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        pushing.arguments = ["--store", a.store, "sync", "--timeout", "20s"]
-        pushing.environment = a.environment()
+        let pushing = a.process(["sync", "--timeout", "20s"])
         let errors = Pipe()
         pushing.standardError = errors
         pushing.standardOutput = FileHandle.nullDevice
@@ -514,7 +511,6 @@ struct SyncTests {
         let remote = "postgres://secretuser@127.0.0.1:\(server.port)/\(database)"
         let box = try Sandbox()
         var outputs: [RunResult] = []
-        @discardableResult
         func run(_ arguments: [String], environment: [String: String] = [:]) throws -> RunResult {
             let result = try box.run(arguments, environment: environment)
             outputs.append(result)
@@ -523,7 +519,7 @@ struct SyncTests {
         let refused = try run(["remote", "set", "postgres://secretuser:\(secret)@127.0.0.1:\(server.port)/\(database)"])
         expectFailure(refused, 2, contains: "must not contain a password")
         #expect(try run(["remote", "set", remote]).status == 0)
-        try run(["set", "default", "k", "v"])
+        #expect(try run(["set", "default", "k", "v"]).status == 0)
 
         let noPassword = try run(["sync"])
         expectFailure(noPassword, 7, contains: "1 operation pending")
@@ -541,17 +537,17 @@ struct SyncTests {
             127.0.0.1:\(server.port):*:secretuser:\(escaped)
             """
         _ = FileManager.default.createFile(atPath: home + "/.pgpass", contents: Data(pgpass.utf8), attributes: [.posixPermissions: 0o600])
-        try run(["set", "default", "k", "w"])
+        #expect(try run(["set", "default", "k", "w"]).status == 0)
         #expect(try run(["sync"]).stdout == "pulled 0 (applied 0), pushed 1, pending 0\n")
         // A password file others can read is ignored, as libpq does, and the error says so.
         chmod(home + "/.pgpass", 0o644)
-        try run(["set", "default", "k", "x"])
+        #expect(try run(["set", "default", "k", "x"]).status == 0)
         let ignored = try run(["sync"])
         expectFailure(ignored, 7, contains: "group or others can read it")
         chmod(home + "/.pgpass", 0o600)
         #expect(try run(["sync"]).status == 0)
         // An empty PGPASSWORD counts as unset (as in libpq): the password file answers.
-        try run(["set", "default", "k", "y"])
+        #expect(try run(["set", "default", "k", "y"]).status == 0)
         #expect(try run(["sync"], environment: ["PGPASSWORD": ""]).stdout == "pulled 0 (applied 0), pushed 1, pending 0\n")
 
         for arguments in [

@@ -1,4 +1,5 @@
 import Foundation
+import PrefsTestSupport
 import Synchronization
 import Testing
 
@@ -17,15 +18,22 @@ final class TestPostgres: Sendable {
     /// The running server, started once per test process.
     static let shared: Result<TestPostgres, any Error> = Result { try TestPostgres() }
 
-    /// Where initdb, pg_ctl and psql live: the newest /usr/lib/postgresql/N/bin, else PATH.
+    /// Whether the server's programs are installed; the suites that need it are enabled only
+    /// then (``SyncTests``), so a machine without PostgreSQL skips them instead of failing.
+    static let isAvailable = binDirectory() != nil
+
+    /// Where initdb, pg_ctl and psql live: the newest /usr/lib/postgresql/N/bin holding all
+    /// three, else PATH.
     static func binDirectory() -> String? {
+        func hasPrograms(_ directory: String) -> Bool {
+            ["initdb", "pg_ctl", "psql"].allSatisfy { FileManager.default.isExecutableFile(atPath: "\(directory)/\($0)") }
+        }
         let base = "/usr/lib/postgresql"
         let versions = ((try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []).compactMap(Int.init).sorted()
-        for version in versions.reversed() where FileManager.default.isExecutableFile(atPath: "\(base)/\(version)/bin/initdb") {
+        for version in versions.reversed() where hasPrograms("\(base)/\(version)/bin") {
             return "\(base)/\(version)/bin"
         }
-        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
-        where FileManager.default.isExecutableFile(atPath: "\(directory)/initdb") {
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") where hasPrograms(String(directory)) {
             return String(directory)
         }
         return nil
@@ -35,9 +43,9 @@ final class TestPostgres: Sendable {
         guard let bin = Self.binDirectory() else { throw TestPostgresError("initdb not found: apt-get install postgresql") }
         self.bin = bin
         asPostgres = getuid() == 0
-        var template = Array(((asPostgres ? "/tmp" : FileManager.default.temporaryDirectory.path) + "/prefs-pg-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw TestPostgresError("mkdtemp failed") }
-        root = String(cString: made)
+        root =
+            asPostgres
+            ? try makeTemporaryDirectory(prefix: "prefs-pg", in: "/tmp") : try makeTemporaryDirectory(prefix: "prefs-pg")
         data = root + "/data"
         port = try Self.freePort()
         if asPostgres {
@@ -114,36 +122,11 @@ final class TestPostgres: Sendable {
         // posix_spawn and waitpid, output to a file: the server that pg_ctl starts must not
         // hold a pipe of ours open.
         let logPath = root + "/command.log"
-        let pid = try Self.spawn(command, output: logPath)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let status = waitForExit(try spawnDetached(command, output: logPath))
         guard status == 0 else {
             let output = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
             throw TestPostgresError("\(arguments.joined(separator: " ")) failed (\(status)): \(output)")
         }
-    }
-
-    /// Starts a program with standard input from /dev/null and output to `output`.
-    private static func spawn(_ command: [String], output: String) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // Nothing else: tests running in parallel have pipes open, and a server or watchdog that
-        // inherited one would keep it open (their reader would never see the end).
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {  // glibc 2.34+, not in Swift's Glibc module
-            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
-        }
-        var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) }
-        argv.append(nil)
-        defer { for pointer in argv { free(pointer) } }
-        var pid = pid_t()
-        let code = posix_spawn(&pid, command[0], &actions, nil, argv, environ)
-        guard code == 0 else { throw TestPostgresError("cannot run \(command[0]): \(String(cString: strerror(code)))") }
-        return pid
     }
 
     private static func freePort() throws -> Int {
@@ -177,11 +160,17 @@ final class TestPostgres: Sendable {
         }
         // If this process dies without running atexit (SIGKILL, crash), a detached shell
         // notices and stops the server.
-        _ = try? spawn(["/bin/sh", "-c", "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(command)"], output: "/dev/null")
+        _ = try? spawnDetached(
+            ["/bin/sh", "-c", "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(command)"], output: "/dev/null")
     }
 }
 
 struct TestPostgresError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+extension Tag {
+    /// Runs against the PostgreSQL server of ``TestPostgres``; skipped where it is not installed.
+    @Tag static var postgres: Self
 }

@@ -11,7 +11,7 @@ struct TortureTests {
 
     @Test func killNineDuringBatchImportAndApplyLosesNothingAcknowledged() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "seed", "0"])
+        try box.runOK(["set", "user", "seed", "0"])
         var generator = SystemRandomNumberGenerator()
         var killed = 0
         for iteration in 0..<51 {
@@ -86,7 +86,7 @@ struct TortureTests {
 
     @Test func readersDuringHeavyWritesNeverSeeAnErrorOrATornValue() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "doc", "{\"n\":0,\"pad\":\"\(String(repeating: "x", count: 5000))\"}"])
+        try box.runOK(["set", "user", "doc", "{\"n\":0,\"pad\":\"\(String(repeating: "x", count: 5000))\"}"])
         let writer = Process()
         writer.executableURL = URL(fileURLWithPath: "/bin/sh")
         writer.arguments = [
@@ -112,7 +112,7 @@ struct TortureTests {
 
     @Test func aFullDiskIsExitFourAndTheStoreStaysIntact() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "small", "1"])
+        try box.runOK(["set", "user", "small", "1"])
         let big = "\"" + String(repeating: "z", count: 4_000_000) + "\""
         let script = "trap '' XFSZ; ulimit -f 512; exec \"$0\" --store \"$1\" set user big -"
         let full = try Sandbox.exec(
@@ -126,7 +126,7 @@ struct TortureTests {
 
     @Test func doctorReportsHealthAndDamage() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "a", "1", "--ttl", "1s"])
+        try box.runOK(["set", "user", "a", "1", "--ttl", "1s"])
         let healthy = try box.run(["doctor"])
         #expect(healthy.status == 0, "\(healthy)")
         #expect(healthy.stdout.contains("ok\tintegrity\tPRAGMA integrity_check: ok"))
@@ -137,8 +137,8 @@ struct TortureTests {
         #expect(try box.run(["doctor", "--json"]).stdout.contains("\"message\":\"1 expired key(s)"))
         // A memory file whose store is gone.
         let other = box.root + "/gone/prefs.db"
-        try box.run(["--store", other, "set", "memory", "m", "1"], store: false)
-        try box.run(["--store", other, "set", "user", "u", "1"], store: false)
+        try box.runOK(["--store", other, "set", "memory", "m", "1"], store: false)
+        try box.runOK(["--store", other, "set", "user", "u", "1"], store: false)
         try FileManager.default.removeItem(atPath: box.root + "/gone")
         #expect(try box.run(["doctor"]).stdout.contains("warning\tmemory\torphaned memory-tier file"))
         // Damage.
@@ -152,7 +152,7 @@ struct TortureTests {
 
     @Test func backupIsConsistentWhileOthersWrite() throws {
         let box = try Sandbox()
-        try box.run(["set", "user", "seed", "1"])
+        try box.runOK(["set", "user", "seed", "1"])
         let writer = Process()
         writer.executableURL = URL(fileURLWithPath: "/bin/sh")
         writer.arguments = [

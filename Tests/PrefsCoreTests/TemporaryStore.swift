@@ -1,5 +1,6 @@
 import Foundation
 import PrefsCore
+import PrefsTestSupport
 
 /// A temporary directory holding a store path; removed on deinit.
 final class TemporaryStore {
@@ -7,10 +8,7 @@ final class TemporaryStore {
     let path: String
 
     init() throws {
-        let template = FileManager.default.temporaryDirectory.path + "/prefs-core-XXXXXX"
-        var bytes = Array(template.utf8CString)
-        guard let made = mkdtemp(&bytes) else { throw CocoaError(.fileWriteUnknown) }
-        directory = String(cString: made)
+        directory = try makeTemporaryDirectory(prefix: "prefs-core")
         path = directory + "/prefs.db"
     }
 
