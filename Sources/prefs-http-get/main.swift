@@ -1,4 +1,5 @@
 // prefs-http-get TIMEOUT_SECONDS   (the URL, then request headers, on standard input)
+// prefs-http-get --version
 //
 // The HTTP client `prefs refresh` runs, so that the `prefs` binary itself does not load
 // Foundation's networking stack. The URL (its first line) and the headers ("Name: value"
@@ -16,6 +17,10 @@ sigemptyset(&noSignals)
 sigprocmask(SIG_SETMASK, &noSignals, nil)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments == ["--version"] {
+    print("prefs-http-get \(PrefsVersion.current)")
+    exit(0)
+}
 guard arguments.count == 1, let seconds = Double(arguments[0]), seconds > 0, seconds < 1e6 else {
     FileHandle.standardError.write(Data("prefs-http-get: usage: prefs-http-get TIMEOUT_SECONDS < URL-and-header-lines\n".utf8))
     exit(2)

@@ -1,4 +1,5 @@
 // prefs-sync [--store PATH] [--actor NAME] sync [DOMAIN...] [--timeout DURATION] [--watch SECONDS] [--json]
+// prefs-sync --version
 //
 // The PostgreSQL side of `prefs sync`, which execs this helper with its own global options
 // and arguments, so the `prefs` binary never loads SwiftNIO and PostgresNIO. Messages and
@@ -49,6 +50,9 @@ struct Invocation {
                 guard let duration = parseDuration(value(argument)), duration > .zero else { fail("--watch: expected seconds like 30", 2) }
                 watch = duration
             case "sync" where !sawCommand: sawCommand = true
+            case "--version":
+                print("prefs-sync \(PrefsVersion.current)")
+                exit(0)
             case "-h", "--help":
                 print("usage: prefs-sync [--store PATH] [--actor NAME] sync [DOMAIN...] [--timeout DURATION] [--watch SECONDS] [--json]")
                 exit(0)

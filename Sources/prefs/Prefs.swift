@@ -18,7 +18,7 @@ struct Prefs: ParsableCommand {
             Exit codes: 0 success, 1 key not found, 2 usage, 3 store unreadable, \
             4 cannot write, 5 precondition failed, 6 invalid value, 7 remote unreachable.
             """,
-        version: "0.1.0",
+        version: PrefsVersion.current,
         subcommands: [
             Get.self, Set.self, Remove.self, List.self, Domains.self, Export.self, Import.self, Batch.self, Incr.self,
             Apply.self, Log.self, Watch.self, SchemaGroup.self, Describe.self, Reset.self, FlagGroup.self, Refresh.self, RemoteGroup.self,

@@ -12,7 +12,7 @@ struct ExitCodeTests {
         #expect(try box.run(["rm", "user", "nope"]).status == 0)
         let help = try box.run(["--help"])
         #expect(help.status == 0 && help.stdout.contains("USAGE: prefs") && help.stderr.isEmpty)
-        #expect(try box.run(["--version"]).stdout == "0.1.0\n")
+        #expect(try box.run(["--version"]).stdout == "0.2.0-dev\n")
     }
 
     @Test func oneForMissingKeys() throws {
