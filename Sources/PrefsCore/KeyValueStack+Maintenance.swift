@@ -193,7 +193,9 @@ extension KeyValueStack {
         guard header.integrity == "ok" else { throw PrefsError(.storeUnreadable, "\(source) is damaged: \(header.integrity)") }
         try flushSynchronously()
         let writer = try main.writer()
+        let lastSequence: Int64
         do {
+            lastSequence = try writer.read { try Int64.fetchOne($0, sql: "SELECT max(seq) FROM changelog") ?? 0 }
             if !overwrite {
                 let hasKeys = try writer.read { db -> Bool in
                     for domain in try DomainTable.all(db) where try db.tableExists("kv_" + domain.name) {
@@ -212,6 +214,21 @@ extension KeyValueStack {
         try backup.close()
         // Open again: an older backup is migrated, and the next reads see the restored store.
         main.close()
-        _ = try main.writer()
+        let restored = try main.writer()
+        // The change log goes on after the store's own last record, never back: a `restore`
+        // placeholder takes the next number, so a watcher sees a gap (exit 3) instead of
+        // silently waiting for numbers it has already passed.
+        let actor = main.context.actor
+        do {
+            try restored.write { db in
+                let backupLast = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM changelog") ?? 0
+                try db.execute(
+                    sql:
+                        "INSERT INTO changelog (seq, at, domain, key, op, old, new, actor) VALUES (?, ?, '', '', 'restore', NULL, NULL, ?)",
+                    arguments: [max(lastSequence, backupLast) + 1, Clock.nowMilliseconds(), actor])
+            }
+        } catch {
+            throw PrefsError.database(error, path: path, writing: true)
+        }
     }
 }

@@ -508,11 +508,20 @@ extension KeyValueStack {
                 let events = try Self.apply(
                     all.map { (PendingKey(domain: domain, key: $0), PendingChange.remove) }, in: db, context: database.context, op: "rm",
                     requireExisting: false)
+                // Sync capture reads the domain's table: record before the table goes.
+                try database.context.finish(db)
+                if database === main {
+                    // A refresh would otherwise answer 304 Not Modified and leave it empty.
+                    try db.execute(
+                        sql: isBuiltIn
+                            ? "UPDATE refresh_sources SET etag = NULL, last_modified = NULL, last_success_at = NULL, copy_at = NULL WHERE domain = ?"
+                            : "DELETE FROM refresh_sources WHERE domain = ?",
+                        arguments: [domain.name])
+                }
                 if !isBuiltIn {
                     try db.execute(sql: "DROP TABLE IF EXISTS \(table.table)")
                     try db.execute(sql: "DELETE FROM domains WHERE name = ?", arguments: [domain.name])
                 }
-                try database.context.finish(db)
                 return events
             }
         } catch let error as PrefsError {

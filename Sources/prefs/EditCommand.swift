@@ -16,7 +16,9 @@ extension Prefs {
                 save is checked as JSON (exit 6, nothing written) and written with compare-and-set: \\
                 when another process changed a key meanwhile, nothing is written and the command \\
                 exits 5. Saving an empty file removes the key; removing a key from the object \\
-                removes it. An editor that exits with an error changes nothing (exit 1).
+                removes it. A key keeps the rest of its time to live. An editor that exits with an \
+                error changes nothing (exit 1); when the saved text cannot be written (invalid JSON, \
+                a schema violation, a change by another process), the file is kept and named.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -41,78 +43,127 @@ extension Prefs {
         private func editKey(_ stack: KeyValueStack, domain: Domain, key: String) throws {
             let entry = try stack.entry(in: domain, forKey: key)
             let before = try entry.map { try $0.value().prettyText + "\n" } ?? ""
-            guard let after = try Self.edit(before, name: key) else { return }
-            let condition: KeyValueStack.Precondition = entry.map { .version($0.version) } ?? .absent
-            if after.allSatisfy(\.isWhitespace) {
-                guard entry != nil else { return }
-                try stack.perform([.init(.remove, in: domain, forKey: key, if: condition)])
-                return
+            guard let (after, file) = try Self.edit(before, name: key) else { return }
+            try Self.keepingFile(file) {
+                let condition: KeyValueStack.Precondition = entry.map { .version($0.version) } ?? .absent
+                if after.allSatisfy(\.isWhitespace) {
+                    guard entry != nil else { return }
+                    try stack.perform([.init(.remove, in: domain, forKey: key, if: condition)])
+                    return
+                }
+                let value = try Self.parse(after)
+                try stack.perform([.init(.set(value, expiresIn: Self.remaining(entry)), in: domain, forKey: key, if: condition)])
             }
-            let value = try Self.parse(after)
-            try stack.perform([.init(.set(value), in: domain, forKey: key, if: condition)])
         }
 
         private func editDomain(_ stack: KeyValueStack, domain: Domain) throws {
             var entries: [Entry] = []
             try stack.forEachEntry(in: domain) { entries.append($0) }
             let current = JSONValue.object(try entries.map { JSONValue.Member($0.key, try $0.value()) })
-            guard let after = try Self.edit(current.prettyText + "\n", name: domain.name) else { return }
-            guard case .object(let members) = try Self.parse(after) else {
-                throw PrefsError(.invalidValue, "expected a JSON object {\"key\":value} for domain \(domain.name)")
-            }
-            var operations: [KeyValueStack.Operation] = []
-            var seen = Swift.Set<String>()
-            for member in members {
-                try Key.validate(member.key)
-                guard seen.insert(member.key).inserted else { throw PrefsError(.invalidValue, "key \(member.key) appears twice") }
-                if let old = entries.first(where: { $0.key == member.key }) {
-                    if try old.value().isEquivalent(to: member.value) { continue }
-                    operations.append(.init(.set(member.value), in: domain, forKey: member.key, if: .version(old.version)))
-                } else {
-                    operations.append(.init(.set(member.value), in: domain, forKey: member.key, if: .absent))
+            guard let (after, file) = try Self.edit(current.prettyText + "\n", name: domain.name) else { return }
+            try Self.keepingFile(file) {
+                guard case .object(let members) = try Self.parse(after) else {
+                    throw PrefsError(.invalidValue, "expected a JSON object {\"key\":value} for domain \(domain.name)")
                 }
+                var operations: [KeyValueStack.Operation] = []
+                var seen = Swift.Set<String>()
+                for member in members {
+                    try Key.validate(member.key)
+                    guard seen.insert(member.key).inserted else { throw PrefsError(.invalidValue, "key \(member.key) appears twice") }
+                    if let old = entries.first(where: { $0.key == member.key }) {
+                        if try old.value().isEquivalent(to: member.value) { continue }
+                        operations.append(
+                            .init(
+                                .set(member.value, expiresIn: Self.remaining(old)), in: domain, forKey: member.key,
+                                if: .version(old.version)))
+                    } else {
+                        operations.append(.init(.set(member.value), in: domain, forKey: member.key, if: .absent))
+                    }
+                }
+                for old in entries where !seen.contains(old.key) {
+                    operations.append(.init(.remove, in: domain, forKey: old.key, if: .version(old.version)))
+                }
+                if !operations.isEmpty { try stack.perform(operations) }
             }
-            for old in entries where !seen.contains(old.key) {
-                operations.append(.init(.remove, in: domain, forKey: old.key, if: .version(old.version)))
+        }
+
+        /// Runs `body`; removes the edit file when it succeeds, keeps it and names it when not.
+        static func keepingFile(_ file: String, _ body: () throws -> Void) throws {
+            do {
+                try body()
+                unlink(file)
+            } catch let error as PrefsError {
+                throw PrefsError(error.kind, error.message + " (your edit is kept in \(file))")
             }
-            if !operations.isEmpty { try stack.perform(operations) }
+        }
+
+        /// What is left of an entry's time to live (nil: it does not expire).
+        static func remaining(_ entry: Entry?) -> Duration? {
+            guard let expiresAt = entry?.expiresAt else { return nil }
+            let now = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+            return .milliseconds(max(expiresAt - now, 1))
         }
 
         static func parse(_ text: String) throws -> JSONValue {
             do {
-                return try JSONValue(parsing: text)
+                return try JSONValue(parsing: text, wrappingLevels: 1)
             } catch let error as PrefsError {
                 throw PrefsError(.invalidValue, "the edited text is not valid JSON (\(error.message)); nothing was written")
             }
         }
 
-        /// Opens `text` in the user's editor; the saved text, or nil when it did not change.
-        static func edit(_ text: String, name: String) throws -> String? {
+        /// Opens `text` in the user's editor; the saved text and the file holding it, or nil
+        /// when nothing changed. SIGINT and SIGQUIT go to the editor only, as git does.
+        static func edit(_ text: String, name: String) throws -> (String, String)? {
             let directory = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
             let safe = String(name.map { $0.isLetter || $0.isNumber ? $0 : "-" }.prefix(40))
             let (fd, file) = try PrivateFile.makeTemporary(nextTo: directory + "/prefs-edit-\(safe).json", purpose: "edit file")
-            defer { unlink(file) }
             let bytes = Array(text.utf8)
             let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             Glibc.close(fd)
-            guard written == bytes.count else { throw PrefsError(.cannotWrite, "cannot write the edit file \(file)") }
+            guard written == bytes.count else {
+                unlink(file)
+                throw PrefsError(.cannotWrite, "cannot write the edit file \(file)")
+            }
             let environment = ProcessInfo.processInfo.environment
             let editor = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
             // The editor may carry arguments (`code --wait`): a shell splits it, the file is "$1".
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var defaults = sigset_t()
+            sigemptyset(&defaults)
+            sigaddset(&defaults, SIGINT)
+            sigaddset(&defaults, SIGQUIT)
+            posix_spawnattr_setsigdefault(&attributes, &defaults)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+            let previous = (signal(SIGINT, SIG_IGN), signal(SIGQUIT, SIG_IGN))
+            defer {
+                signal(SIGINT, previous.0)
+                signal(SIGQUIT, previous.1)
+            }
             var pid: pid_t = 0
             let arguments = ["/bin/sh", "-c", editor + " \"$1\"", "sh", file]
             var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
             defer { argv.forEach { free($0) } }
-            guard posix_spawn(&pid, "/bin/sh", nil, nil, &argv, environ) == 0 else {
+            guard posix_spawn(&pid, "/bin/sh", nil, &attributes, &argv, environ) == 0 else {
+                unlink(file)
                 throw PrefsError(.usage, "cannot run the editor \(editor)")
             }
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
             guard status == 0 else {
+                unlink(file)
                 throw PrefsError(.notFound, "the editor \(editor) exited with status \(status >> 8); nothing was changed")
             }
-            let after = try String(contentsOfFile: file, encoding: .utf8)
-            return after == text ? nil : after
+            guard let data = FileManager.default.contents(atPath: file), let after = String(validating: data, as: UTF8.self) else {
+                throw PrefsError(.invalidValue, "the edited file \(file) is not UTF-8 text; nothing was written (the file is kept)")
+            }
+            if after == text {
+                unlink(file)
+                return nil
+            }
+            return (after, file)
         }
     }
 }

@@ -8,7 +8,8 @@ extension Prefs {
             discussion: """
                 Strings print raw, everything else as compact JSON, followed by a newline. \
                 Exits 1 when the key does not exist and no --default is given. With several keys: \
-                one value per line in the order given, or one JSON object with --json; a missing key \
+                one value per line in the order given (control characters escaped), or one JSON \
+                object with --json; a missing key \
                 (without --default) prints nothing, and after the others the command exits 1 naming \
                 it. With --prefix P: KEY<TAB>VALUE lines of every key starting with P, or one JSON \
                 object with --json; exit 1 when none matches.
@@ -97,7 +98,8 @@ extension Prefs {
             for key in keys {
                 if let value = try stack.resolve(in: domain, forKey: key)?.value ?? fallback {
                     found.append(JSONValue.Member(key, value))
-                    if !json { Output.standard.writeValue(value, json: false) }
+                    // One line per key: a line break in a string is shown escaped.
+                    if !json { Output.standard.write(Output.escapingControls(value.stringValue ?? value.compactText) + "\n") }
                 } else {
                     missing.append(key)
                 }
@@ -116,8 +118,8 @@ extension Prefs {
                 let value = try entry.value()
                 found.append(JSONValue.Member(entry.key, value))
                 if !json {
-                    out.write(Output.escapingControls(entry.key) + "\t")
-                    out.writeValue(value, json: false)
+                    out.write(
+                        Output.escapingControls(entry.key) + "\t" + Output.escapingControls(value.stringValue ?? value.compactText) + "\n")
                 }
             }
             if found.isEmpty {

@@ -78,8 +78,7 @@ extension Prefs {
             switch (type?.type, string, spec?.type) {
             case (nil, false, .boolean?): parsed = try (try? ValueType.boolean.value(from: text)) ?? ValueType.auto.value(from: text)
             case (nil, false, .string?):
-                let automatic = try ValueType.auto.value(from: text)
-                parsed = automatic.stringValue == nil ? .string(text) : automatic
+                parsed = (try? ValueType.auto.value(from: text))?.stringValue.map(JSONValue.string) ?? .string(text)
             default: parsed = string ? .string(text) : try (type?.type ?? .auto).value(from: text)
             }
             var condition: KeyValueStack.Precondition?

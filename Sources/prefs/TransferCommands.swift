@@ -10,11 +10,13 @@ extension Prefs {
                 Without DOMAIN, every persistent domain that holds a key; memory only when named. \
                 Domains and keys are sorted, so the output is stable. --format env prints one \
                 DOMAIN's keys as shell assignments (export NAME='value') that a script can eval; \
-                --format dotenv as NAME="value" lines for a .env file. NAME is the key in upper \
+                --format dotenv as NAME='value' lines for a .env file (double quotes with \\ \\n \\r \\" \
+                escapes when the value has a quote or a line break). NAME is the key in upper \
                 case with every character other than A-Z and 0-9 replaced by _ (and _ before a \
                 leading digit); strings are written raw, other values as compact JSON. Two keys \
-                with the same NAME, a key with non-ASCII characters or a value with a NUL \
-                character are refused with exit 6, and nothing is printed.
+                with the same NAME, a NAME that changes how the shell or programs run (PATH, \
+                IFS, HOME, LD_*, BASH_*, PREFS_* and the like), a key with non-ASCII characters \
+                or a value with a NUL character are refused with exit 6, and nothing is printed.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -127,6 +129,19 @@ extension Prefs.Export {
         return name
     }
 
+    /// Names an assignment must not set: they change how the shell, the dynamic linker or
+    /// programs started later behave (a value from a server or a sync peer could run code),
+    /// or are read-only in bash (the eval would fail).
+    static func isDangerousName(_ name: String) -> Bool {
+        let exact: Swift.Set<String> = [
+            "PATH", "IFS", "ENV", "HOME", "CDPATH", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS",
+            "SHELL", "UID", "EUID", "PPID", "GLOBIGNORE", "MAIL", "MAILPATH", "FPATH", "HISTFILE", "TMPDIR", "PYTHONPATH",
+            "PYTHONSTARTUP", "PERL5LIB", "PERL5OPT", "RUBYOPT", "NODE_OPTIONS", "JAVA_TOOL_OPTIONS", "GIT_SSH_COMMAND", "EDITOR",
+            "VISUAL", "PAGER",
+        ]
+        return exact.contains(name) || name.hasPrefix("BASH_") || name.hasPrefix("LD_") || name.hasPrefix("PREFS_")
+    }
+
     /// Every key of `domain` as shell or dotenv assignments; refuses collisions and
     /// unrepresentable keys or values before printing anything.
     func assignments(_ stack: KeyValueStack, _ domain: Domain) throws -> String {
@@ -136,6 +151,11 @@ extension Prefs.Export {
             guard let name = Self.variableName(entry.key) else {
                 throw PrefsError(
                     .invalidValue, "\(domain.name)/\(entry.key): the key has non-ASCII characters, which no variable name can hold")
+            }
+            if Self.isDangerousName(name) {
+                throw PrefsError(
+                    .invalidValue,
+                    "\(domain.name)/\(entry.key) would set \(name), which changes how the shell or programs run; rename the key")
             }
             if let other = names[name] {
                 throw PrefsError(.invalidValue, "\(domain.name)/\(other) and \(domain.name)/\(entry.key) would both be \(name)")
@@ -149,18 +169,23 @@ extension Prefs.Export {
             switch format {
             case .env: lines.append("export \(name)='" + text.replacingOccurrences(of: "'", with: "'\\''") + "'")
             default:
-                var escaped = ""
-                for character in text {
-                    switch character {
-                    case "\\": escaped += "\\\\"
-                    case "\"": escaped += "\\\""
-                    case "$": escaped += "\\$"
-                    case "`": escaped += "\\`"
-                    case "\n": escaped += "\\n"
-                    default: escaped.append(character)
+                // Single quotes are literal in every dotenv reader; double quotes (with \\, \",
+                // \n and \r escapes) only for text with a quote or a line break.
+                if !text.contains("'") && !text.contains("\n") && !text.contains("\r") {
+                    lines.append("\(name)='\(text)'")
+                } else {
+                    var escaped = ""
+                    for character in text {
+                        switch character {
+                        case "\\": escaped += "\\\\"
+                        case "\"": escaped += "\\\""
+                        case "\n": escaped += "\\n"
+                        case "\r": escaped += "\\r"
+                        default: escaped.append(character)
+                        }
                     }
+                    lines.append("\(name)=\"\(escaped)\"")
                 }
-                lines.append("\(name)=\"\(escaped)\"")
             }
         }
         if effective {

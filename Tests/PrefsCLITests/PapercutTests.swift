@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 /// Newcomer papercuts (issue 20): negative option values, unknown commands, removals vs
@@ -127,11 +128,17 @@ struct PapercutTests {
         let dotenv = try box.run(["export", "app", "--format", "dotenv"])
         #expect(
             dotenv.stdout
-                == "_9LIVES=\"{\\\"a\\\":\\\"\\$x\\\"}\"\nDB_HOST=\"it's here\"\nMOTD=\"one\\ntwo \\\"q\\\" \\\\ \\`b\\`\"\nPORT=\"5432\"\n",
+                == "_9LIVES='{\"a\":\"$x\"}'\nDB_HOST=\"it's here\"\nMOTD=\"one\\ntwo \\\"q\\\" \\\\ `b`\"\nPORT='5432'\n",
             "\(dotenv)")
         #expect(try box.run(["set", "app", "DB_HOST", "x"]).status == 0)
         expectFailure(try box.run(["export", "app", "--format", "env"]), 6, contains: "app/DB_HOST and app/db.host would both be DB_HOST")
         expectFailure(try box.run(["export", "--format", "env"]), 2, contains: "takes exactly one DOMAIN")
+        // A value from a server or a sync peer must not be able to set PATH, LD_PRELOAD and the like.
+        for key in ["path", "ld_preload", "bash_env", "ifs"] {
+            try box.runOK(["set", "hostile", key, "/tmp/x"])
+        }
+        let hostile = try box.run(["export", "hostile", "--format", "env"])
+        expectFailure(hostile, 6, contains: "which changes how the shell or programs run")
         #expect(try box.run(["set", "other", "café", "1"]).status == 0)
         expectFailure(try box.run(["export", "other", "--format", "dotenv"]), 6, contains: "non-ASCII")
     }
@@ -223,5 +230,57 @@ struct PapercutTests {
         // An empty file removes the key.
         #expect(try box.run(["edit", "user", "new"], environment: try editor("empty", ": > \"$1\"")).status == 0)
         expectFailure(try box.run(["get", "user", "new"]), 1)
+    }
+
+    @Test func reviewFixesForTheNewCommands() throws {
+        let box = try Sandbox()
+        // get --prefix and several keys print one line per key: line breaks are escaped.
+        try box.runOK(["set", "user", "a.x", "1\na.admin\ttrue"])
+        let prefixed = try box.run(["get", "user", "--prefix", "a."])
+        #expect(prefixed.stdout == "a.x\t1\\na.admin\\ttrue\n", "\(prefixed)")
+        // A string-typed key takes bracketed text as a string.
+        try box.runOK(["schema", "load", "-"], stdin: #"{"user":{"tag":{"type":"string"}}}"#)
+        try box.runOK(["set", "user", "tag", "[WARN]"])
+        #expect(try box.run(["get", "user", "tag", "--json"]).stdout == "\"[WARN]\"\n")
+        // rm --domain on a store with a remote records the removals for sync, and forgets the
+        // domain's refresh state (a 304 would otherwise leave it empty).
+        try box.runOK(["set", "feed", "k1", "1"])
+        try box.runOK(["set", "feed", "k2", "2"])
+        try DatabaseQueue(path: box.store).write { db in
+            try db.execute(sql: "INSERT INTO sync_config (id, url) VALUES (1, 'postgres://prefs@127.0.0.1:1/prefs')")
+            try db.execute(
+                sql:
+                    "INSERT INTO refresh_sources (domain, source, etag, last_success_at) VALUES ('feed', 'http://127.0.0.1:1/x', '\"v1\"', 1)"
+            )
+        }
+        try box.runOK(["rm", "--domain", "feed"])
+        let state = try DatabaseQueue(path: box.store).read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_pending WHERE domain = 'feed' AND value IS NULL") ?? -1,
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM refresh_sources WHERE domain = 'feed'") ?? -1
+            )
+        }
+        #expect(state.0 == 2 && state.1 == 0, "\(state)")
+        // edit keeps a key's time to live, and keeps the edit file when it cannot be written.
+        try box.runOK(["set", "user", "token", "x", "--ttl", "1h"])
+        let editor = box.root + "/editor"
+        try Data("#!/bin/sh\nsed -i 's/x/y/' \"$1\"\n".utf8).write(to: URL(fileURLWithPath: editor))
+        #expect(chmod(editor, 0o755) == 0)
+        try box.runOK(["edit", "user", "token"], environment: ["VISUAL": editor, "TMPDIR": box.root])
+        let meta = try box.run(["get", "user", "token", "--show-meta"])
+        #expect(meta.stdout.contains("\"value\":\"y\"") && !meta.stdout.contains("\"expiresAt\":null"), "\(meta)")
+        let broken = box.root + "/broken"
+        try Data("#!/bin/sh\necho '{nope' > \"$1\"\n".utf8).write(to: URL(fileURLWithPath: broken))
+        #expect(chmod(broken, 0o755) == 0)
+        let failed = try box.run(["edit", "user", "token"], environment: ["VISUAL": broken, "TMPDIR": box.root])
+        expectFailure(failed, 6, contains: "your edit is kept in \(box.root)/.prefs-edit-token.json.")
+        // restore never moves the change log back.
+        let backup = box.root + "/b.db"
+        try box.runOK(["backup", backup])
+        for index in 0..<5 { try box.runOK(["set", "user", "n\(index)", "1"]) }
+        let before = try DatabaseQueue(path: box.store).read { try Int64.fetchOne($0, sql: "SELECT max(seq) FROM changelog") ?? 0 }
+        try box.runOK(["restore", backup, "--force"])
+        let after = try DatabaseQueue(path: box.store).read { try Int64.fetchOne($0, sql: "SELECT max(seq) FROM changelog") ?? 0 }
+        #expect(after == before + 1, "a restore placeholder follows the last record (\(before) → \(after))")
     }
 }

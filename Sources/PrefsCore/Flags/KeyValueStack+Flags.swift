@@ -202,7 +202,8 @@ public enum FlagDocument {
     /// ``plainValueMarker``, enabled, with the one variant `static` as its default and no
     /// targeting; nil for any other flag.
     static func plainValue(of definition: JSONValue) -> JSONValue? {
-        guard definition["metadata"]?[plainValueMarker] == .bool(true), definition["state"] == .string("ENABLED"),
+        guard definition["metadata"] == .object([JSONValue.Member(plainValueMarker, .bool(true))]),
+            definition["state"] == .string("ENABLED"),
             definition["defaultVariant"] == .string("static"), definition["targeting"] == nil,
             let variants = definition["variants"]?.objectMembers, variants.count == 1, variants[0].key == "static"
         else { return nil }
