@@ -493,18 +493,13 @@ extension KeyValueStack {
         guard try database.reader() != nil, try domains().contains(domain) else {
             throw PrefsError(.notFound, "domain \(domain.name) does not exist")
         }
-        var keys: [String] = []
-        try forEachEntry(in: domain) { keys.append($0.key) }
         let events: [ChangeEvent]
         do {
             events = try database.writer().write { db in
                 try database.context.begin(db, op: "rm")
-                // Keys written by another process since they were listed are removed too.
+                // The keys as the transaction sees them: another process's keys go too.
                 let table = DomainTable(domain)
-                var all = keys
-                if try db.tableExists("kv_" + domain.name) {
-                    all = try String.fetchAll(db, sql: "SELECT key FROM \(table.table)")
-                }
+                let all = try db.tableExists("kv_" + domain.name) ? try String.fetchAll(db, sql: "SELECT key FROM \(table.table)") : []
                 let events = try Self.apply(
                     all.map { (PendingKey(domain: domain, key: $0), PendingChange.remove) }, in: db, context: database.context, op: "rm",
                     requireExisting: false)

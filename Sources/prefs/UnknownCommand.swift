@@ -4,9 +4,6 @@ import PrefsCore
 /// `prefs gett user x`: names the unknown command and the nearest known one, instead of the
 /// parser's "3 unexpected arguments". Also `prefs help nosuch` and `prefs flag nosuch`.
 enum UnknownCommand {
-    /// Global options that take a value (skipped when looking for the command name).
-    static let valued: Swift.Set<String> = ["--store", "--actor", "--override"]
-
     /// The message for an unknown command in `arguments`, or nil when the command is known.
     static func message(_ arguments: [String]) -> String? {
         // The parser's own entry points (completion scripts and their callbacks, help dumps).
@@ -18,7 +15,7 @@ enum UnknownCommand {
         while index < arguments.count {
             let argument = arguments[index]
             if argument == "--" { break }
-            if valued.contains(argument) {
+            if Completions.valued.contains(argument) {  // an option's value is not a command
                 index += 2
                 continue
             }

@@ -190,6 +190,17 @@ final class Running {
     /// Starts `prefs watch ARGS...` and waits until it has taken its starting point; returns
     /// it with the change-log sequence number it starts after.
     static func watch(_ arguments: [String], box: Sandbox, umask: Bool = false) throws -> (Running, Int) {
+        let (running, ready) = try startWatch(arguments, box: box, umask: umask)
+        guard let start = watchStart(ready) else {
+            _ = running.finish(signal: SIGKILL)
+            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: ready])
+        }
+        return (running, start)
+    }
+
+    /// Starts `prefs watch ARGS...` without waiting; returns it with the file where it will
+    /// write its starting point (read it with ``watchStart(_:)``).
+    static func startWatch(_ arguments: [String], box: Sandbox, umask: Bool = false) throws -> (Running, String) {
         let ready = box.root + "/watch-ready-\(UInt32.random(in: 0...UInt32.max))"
         let environment = box.environment(["PREFS_TEST_WATCH_READY": ready])
         let running =
@@ -197,13 +208,18 @@ final class Running {
             ? try Running(
                 ["-c", "umask 000; exec \"$0\" \"$@\"", Sandbox.binary] + arguments, environment: environment, executable: "/bin/sh")
             : try Running(arguments, environment: environment)
+        return (running, ready)
+    }
+
+    /// The change-log sequence number a watcher started after; nil when it has not said so
+    /// within 30 seconds.
+    static func watchStart(_ ready: String) -> Int? {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
-            if let text = try? String(contentsOfFile: ready, encoding: .utf8), let start = Int(text) { return (running, start) }
+            if let text = try? String(contentsOfFile: ready, encoding: .utf8), let start = Int(text) { return start }
             usleep(5000)
         }
-        _ = running.finish(signal: SIGKILL)
-        throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: ready])
+        return nil
     }
 
     /// Waits until at least `count` lines were printed; false after `timeout` seconds.

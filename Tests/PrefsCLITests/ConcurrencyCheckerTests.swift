@@ -91,9 +91,7 @@ struct ConcurrencyCheckerTests {
         }
         // The watcher and the workers start together: whichever comes first creates or
         // migrates the store. The watcher writes where it starts to a file.
-        let ready = box.root + "/watch-ready"
-        let watch = try Running(
-            ["--store", box.store, "watch", "--json"], environment: box.environment(["PREFS_TEST_WATCH_READY": ready]))
+        let (watch, ready) = try Running.startWatch(["--store", box.store, "watch", "--json"], box: box)
         let group = DispatchGroup()
         let processCount = Oracle()
         for (worker, plan) in plans.enumerated() {
@@ -152,13 +150,7 @@ struct ConcurrencyCheckerTests {
         }
 
         // Every change-log record after the watcher's start reached it once, in order.
-        var watchStart: Int?
-        let deadline = Date().addingTimeInterval(30)
-        while watchStart == nil && Date() < deadline {
-            watchStart = (try? String(contentsOfFile: ready, encoding: .utf8)).flatMap { Int($0) }
-            if watchStart == nil { usleep(10_000) }
-        }
-        guard let watchStart else {
+        guard let watchStart = Running.watchStart(ready) else {
             _ = watch.finish(signal: SIGKILL)
             counts.failures.append("watch never started")
             return counts
