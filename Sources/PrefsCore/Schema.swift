@@ -69,7 +69,7 @@ public struct Schema: Sendable, Equatable {
             if let pattern, case .string(let text) = value {
                 let range = NSRange(text.startIndex..<text.endIndex, in: text)
                 if compiled?.regex.firstMatch(in: text, range: range) == nil {
-                    throw fail("pattern: \(preview(value)) does not match \(JSONValue.string(pattern).compactText)")
+                    throw fail("pattern: \(preview(value)) does not match \(preview(.string(pattern)))")
                 }
             }
         }

@@ -66,11 +66,16 @@ extension Prefs {
                     throw PrefsError(.invalidValue, "expected a JSON object {\"key\":value} for domain \(domain.name)")
                 }
                 var operations: [KeyValueStack.Operation] = []
-                var seen = Swift.Set<String>()
+                var seen = Swift.Set<[UInt8]>()
+                // Keys compare bytewise, as the store does; one lookup per key (a domain may hold
+                // 100,000 keys).
+                let stored = Dictionary(entries.map { (Array($0.key.utf8), $0) }, uniquingKeysWith: { first, _ in first })
                 for member in members {
                     try Key.validate(member.key)
-                    guard seen.insert(member.key).inserted else { throw PrefsError(.invalidValue, "key \(member.key) appears twice") }
-                    if let old = entries.first(where: { $0.key == member.key }) {
+                    guard seen.insert(Array(member.key.utf8)).inserted else {
+                        throw PrefsError(.invalidValue, "key \(member.key) appears twice")
+                    }
+                    if let old = stored[Array(member.key.utf8)] {
                         if try old.value().isEquivalent(to: member.value) { continue }
                         operations.append(
                             .init(
@@ -80,7 +85,7 @@ extension Prefs {
                         operations.append(.init(.set(member.value), in: domain, forKey: member.key, if: .absent))
                     }
                 }
-                for old in entries where !seen.contains(old.key) {
+                for old in entries where !seen.contains(Array(old.key.utf8)) {
                     operations.append(.init(.remove, in: domain, forKey: old.key, if: .version(old.version)))
                 }
                 if !operations.isEmpty { try stack.perform(operations) }

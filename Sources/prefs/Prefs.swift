@@ -90,6 +90,8 @@ enum Main {
                 firstLine += "; expected a duration ago (\(DurationText.forms)) or an ISO 8601 time (2026-11-22T02:10:00Z, 2026-11-22)"
             }
         }
+        // A refused argument is echoed by the parser: keep the line readable however long it was.
+        if firstLine.count > 300 { firstLine = String(firstLine.prefix(240)) + "…" + String(firstLine.suffix(40)) }
         Output.error("\(firstLine) (see 'prefs --help')")
         return 2
     }
