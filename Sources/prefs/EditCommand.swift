@@ -11,11 +11,11 @@ extension Prefs {
         static let configuration = CommandConfiguration(
             abstract: "Edit a key's value, or a whole domain, in $VISUAL or $EDITOR.",
             discussion: """
-                The value (or the domain as one JSON object {"key":value}) is written pretty-printed \\
-                to a private temporary file and opened in $VISUAL, else $EDITOR, else vi. What you \\
-                save is checked as JSON (exit 6, nothing written) and written with compare-and-set: \\
-                when another process changed a key meanwhile, nothing is written and the command \\
-                exits 5. Saving an empty file removes the key; removing a key from the object \\
+                The value (or the domain as one JSON object {"key":value}) is written pretty-printed \
+                to a private temporary file and opened in $VISUAL, else $EDITOR, else vi. What you \
+                save is checked as JSON (exit 6, nothing written) and written with compare-and-set: \
+                when another process changed a key meanwhile, nothing is written and the command \
+                exits 5. Saving an empty file removes the key; removing a key from the object \
                 removes it. A key keeps the rest of its time to live. An editor that exits with an \
                 error changes nothing (exit 1); when the saved text cannot be written (invalid JSON, \
                 a schema violation, a change by another process), the file is kept and named.

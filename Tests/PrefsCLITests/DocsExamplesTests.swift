@@ -1,74 +1,195 @@
 import Foundation
 import Testing
 
-/// The README's tour runs as written, line by line and in order, in a scratch store, and
-/// each line exits and prints as its comment says.
+/// Every shell example of the README and of `docs/` runs as written: the ```sh blocks of one
+/// page run in order, in a scratch directory holding a copy of `examples/` and a scratch
+/// store, and each command exits and prints as its comment says (`# exit N`, `# → TEXT`).
+/// A block whose fence reads ```` ```sh postgres ```` runs with a PostgreSQL server the test
+/// starts (PGHOST, PGPORT, PGUSER and PGDATABASE set); one whose fence reads ```` ```sh ci ````
+/// (the README's install: system packages, a release build, the test suite itself) is what
+/// `.ci/run` does, which a test checks instead; other fences (```` ```text ````, JSON, Swift) are
+/// not shell examples.
 @Suite("docs examples")
 struct DocsExamplesTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
         .standardized.path
 
-    /// The command lines of the first ```sh block after the `## Tour` heading of README.md.
-    static func tourLines() throws -> [String] {
-        let readme = try String(contentsOfFile: repository + "/README.md", encoding: .utf8)
-        var lines: [String] = []
-        var state = 0  // 0: before the heading, 1: before the block, 2: inside it
-        for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {
-            switch state {
-            case 0: if line.hasPrefix("## Tour") { state = 1 }
-            case 1: if line == "```sh" { state = 2 }
-            default:
-                if line == "```" { return lines }
-                let command = line.trimmingCharacters(in: .whitespaces)
-                if !command.isEmpty && !command.hasPrefix("#") { lines.append(command) }
+    /// The pages whose shell examples run: the README and every page of docs/.
+    static let pages: [String] = {
+        let docs = ((try? FileManager.default.contentsOfDirectory(atPath: repository + "/docs")) ?? [])
+            .filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+        return ["README.md"] + docs
+    }()
+
+    /// One ```sh block: where it starts, the words after `sh` in its fence, its lines.
+    struct Block {
+        var line: Int
+        var tags: [String]
+        var lines: [(number: Int, text: String)]
+    }
+
+    /// One command of a block: a line, or the lines of a construct the shell reads as one
+    /// (`if … fi`, a line ending in `\`).
+    struct Command {
+        var page: String
+        var line: Int
+        var text: String
+
+        /// The exit status its comment promises: a comment on its first line that starts
+        /// with `exit N`, else 0.
+        var expectedStatus: Int32 {
+            let first = text.prefix { $0 != "\n" }
+            guard let hash = first.range(of: " # exit ") else { return 0 }
+            return Int32(first[hash.upperBound...].prefix { $0.isNumber }) ?? 0
+        }
+
+        /// The output its comment promises: `# → TEXT` is exactly TEXT and a newline.
+        var expectedOutput: String? {
+            let first = text.prefix { $0 != "\n" }
+            guard let arrow = first.range(of: " # → ") else { return nil }
+            return first[arrow.upperBound...].trimmingCharacters(in: .whitespaces) + "\n"
+        }
+    }
+
+    static func blocks(of page: String) throws -> [Block] {
+        let text = try String(contentsOfFile: repository + "/" + page, encoding: .utf8)
+        var blocks: [Block] = []
+        var current: Block?
+        var inOtherFence = false
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if var block = current {
+                if trimmed == "```" {
+                    blocks.append(block)
+                    current = nil
+                } else {
+                    block.lines.append((index + 1, String(line)))
+                    current = block
+                }
+            } else if inOtherFence {
+                if trimmed == "```" { inOtherFence = false }
+            } else if trimmed.hasPrefix("```") {
+                let words = trimmed.dropFirst(3).split(separator: " ").map(String.init)
+                if words.first == "sh" {
+                    current = Block(line: index + 1, tags: Array(words.dropFirst()), lines: [])
+                } else {
+                    inOtherFence = true
+                }
             }
         }
-        return lines
+        return blocks
     }
 
-    /// The exit status a line's comment promises: `# exit N…` anywhere in it, else 0.
-    static func expectedStatus(_ line: String) -> Int32 {
-        guard let hash = line.range(of: " # ") else { return 0 }
-        let comment = line[hash.upperBound...]
-        guard let exit = comment.range(of: "exit ") else { return 0 }
-        return Int32(comment[exit.upperBound...].prefix { $0.isNumber }) ?? 0
-    }
-
-    /// The output a line's comment promises: `# → TEXT` is exactly TEXT and a newline.
-    static func expectedOutput(_ line: String) -> String? {
-        guard let hash = line.range(of: " # → ") else { return nil }
-        return line[hash.upperBound...].trimmingCharacters(in: .whitespaces) + "\n"
+    /// The commands of a block: lines joined until the shell's parser accepts them.
+    static func commands(of block: Block, page: String) throws -> [Command] {
+        var commands: [Command] = []
+        var pending: (line: Int, text: String)?
+        for (number, text) in block.lines {
+            if pending == nil && text.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+            if pending == nil && text.trimmingCharacters(in: .whitespaces).hasPrefix("#") { continue }
+            let joined = pending.map { $0.text + "\n" + text } ?? text
+            let line = pending?.line ?? number
+            let check = try Sandbox.exec("/bin/bash", ["-n", "-c", joined], stdin: nil, environment: [:])
+            if check.status == 0 && !joined.hasSuffix("\\") {
+                commands.append(Command(page: page, line: line, text: joined))
+                pending = nil
+            } else {
+                pending = (line, joined)
+            }
+        }
+        if let pending { commands.append(Command(page: page, line: pending.line, text: pending.text)) }
+        return commands
     }
 
     @Test func theTourHasTenToTwentyLines() throws {
-        let lines = try Self.tourLines()
-        #expect((10...20).contains(lines.count), "\(lines)")
+        let tour = try Self.blocks(of: "README.md").first { !$0.tags.contains("ci") }
+        let commands = try tour.map { try Self.commands(of: $0, page: "README.md") } ?? []
+        #expect((10...20).contains(commands.count), "\(commands.map(\.text))")
     }
 
-    @Test func everyTourLineExitsAsItsCommentSays() throws {
+    @Test func everyPageHasItsExamplesFound() throws {
+        // The extraction itself: the README and the guide have examples, and a page with a
+        // ```sh block yields commands (a fence typo would silently skip a page).
+        #expect(try !Self.blocks(of: "README.md").isEmpty)
+        #expect(try !Self.blocks(of: "docs/guide.md").isEmpty)
+        for page in Self.pages {
+            for block in try Self.blocks(of: page) {
+                #expect(try !Self.commands(of: block, page: page).isEmpty, "\(page):\(block.line): empty ```sh block")
+            }
+        }
+    }
+
+    @Test(arguments: pages)
+    func everyShellExampleRunsAsItsCommentSays(page: String) throws {
+        let blocks = try Self.blocks(of: page)
+        guard !blocks.isEmpty else { return }
         let box = try Sandbox()
-        // A checkout-like directory: the tour reads examples/motd.txt and the like.
-        let directory = box.root + "/tour"
+        // A checkout-like directory: the examples read examples/motd.txt and the like.
+        let directory = box.root + "/checkout"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Self.repository + "/examples", toPath: directory + "/examples")
         let binaries = URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().path
-        let environment = box.environment([
+        var extra = [
             "PATH": binaries + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
             "PREFS_STORE": box.store,
-            "PREFS_TOUR_DIR": directory,
-        ])
-        let lines = try Self.tourLines()
-        try #require(!lines.isEmpty, "no ```sh block after '## Tour' in README.md")
-        for line in lines {
-            let result = try Sandbox.exec(
-                "/bin/sh", ["-c", "cd \"$PREFS_TOUR_DIR\" || exit 99\n" + line], stdin: nil, environment: environment)
-            #expect(result.status == Self.expectedStatus(line), "\(line): \(result)")
-            if let output = Self.expectedOutput(line) {
-                #expect(result.stdout == output, "\(line): \(result)")
+            "PREFS_DOCS_DIR": directory,
+            "EDITOR": "true",  // `prefs edit` opens and closes the file unchanged
+            "CI_PROJECT_DIR": directory,
+            "CI_JOB_ID": "4242",
+            "USER_ID": "user-1",
+            "EMAIL": "ada@example.com",
+        ]
+        if blocks.contains(where: { $0.tags.contains("postgres") }) {
+            guard TestPostgres.isAvailable else {
+                Issue.record("\(page) has a ```sh postgres block and PostgreSQL is not installed (apt-get install postgresql)")
+                return
             }
-            if result.status != 0 {
-                #expect(result.stderr.hasPrefix("prefs: "), "\(line): \(result)")
+            let server = try TestPostgres.shared.get()
+            let database = try server.createDatabase()
+            extra["PGHOST"] = server.root
+            extra["PGPORT"] = String(server.port)
+            extra["PGUSER"] = "postgres"
+            extra["PGDATABASE"] = database.name
+        }
+        let environment = box.environment(extra)
+        for block in blocks where !block.tags.contains("ci") {
+            for command in try Self.commands(of: block, page: page) {
+                let location = "\(page):\(command.line): \(command.text)"
+                let result = try Sandbox.exec(
+                    "/bin/bash", ["-c", "cd \"$PREFS_DOCS_DIR\" || exit 99\n" + command.text], stdin: nil,
+                    environment: environment)
+                #expect(result.status == command.expectedStatus, "\(location)\n\(result)")
+                if let output = command.expectedOutput {
+                    #expect(result.stdout == output, "\(location)\n\(result)")
+                }
+                if result.status != 0 && !result.stderr.isEmpty && command.text.hasPrefix("prefs ") {
+                    #expect(result.stderr.hasPrefix("prefs: "), "\(location)\n\(result)")
+                }
             }
         }
+    }
+
+    @Test func theInstallCommandsAreWhatCIRuns() throws {
+        // `.ci/run` runs the README's install on a fresh machine: each step of a ```sh ci block
+        // that builds, installs or tests appears in it.
+        let ci = try String(contentsOfFile: Self.repository + "/.ci/run", encoding: .utf8)
+        let blocks = try Self.blocks(of: "README.md").filter { $0.tags.contains("ci") }
+        try #require(!blocks.isEmpty, "README.md has no ```sh ci block")
+        for block in blocks {
+            for (number, line) in block.lines {
+                for step in line.components(separatedBy: " && ") {
+                    let words = step.split(separator: " ")
+                    guard let first = words.first, first == "scripts/install" || first == "swift" else { continue }
+                    #expect(ci.contains(step), "README.md:\(number): \(step) is not in .ci/run")
+                }
+            }
+        }
+    }
+
+    @Test func helpTextsHaveNoStrayLineContinuation() throws {
+        // A `\\` at the end of a line of a multi-line string literal prints a backslash.
+        let manual = try String(contentsOfFile: Self.repository + "/man/prefs.1", encoding: .utf8)
+        let stray = manual.split(separator: "\n").filter { $0.hasSuffix("\\e") }
+        #expect(stray.isEmpty, "\(stray)")
     }
 }
