@@ -270,7 +270,7 @@ public enum FlagDocument {
     }
 
     /// Checks that the evaluators, and the flags' targeting rules with every `$ref` expanded,
-    /// stay within ``RuleCompiler``'s size and depth and have no `$ref` cycles. Every path that
+    /// stay within the rule compiler's size and depth and have no `$ref` cycles. Every path that
     /// accepts flag definitions (import, refresh, sync) uses this check.
     ///
     /// - Throws: ``PrefsError`` of kind `invalidValue` naming the JSON path of the `$ref`.

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// One finding of ``KeyValueStack/doctor()``.
+/// One finding of ``KeyValueStack/doctor(environment:)``.
 public struct DoctorFinding: Sendable, Equatable {
     /// How serious it is.
     public enum Level: String, Sendable {
