@@ -36,8 +36,7 @@ final class Sandbox: Sendable {
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
             url = url.deletingLastPathComponent()
         }
-        let fallback = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../.build/debug/prefs").standardized.path
+        let fallback = repositoryRoot + "/.build/debug/prefs"
         return fallback
     }()
 
@@ -245,7 +244,7 @@ final class Running {
 /// mode as prefs made them.
 func makeFixtureStore(_ name: String, at path: String) throws {
     let sql = try String(
-        contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name).sql"),
+        contentsOf: URL(fileURLWithPath: repositoryRoot + "/Tests/PrefsCLITests/Fixtures/\(name).sql"),
         encoding: .utf8)
     try FileManager.default.createDirectory(
         atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PrefsTestSupport
 import Testing
 
 /// One test per row of the exit-code table, and bad input that must leave the store as it was.
@@ -210,7 +211,7 @@ final class ResultBox: @unchecked Sendable {
 
 @Suite("generated files")
 struct GeneratedFileTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: repositoryRoot)
 
     @Test(arguments: [("bash", "prefs.bash"), ("zsh", "_prefs"), ("fish", "prefs.fish")])
     func completionScriptsMatchTheBinary(shell: String, file: String) throws {

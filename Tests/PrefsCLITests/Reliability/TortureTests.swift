@@ -3,7 +3,7 @@ import GRDB
 import Testing
 
 /// Reliability: crashes, concurrency, full disks, damaged stores, doctor and backup.
-@Suite("torture")
+@Suite("torture", .tags(.slow))
 struct TortureTests {
     func integrity(_ path: String) throws -> String {
         try DatabaseQueue(path: path).read { try String.fetchAll($0, sql: "PRAGMA integrity_check").joined(separator: ";") }

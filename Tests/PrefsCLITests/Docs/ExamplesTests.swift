@@ -1,11 +1,11 @@
 import Foundation
+import PrefsTestSupport
 import Testing
 
 /// The files in `examples/` work with the commands the README shows them with.
 @Suite("examples")
 struct ExamplesTests {
-    static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../examples")
-        .standardized.path
+    static let examples = repositoryRoot + "/examples"
 
     static func read(_ name: String) throws -> String {
         try String(contentsOfFile: examples + "/" + name, encoding: .utf8)

@@ -1,4 +1,5 @@
 import Foundation
+import PrefsTestSupport
 import Testing
 
 /// Every shell example of the README and of `docs/` runs as written: the ```sh blocks of one
@@ -11,8 +12,7 @@ import Testing
 /// not shell examples.
 @Suite("docs examples")
 struct DocsExamplesTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
-        .standardized.path
+    static let repository = repositoryRoot
 
     /// The pages whose shell examples run: the README and every page of docs/.
     static let pages: [String] = {

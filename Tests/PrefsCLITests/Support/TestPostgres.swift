@@ -173,4 +173,7 @@ struct TestPostgresError: Error, CustomStringConvertible {
 extension Tag {
     /// Runs against the PostgreSQL server of ``TestPostgres``; skipped where it is not installed.
     @Tag static var postgres: Self
+    /// Many processes for many seconds (the checker, the torture runs, lifecycle rounds); a
+    /// quick local run leaves them out with `swift test --skip 'Checker|Torture|Lifecycle'`.
+    @Tag static var slow: Self
 }
