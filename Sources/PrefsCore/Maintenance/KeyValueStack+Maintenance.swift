@@ -129,7 +129,9 @@ extension KeyValueStack {
     /// - Throws: ``PrefsError``: `cannotWrite` when the destination exists (without
     ///   `overwrite`) or cannot be written; `storeUnreadable`; `notFound` when there is no store.
     public func backup(to destination: String, overwrite: Bool = false) throws {
-        if FileManager.default.fileExists(atPath: destination) && !overwrite {
+        // lstat, not fileExists: a symbolic link (dangling or not) at the destination exists too.
+        var status = stat()
+        if lstat(destination, &status) == 0 && !overwrite {
             throw PrefsError(.cannotWrite, "\(destination) exists; use --force to overwrite it")
         }
         guard let reader = try main.reader() else { throw PrefsError(.notFound, "no store at \(path) to back up") }

@@ -89,6 +89,23 @@ struct LocalUserTests {
         #expect(try box.run(["get", "user", "k"]).stdout == "v\n")
     }
 
+    @Test func backupOntoALinkIsRefusedWithoutForce() throws {
+        // A dangling link counts as an existing file: without --force it stays, and nothing is
+        // written where it points.
+        let box = try Sandbox()
+        #expect(try box.run(["set", "user", "k", "v"]).status == 0)
+        let link = box.root + "/out.db"
+        let target = box.root + "/elsewhere.db"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let result = try box.run(["backup", link])
+        expectFailure(result, 4, contains: "exists; use --force to overwrite it")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
+        #expect(!FileManager.default.fileExists(atPath: target))
+        try box.runOK(["backup", link, "--force"])
+        #expect(try FileManager.default.attributesOfItem(atPath: link)[.type] as? FileAttributeType == .typeRegular)
+        #expect(!FileManager.default.fileExists(atPath: target))
+    }
+
     @Test(arguments: ["3000000", "1e300", "inf", "nan", "-1", "5s", "0x10", "1e3"])
     func anInvalidBusyTimeoutIsAUsageError(_ value: String) throws {
         let box = try Sandbox()
