@@ -54,7 +54,7 @@ extension KeyValueStack {
     static func expiry(_ lifetime: Duration?) -> Int64? {
         guard let lifetime else { return nil }
         let milliseconds = lifetime.components.seconds * 1000 + lifetime.components.attoseconds / 1_000_000_000_000_000
-        return Clock.nowMilliseconds() + max(milliseconds, 0)
+        return WallClock.nowMilliseconds() + max(milliseconds, 0)
     }
 
     /// Queues the removal of keys; returns the keys that existed (as this stack sees them).
@@ -314,24 +314,18 @@ extension KeyValueStack {
         _ changes: [(PendingKey, PendingChange)], to database: StoreDatabase, requireExisting: Bool, events: Bool,
         rejected: inout [String], check: IncrementCheck? = nil
     ) throws -> [ChangeEvent] {
-        do {
-            return try database.writer().write { db in
-                try database.context.begin(db, op: "set")
-                let (events, skipped) = try applyCollecting(
-                    changes, in: db, context: database.context, requireExisting: requireExisting, events: events, check: check)
-                rejected = skipped
-                try database.context.finish(db)
-                return events
-            }
-        } catch {
-            throw PrefsError.database(error, path: database.displayPath, writing: true)
+        try WriteTransaction.run(on: database, op: .set) { transaction in
+            let (events, skipped) = try applyCollecting(
+                changes, in: transaction, requireExisting: requireExisting, events: events, check: check)
+            rejected = skipped
+            return events
         }
     }
 
     /// Deletes the expired keys of a domain, logged as `expire`.
-    static func purgeExpired(_ db: Database, _ domain: Domain, context: StoreDatabase.WriteContext, now: Int64) throws {
-        try context.setOp(db, "expire")
-        try db.execute(
+    static func purgeExpired(_ transaction: WriteTransaction, _ domain: Domain, now: Int64) throws {
+        try transaction.setOp(.expire)
+        try transaction.db.execute(
             sql: "DELETE FROM \(DomainTable(domain).table) WHERE expires_at IS NOT NULL AND expires_at <= ?", arguments: [now])
     }
 
@@ -340,10 +334,10 @@ extension KeyValueStack {
     /// expired keys are purged first. With `events` false (nobody observes) plain sets skip
     /// reading the previous value. `op` names the change in the log (default: `set`/`rm`).
     static func apply(
-        _ changes: some Collection<(PendingKey, PendingChange)>, in db: Database, context: StoreDatabase.WriteContext, op: String? = nil,
+        _ changes: some Collection<(PendingKey, PendingChange)>, in transaction: WriteTransaction, op: LogOperation? = nil,
         requireExisting: Bool, events wantEvents: Bool = true
     ) throws -> [ChangeEvent] {
-        try applyCollecting(changes, in: db, context: context, op: op, requireExisting: requireExisting, events: wantEvents).0
+        try applyCollecting(changes, in: transaction, op: op, requireExisting: requireExisting, events: wantEvents).0
     }
 
     /// ``apply`` that also returns the queued increments it had to skip.
@@ -351,27 +345,28 @@ extension KeyValueStack {
     typealias IncrementCheck = @Sendable (Domain, String, JSONValue) -> PrefsError?
 
     static func applyCollecting(
-        _ changes: some Collection<(PendingKey, PendingChange)>, in db: Database, context: StoreDatabase.WriteContext, op: String? = nil,
+        _ changes: some Collection<(PendingKey, PendingChange)>, in transaction: WriteTransaction, op: LogOperation? = nil,
         requireExisting: Bool, events wantEvents: Bool = true, check: IncrementCheck? = nil
     ) throws -> ([ChangeEvent], [String]) {
+        let db = transaction.db
         var rejected: [String] = []
         var events: [ChangeEvent] = []
         if wantEvents { events.reserveCapacity(changes.count) }
         var ready = Set<Domain>()
         var bulk: BulkUpsert?
-        let now = Clock.nowMilliseconds()
+        let now = WallClock.nowMilliseconds()
         // A bulk of plain sets writes one log record each; when there are more than the log
         // keeps, the head's records would be pruned at commit, so they are not written at all.
         var unlogged = 0
         // (Not while the store syncs: pending sync operations are made from the log records.)
-        if !wantEvents, changes.count > 1, !context.recordsSyncNow, changes.allSatisfy({ if case .set = $0.1 { true } else { false } }) {
-            unlogged = max(0, changes.count - (try context.retention(db)))
+        if !wantEvents, changes.count > 1, !transaction.recordsSync, changes.allSatisfy({ if case .set = $0.1 { true } else { false } }) {
+            unlogged = max(0, changes.count - (try transaction.retention()))
         }
         /// Readies a domain's table: purges its expired keys, or creates it unless `create`
         /// is false. Returns false when there is no table.
         func makeReady(_ domain: Domain, create: Bool) throws -> Bool {
             if try tableMayExist(db, domain) {
-                try purgeExpired(db, domain, context: context, now: now)
+                try purgeExpired(transaction, domain, now: now)
             } else if create {
                 try DomainTable.create(db, domain)
             } else {
@@ -388,12 +383,12 @@ extension KeyValueStack {
                 previous = target.domain
                 if !ready.contains(target.domain) { _ = try makeReady(target.domain, create: true) }
             }
-            try context.suspendLogging(db)
+            try transaction.suspendLogging()
             suspended = true
         }
         defer {
             // Triggers are a setting of the connection, not of the transaction: always back on.
-            if suspended { try? context.resumeLogging(db, op: op ?? "set", skipping: 0) }
+            if suspended { try? transaction.resumeLogging(op: op ?? .set, skipping: 0) }
         }
         var lastDomain: Domain?
         for (index, (target, change)) in changes.enumerated() {
@@ -411,7 +406,7 @@ extension KeyValueStack {
             }
             if suspended && index == unlogged {
                 try bulk?.finish()
-                try context.resumeLogging(db, op: op ?? "set", skipping: unlogged)
+                try transaction.resumeLogging(op: op ?? .set, skipping: unlogged)
                 suspended = false
                 bulk = nil  // prepared without the triggers
             }
@@ -421,7 +416,7 @@ extension KeyValueStack {
             }
             lastDomain = domain
             if index >= unlogged {
-                try context.setOp(db, op ?? (change == .remove ? "rm" : "set"))
+                try transaction.setOp(op ?? (change == .remove ? .rm : .set))
             }
             if let bulkSet {
                 if bulk == nil { bulk = try BulkUpsert(db, table: DomainTable(domain)) }
@@ -493,36 +488,29 @@ extension KeyValueStack {
         guard try database.reader() != nil, try domains().contains(domain) else {
             throw PrefsError(.notFound, "domain \(domain.name) does not exist")
         }
-        let events: [ChangeEvent]
-        do {
-            events = try database.writer().write { db in
-                try database.context.begin(db, op: "rm")
-                // The keys as the transaction sees them: another process's keys go too.
-                let table = DomainTable(domain)
-                let all = try db.tableExists("kv_" + domain.name) ? try String.fetchAll(db, sql: "SELECT key FROM \(table.table)") : []
-                let events = try Self.apply(
-                    all.map { (PendingKey(domain: domain, key: $0), PendingChange.remove) }, in: db, context: database.context, op: "rm",
-                    requireExisting: false)
-                // Sync capture reads the domain's table: record before the table goes.
-                try database.context.finish(db)
-                if database === main {
-                    // A refresh would otherwise answer 304 Not Modified and leave it empty.
-                    try db.execute(
-                        sql: isBuiltIn
-                            ? "UPDATE refresh_sources SET etag = NULL, last_modified = NULL, last_success_at = NULL, copy_at = NULL WHERE domain = ?"
-                            : "DELETE FROM refresh_sources WHERE domain = ?",
-                        arguments: [domain.name])
-                }
-                if !isBuiltIn {
-                    try db.execute(sql: "DROP TABLE IF EXISTS \(table.table)")
-                    try db.execute(sql: "DELETE FROM domains WHERE name = ?", arguments: [domain.name])
-                }
-                return events
+        let events = try WriteTransaction.run(on: database, op: .rm) { transaction in
+            let db = transaction.db
+            // The keys as the transaction sees them: another process's keys go too.
+            let table = DomainTable(domain)
+            let all = try db.tableExists("kv_" + domain.name) ? try String.fetchAll(db, sql: "SELECT key FROM \(table.table)") : []
+            let events = try Self.apply(
+                all.map { (PendingKey(domain: domain, key: $0), PendingChange.remove) }, in: transaction, op: .rm,
+                requireExisting: false)
+            // Sync capture reads the domain's table: record before the table goes.
+            try transaction.captureSync()
+            if database === main {
+                // A refresh would otherwise answer 304 Not Modified and leave it empty.
+                try db.execute(
+                    sql: isBuiltIn
+                        ? "UPDATE refresh_sources SET etag = NULL, last_modified = NULL, last_success_at = NULL, copy_at = NULL WHERE domain = ?"
+                        : "DELETE FROM refresh_sources WHERE domain = ?",
+                    arguments: [domain.name])
             }
-        } catch let error as PrefsError {
-            throw error
-        } catch {
-            throw PrefsError.database(error, path: database.displayPath, writing: true)
+            if !isBuiltIn {
+                try db.execute(sql: "DROP TABLE IF EXISTS \(table.table)")
+                try db.execute(sql: "DELETE FROM domains WHERE name = ?", arguments: [domain.name])
+            }
+            return events
         }
         observers.deliver(events)
         return events.count

@@ -1,4 +1,3 @@
-import CPrefsSQLite
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -27,101 +26,13 @@ final class StoreDatabase: Sendable {
     /// The schema version this build writes; also kept in `PRAGMA user_version`.
     static let schemaVersion = 3
 
-    /// What the change-log triggers record about the write in progress: the op and actor
-    /// kept in the one-row `write_context` table, which the triggers read. Updating it
-    /// inside the writing transaction keeps it private to that transaction.
-    ///
-    /// While the store has a remote (`sync_config`), ``finish(_:)`` also turns the
-    /// transaction's change-log records of synced domains into pending sync operations, in
-    /// the same transaction (see ``SyncRecorder``).
-    final class WriteContext: Sendable {
-        /// The op written to `write_context` in the current transaction (nil: not yet).
-        private let current = Mutex<String?>(nil)
-        /// Set by ``begin(_:op:)`` when the store syncs: where the transaction's log starts.
-        private let recorder = Mutex<SyncRecorder?>(nil)
-        let actor: String
-        /// Whether this database records sync operations (the store file, not the memory tier).
-        let recordsSync: Bool
-
-        init(actor: String, recordsSync: Bool = false) {
-            self.actor = actor
-            self.recordsSync = recordsSync
-        }
-
-        /// Call at the start of a write transaction.
-        func begin(_ db: Database, op: String) throws {
-            try db.execute(sql: "UPDATE write_context SET op = ?, actor = ?", arguments: [op, actor])
-            current.withLock { $0 = op }
-            let started = recordsSync ? try SyncRecorder.start(db) : nil
-            recorder.withLock { $0 = started }
-        }
-
-        /// Names the op of the statements that follow (a no-op when it is unchanged).
-        func setOp(_ db: Database, _ op: String) throws {
-            guard current.withLock({ $0 != op }) else { return }
-            try db.execute(sql: "UPDATE write_context SET op = ?", arguments: [op])
-            current.withLock { $0 = op }
-        }
-
-        /// Whether this transaction turns its change-log records into pending sync operations
-        /// (the store has a remote): then every record must be written.
-        var recordsSyncNow: Bool { recorder.withLock { $0 != nil } }
-
-        /// SQL for how many records the log keeps (`prefs log --retain`, default 10,000).
-        private static let retentionSQL = "COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'log_retain'), 10000)"
-
-        /// How many records the log keeps.
-        func retention(_ db: Database) throws -> Int {
-            try Int.fetchOne(db, sql: "SELECT \(Self.retentionSQL)") ?? 10000
-        }
-
-        /// Stops the change-log triggers of statements prepared from now on, for the head of
-        /// a transaction whose records retention would delete at commit anyway. Call
-        /// ``resumeLogging(_:op:skipping:)`` before the transaction ends, whatever happens.
-        func suspendLogging(_ db: Database) throws {
-            guard let connection = db.sqliteConnection, prefs_sqlite_enable_triggers(connection, 0) == SQLITE_OK else {
-                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "cannot suspend the change log")
-            }
-        }
-
-        /// Logs again after ``suspendLogging(_:)``, numbering the next record as if the
-        /// `skipped` records had been written: a placeholder takes the last skipped number,
-        /// and retention removes it at commit with the records it stands for, so the log ends
-        /// exactly as if every record had been written and pruned, and a watcher sees the gap.
-        func resumeLogging(_ db: Database, op: String, skipping skipped: Int) throws {
-            guard let connection = db.sqliteConnection, prefs_sqlite_enable_triggers(connection, 1) == SQLITE_OK else {
-                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "cannot resume the change log")
-            }
-            try setOp(db, op)
-            guard skipped > 0 else { return }
-            try db.execute(
-                sql: """
-                    INSERT INTO changelog (seq, at, domain, key, op, old, new, actor)
-                    VALUES ((SELECT IFNULL(max(seq), 0) FROM changelog) + ?, ?, '', '', 'skipped', NULL, NULL, ?)
-                    """,
-                arguments: [skipped, Clock.nowMilliseconds(), actor])
-        }
-
-        /// Call before a write transaction commits: records pending sync operations (when
-        /// the store syncs), then applies the log's retention.
-        func finish(_ db: Database) throws {
-            if let started = recorder.withLock({ value in
-                defer { value = nil }
-                return value
-            }) {
-                try started.record(db)
-            }
-            try db.execute(
-                sql: """
-                    DELETE FROM changelog WHERE seq <= (SELECT max(seq) FROM changelog) - \(Self.retentionSQL)
-                    """)
-        }
-    }
-
     let location: Location
     let kind: Kind
     let busyTimeout: TimeInterval
-    let context: WriteContext
+    /// The change log's view of this database: the actor its records name.
+    let changeLog: ChangeLog
+    /// Whether this database records sync operations (the store file, not the memory tier).
+    let recordsSync: Bool
     private let queue = Mutex<(queue: DatabaseQueue, readonly: Bool)?>(nil)
 
     /// For a shared memory tier: the store file it belongs to (recorded in its meta table,
@@ -133,7 +44,8 @@ final class StoreDatabase: Sendable {
         self.kind = kind
         // GRDB converts the timeout to milliseconds in an Int32: keep it in range.
         self.busyTimeout = busyTimeout.isNaN ? 5 : min(max(busyTimeout, 0), KeyValueStack.Options.maximumBusyTimeout)
-        self.context = WriteContext(actor: actor, recordsSync: kind == .main)
+        self.changeLog = ChangeLog(actor: actor)
+        self.recordsSync = kind == .main
         self.ownerPath = ownerPath
     }
 
@@ -418,8 +330,7 @@ final class StoreDatabase: Sendable {
                         try migrate(db)
                     }
                     if let ownerPath, version == 0 {
-                        try db.execute(
-                            sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('store_path', ?)", arguments: [ownerPath])
+                        try StoreMeta.set(db, .storePath, ownerPath)
                     }
                     return .commit
                 }
@@ -464,7 +375,7 @@ final class StoreDatabase: Sendable {
                         """)
                 try db.execute(
                     sql: "INSERT OR IGNORE INTO domains (name, created_at) VALUES (?, ?)",
-                    arguments: [domain.name, Clock.nowMilliseconds()])
+                    arguments: [domain.name, WallClock.nowMilliseconds()])
             }
             try db.execute(sql: "PRAGMA application_id = \(applicationID)")
             try db.execute(sql: "PRAGMA user_version = 1")
@@ -500,7 +411,7 @@ final class StoreDatabase: Sendable {
                     """)
             for name in try String.fetchAll(db, sql: "SELECT name FROM domains") {
                 guard let domain = try? Domain(name) else { continue }
-                try DomainTable.createTriggers(db, domain)
+                try ChangeLog.createTriggers(db, domain)
             }
             try db.execute(sql: "UPDATE meta SET value = '2' WHERE key = 'schema_version'")
             try db.execute(sql: "PRAGMA user_version = 2")
@@ -603,30 +514,5 @@ final class StoreDatabase: Sendable {
             throw PrefsError(.cannotWrite, "cannot create store directory \(directory): \(String(cString: strerror(errno)))")
         }
         chmod(directory, 0o700)
-    }
-}
-
-extension PrefsError {
-    /// Maps a SQLite error to the exit-code categories.
-    static func database(_ error: any Error, path: String, writing: Bool) -> PrefsError {
-        if let error = error as? PrefsError { return error }
-        guard let dbError = error as? DatabaseError else {
-            return PrefsError(writing ? .cannotWrite : .storeUnreadable, "store \(path): \(error)")
-        }
-        let detail = dbError.message ?? "SQLite error \(dbError.resultCode.rawValue)"
-        switch dbError.resultCode {
-        case .SQLITE_BUSY, .SQLITE_LOCKED:
-            return PrefsError(.cannotWrite, "store \(path) is locked by another process; gave up waiting")
-        case .SQLITE_FULL:
-            return PrefsError(.cannotWrite, "cannot write store \(path): disk full")
-        case .SQLITE_READONLY, .SQLITE_PERM:
-            return PrefsError(.cannotWrite, "cannot write store \(path): \(detail)")
-        case .SQLITE_CORRUPT, .SQLITE_NOTADB:
-            return PrefsError(.storeUnreadable, "\(path) is corrupt or not a prefs store (\(detail))")
-        case .SQLITE_CANTOPEN, .SQLITE_IOERR:
-            return PrefsError(writing ? .cannotWrite : .storeUnreadable, "cannot \(writing ? "write" : "read") store \(path): \(detail)")
-        default:
-            return PrefsError(writing ? .cannotWrite : .storeUnreadable, "store \(path): \(detail)")
-        }
     }
 }
