@@ -217,7 +217,7 @@ public enum FlagDocument {
         for flag in flags {
             let path = "$.flags" + JSONPath.member(flag.key)
             do {
-                try Key.validate(flag.key)
+                try KeyName.validate(flag.key)
             } catch let error as PrefsError {
                 throw fail(path, error.message)
             }

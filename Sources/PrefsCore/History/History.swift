@@ -126,7 +126,7 @@ extension KeyValueStack {
     }
 
     /// Records after `seq`, oldest first (at most `limit`).
-    func records(after seq: Int64, limit: Int = 1000) throws -> [LogRecord] {
+    func records(after seq: Int64, limit: Int = LogPoller.pageSize) throws -> [LogRecord] {
         try main.read { db in
             try Row.fetchAll(
                 db, sql: "SELECT seq, at, domain, key, op, old, new, actor FROM changelog WHERE seq > ? ORDER BY seq LIMIT ?",
@@ -165,19 +165,15 @@ extension KeyValueStack {
         LogRecord, any Error
     > {
         // The starting point is taken now, so a write made right after this call is seen.
-        let start = Result { try self.latestLogSequence() }
+        let start = Result { try LogPoller(self, filter: filter) }
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    var last = try start.get()
+                    var poller = try start.get()
                     while !Task.isCancelled {
-                        let page = try self.records(after: last, filter: filter)
-                        if let gap = page.gap {
-                            throw PrefsError(.storeUnreadable, "change log records \(gap) were pruned before they were read")
-                        }
-                        for record in page.matching { continuation.yield(record) }
-                        if let newest = page.all.last { last = newest.seq }
-                        if page.all.count < 1000 { try await Task.sleep(for: interval) }
+                        let page = try poller.poll()
+                        for record in page.records { continuation.yield(record) }
+                        if page.caughtUp { try await Task.sleep(for: interval) }
                     }
                     continuation.finish()
                 } catch is CancellationError {

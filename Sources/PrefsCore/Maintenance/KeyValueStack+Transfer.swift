@@ -154,8 +154,9 @@ extension KeyValueStack {
                     (PendingKey(domain: $0.domain, key: $0.key), $0.json.map { PendingChange.set($0, expiresAt: nil) } ?? .remove)
                 }
                 // Without observers, sets take the bulk path (no read of the previous value).
-                let events = try Self.apply(
-                    changes, in: transaction, op: .import, requireExisting: false, events: !observers.isEmpty)
+                let events = try ChangeApplier(transaction).apply(
+                    changes, op: .import, requireExisting: false, events: !observers.isEmpty
+                ).events
                 return (partPlan, events)
             }
             observers.deliver(events)
@@ -234,7 +235,7 @@ extension KeyValueStack {
             }
             for (key, _) in entries {
                 do {
-                    try Key.validate(key)
+                    try KeyName.validate(key)
                 } catch let error as PrefsError {
                     throw PrefsError(.invalidValue, "\(path)\(JSONPath.member(key)): \(error.message)")
                 }

@@ -286,7 +286,7 @@ extension KeyValueStack {
         let schema = validatesWrites ? try self.schema() : Schema()
         for member in members {
             do {
-                try Key.validate(member.key)
+                try KeyName.validate(member.key)
             } catch let error as PrefsError {
                 throw PrefsError(.invalidValue, "$\(JSONPath.member(member.key)): \(error.message)")
             }
@@ -318,7 +318,7 @@ extension KeyValueStack {
             for key in current.keys where !incoming.contains(key) {
                 changes.append((PendingKey(domain: domain, key: key.value), .remove))
             }
-            let events = try Self.apply(changes, in: transaction, op: .refresh, requireExisting: false)
+            let events = try ChangeApplier(transaction).apply(changes, op: .refresh, requireExisting: false).events
             try also?(db)
             return events.map { ChangeEvent(kind: .refresh, domain: $0.domain, key: $0.key, json: $0.json, oldJSON: $0.oldJSON) }
         }

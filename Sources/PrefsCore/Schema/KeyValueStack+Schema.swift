@@ -154,7 +154,7 @@ extension KeyValueStack {
     /// - Throws: ``PrefsError``: `usage` for a bad key; `cannotWrite`.
     @discardableResult
     public func reset(in domain: Domain, keys: [String]? = nil, prefix: String? = nil) throws -> [String] {
-        for key in keys ?? [] { try Key.validate(key) }
+        for key in keys ?? [] { try KeyName.validate(key) }
         try flushSynchronously()
         var targets: [String] = keys ?? []
         if keys == nil || prefix != nil {
@@ -163,9 +163,10 @@ extension KeyValueStack {
         guard !targets.isEmpty, try database(for: domain).reader() != nil else { return [] }
         let database = database(for: domain)
         let events = try WriteTransaction.run(on: database, op: .reset) { transaction in
-            try Self.apply(
-                targets.map { (PendingKey(domain: domain, key: $0), PendingChange.remove) }, in: transaction, op: .reset,
-                requireExisting: false)
+            try ChangeApplier(transaction).apply(
+                targets.map { (PendingKey(domain: domain, key: $0), PendingChange.remove) }, op: .reset,
+                requireExisting: false
+            ).events
         }
         observers.deliver(events)
         return events.map(\.key)

@@ -157,7 +157,7 @@ public final class KeyValueStack: Sendable {
         self.validatesWrites = options.validatesWrites
         // Increments are checked again when they are written: the stored value they add to
         // may have changed since they were queued. The schema is the one this stack read.
-        var check: IncrementCheck?
+        var check: ChangeApplier.IncrementCheck?
         if options.validatesWrites {
             check = { (domain: Domain, key: String, value: JSONValue) -> PrefsError? in
                 do {
@@ -224,7 +224,7 @@ public final class KeyValueStack: Sendable {
     /// - Throws: ``PrefsError``: `usage` for a bad key, `storeUnreadable` when the store
     ///   cannot be read.
     public func entry(in domain: Domain, forKey key: String) throws -> Entry? {
-        try Key.validate(key)
+        try KeyName.validate(key)
         // The overlay first: a flush that commits after this look-up is seen by the read of
         // the store below; the other order could miss a write between the two.
         let overlay = queue.overlay(PendingKey(domain: domain, key: key))
@@ -259,7 +259,7 @@ public final class KeyValueStack: Sendable {
     /// - Throws: ``PrefsError``: `usage` for a bad key, `storeUnreadable` when the store
     ///   cannot be read.
     public func storedValue(in domain: Domain, forKey key: String) throws -> JSONValue? {
-        try Key.validate(key)
+        try KeyName.validate(key)
         if let change = queue.overlay(PendingKey(domain: domain, key: key)) {
             return try change.visibleJSON(at: WallClock.nowMilliseconds()).map { try JSONValue(parsing: $0) }
         }

@@ -149,7 +149,7 @@ final class StoreDatabase: Sendable {
                     let openPath = !writable && Self.needsImmutableOpen(path) ? Self.immutableURI(path) : path
                     opened = try DatabaseQueue(path: openPath, configuration: configuration(readonly: !writable))
                 } catch {
-                    throw PrefsError.database(error, path: path, writing: create)
+                    throw failure(error, writing: create)
                 }
                 guard try prepare(opened, path: path, writable: writable, create: create) else { return nil }
                 // SQLite creates `-wal` and `-shm` without O_EXCL: check what it opened.
@@ -255,7 +255,7 @@ final class StoreDatabase: Sendable {
         } catch let error as DatabaseError where Self.isBusy(error) {
             throw error  // ``prepare(_:path:writable:create:)`` tries again
         } catch {
-            throw PrefsError.database(error, path: path, writing: false)
+            throw failure(error, writing: false)
         }
         if header.fresh { return .fresh }
         guard header.appID == applicationID else {
@@ -288,7 +288,7 @@ final class StoreDatabase: Sendable {
             do {
                 return try prepareOnce(db, path: path, writable: writable, create: create)
             } catch let error as DatabaseError where Self.isBusy(error) {
-                guard Date() < deadline else { throw PrefsError.database(error, path: path, writing: create) }
+                guard Date() < deadline else { throw failure(error, writing: create) }
                 usleep(pause + useconds_t.random(in: 0...pause))
                 pause = min(pause * 2, 50_000)
             }
@@ -340,7 +340,7 @@ final class StoreDatabase: Sendable {
         } catch let error as DatabaseError where Self.isBusy(error) {
             throw error
         } catch {
-            throw PrefsError.database(error, path: path, writing: true)
+            throw failure(error, writing: true)
         }
         // Another process may have made a store of another kind or a newer version meanwhile.
         return try inspect(db, path: path) == .current

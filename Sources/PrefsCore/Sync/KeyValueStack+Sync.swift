@@ -89,7 +89,7 @@ public struct SyncOperation: Sendable, Equatable {
     /// control character, a node id that is empty, too long or not printable.
     public var problem: String? {
         if (try? Domain(domain)) == nil { return "bad domain name" }
-        if (try? Key.validate(key)) == nil { return "bad key" }
+        if (try? KeyName.validate(key)) == nil { return "bad key" }
         if let json {
             if json.utf8.count > Self.maximumValueSize { return "value larger than \(Self.maximumValueSize / 1_048_576) MiB" }
             if (try? JSONValue(parsing: json)) == nil { return "value is not JSON" }
@@ -291,114 +291,15 @@ extension KeyValueStack {
             guard let stored = try Row.fetchOne(db, sql: "SELECT domains FROM sync_config") else {
                 throw PrefsError(.usage, "no remote set (prefs remote set postgres://USER@HOST:PORT/DB)")
             }
-            let synced = SyncDomains(stored: stored[0])
-            let lookup = try db.cachedStatement(sql: "SELECT hlc, node FROM sync_keys WHERE domain = ? AND key = ?")
-            let mark = try db.cachedStatement(
-                sql: """
-                    INSERT INTO sync_keys (domain, key, hlc, node) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (domain, key) DO UPDATE SET hlc = excluded.hlc, node = excluded.node
-                    """)
-            let setActor = try ChangeLog.actorStatement(db)
-            var actor = transaction.actor
-            var ready = Set<Domain>()
-            var applied = 0
-            var seen: Int64 = 0
-            let now = WallClock.nowMilliseconds()
-            // What a local write would refuse never takes part, not even in choosing a winner.
-            var valid = [Bool](repeating: true, count: operations.count)
-            var skipped = 0
-            var domainCount = try DomainTable.all(db).count
-            var known = Set<String>()
-            for (index, operation) in operations.enumerated() {
-                guard synced.contains(operation.domain) else { continue }
-                if operation.problem != nil {
-                    valid[index] = false
-                    skipped += 1
-                    continue
-                }
-                // A flag document whose rules would not compile (a $ref bomb) is refused as
-                // `flag import` refuses it.
-                if operation.domain == Domain.switch.name, let text = operation.json, let value = try? JSONValue(parsing: text),
-                    !FlagDocument.accepts(value, forKey: operation.key)
-                {
-                    valid[index] = false
-                    skipped += 1
-                    continue
-                }
-                // A peer cannot create domains without end.
-                if operation.json != nil, !known.contains(operation.domain), let domain = try? Domain(operation.domain),
-                    domain.isPersistent
-                {
-                    if try !Self.tableMayExist(db, domain) {
-                        if domainCount >= SyncOperation.maximumDomains {
-                            valid[index] = false
-                            skipped += 1
-                            continue
-                        }
-                        domainCount += 1
-                    }
-                    known.insert(operation.domain)
-                }
-            }
-            // Only the winner among a batch's operations on one key can change it.
-            var best: [String: Int] = [:]
-            for (index, operation) in operations.enumerated() where valid[index] {
-                seen = max(seen, operation.hlc)
-                let id = operation.domain + "\u{0}" + operation.key
-                if let current = best[id], !operation.wins(over: operations[current].hlc, node: operations[current].node) { continue }
-                best[id] = index
-            }
-            for (index, operation) in operations.enumerated() where valid[index] {
-                guard best[operation.domain + "\u{0}" + operation.key] == index else { continue }
-                guard synced.contains(operation.domain), let domain = try? Domain(operation.domain), domain.isPersistent,
-                    domains?.contains(domain) ?? true, (try? Key.validate(operation.key)) != nil
-                else { continue }
-                // Stored as a local write stores it: compact JSON text.
-                var json = operation.json
-                if let text = json, let value = try? JSONValue(parsing: text) {
-                    json = value.compactText
-                } else if json != nil {
-                    continue
-                }
-                if let row = try Row.fetchOne(lookup, arguments: [operation.domain, operation.key]),
-                    !operation.wins(over: row[0], node: row[1])
-                {
-                    continue
-                }
-                if operation.actor != actor {
-                    try setActor.execute(arguments: [operation.actor])
-                    actor = operation.actor
-                }
-                let table = DomainTable(domain)
-                if !ready.contains(domain) {
-                    if try !Self.tableMayExist(db, domain) {
-                        if operation.json != nil { try DomainTable.create(db, domain) }
-                    }
-                    ready.insert(domain)
-                }
-                if let json {
-                    // updated_at is the writer's time (the timestamp's wall-clock part), so a
-                    // later `remote set` stamps this value no newer than its original write.
-                    try db.cachedStatement(
-                        sql: """
-                            INSERT INTO \(table.table) (key, value, version, updated_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5)
-                            ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = max(version + 1, excluded.version),
-                                updated_at = excluded.updated_at, expires_at = excluded.expires_at
-                            """
-                    ).execute(arguments: [operation.key, json, now, min(operation.hlc >> 16, now), operation.expiresAt])
-                } else if try Self.tableMayExist(db, domain) {
-                    _ = try table.delete(db, key: operation.key)
-                }
-                try mark.execute(arguments: [operation.domain, operation.key, operation.hlc, operation.node])
-                applied += 1
-            }
-            try SyncLedger.observe(db, hlc: seen)
-            if skipped > 0 { try StoreMeta.add(db, .syncSkipped, skipped) }
+            var pull = try RemotePull(operations, synced: SyncDomains(stored: stored[0]), only: domains, in: transaction)
+            let applied = try pull.apply()
+            try SyncLedger.observe(db, hlc: pull.seen)
+            if pull.skipped > 0 { try StoreMeta.add(db, .syncSkipped, pull.skipped) }
             if let remoteSeq {
                 try db.execute(
                     sql: "UPDATE sync_config SET last_remote_seq = max(last_remote_seq, ?)", arguments: [remoteSeq])
             }
-            return (applied, skipped)
+            return (applied, pull.skipped)
         }
     }
 
