@@ -59,3 +59,20 @@ struct WriteTransactionTests {
         #expect(try stack.history().map(\.op) == ["sync"])
     }
 }
+
+extension WriteTransactionTests {
+    @Test func aFlushReportsASkippedIncrementAlsoWhenItWritesTheMemoryTier() throws {
+        let store = try TemporaryStore()
+        let writer = try store.open()
+        let other = try store.open()
+        try writer.increment(in: .user, forKey: "n")
+        // Another process stores a string before the queued increment is flushed.
+        try other.set(.string("text"), in: .user, forKey: "n")
+        try other.flushSynchronously()
+        try writer.set(.bool(true), in: .memory, forKey: "m")
+        let report = try writer.flushSynchronously()
+        #expect(report.rejected == ["increment of user/n skipped: user/n holds a string, not an integer"], "\(report)")
+        #expect(try writer.storedValue(in: .user, forKey: "n") == .string("text"))
+        #expect(try writer.storedValue(in: .memory, forKey: "m") == .bool(true))
+    }
+}

@@ -303,7 +303,7 @@ extension KeyValueStack {
     ) throws -> [ChangeEvent] {
         try WriteTransaction.run(on: database, op: .set) { transaction in
             let outcome = try ChangeApplier(transaction).apply(changes, requireExisting: requireExisting, events: events, check: check)
-            rejected = outcome.rejected
+            rejected += outcome.rejected
             return outcome.events
         }
     }
