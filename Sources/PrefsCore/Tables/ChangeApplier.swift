@@ -172,13 +172,15 @@ final class ChangeApplier {
             // Apply the delta to the committed value. When another process has stored a
             // non-integer meanwhile (or the sum overflows, or the schema refuses the sum),
             // skip it and report it: never overwrite that process's value with a stale one.
+            let sum: Int64
             do {
-                let sum = try Increment.sum(try Increment.base(old.map { try $0.value() }, domain: domain, key: key), delta)
+                sum = try Increment.sum(try Increment.base(old.map { try $0.value() }, domain: domain, key: key), delta)
                 if let problem = check?(domain, key, .number(String(sum))) { throw problem }
-                outcome.events.append(try store(String(sum), in: domain, forKey: key, expiresAt: old?.expiresAt, old: old))
             } catch let error as PrefsError {
                 outcome.rejected.append("increment of \(domain.name)/\(key) skipped: \(error.message)")
+                return
             }
+            outcome.events.append(try store(String(sum), in: domain, forKey: key, expiresAt: old?.expiresAt, old: old))
         }
     }
 
