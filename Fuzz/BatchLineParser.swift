@@ -24,7 +24,7 @@ public func batchLineFuzzTest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
     }
     switch line {
     case .set(let domain, let key, _), .remove(let domain, let key), .increment(let domain, let key, _):
-        guard Domain.isValidName(domain.name), (try? Key.validate(key)) != nil else {
+        guard Domain.isValidName(domain.name), (try? KeyName.validate(key)) != nil else {
             fatalError("parsed an invalid domain or key from \(text.debugDescription)")
         }
     }

@@ -23,7 +23,7 @@ extension Prefs {
 
         func run() throws {
             let domain = try parseDomain(domain)
-            try Key.validate(key)
+            try KeyName.validate(key)
             let value = try global.openStack().incrementNow(in: domain, forKey: key, by: by)
             Output.standard.write("\(value)\n")
         }
@@ -90,7 +90,7 @@ func parseOperations(_ document: JSONValue) throws -> [KeyValueStack.Operation] 
         guard Domain.isValidName(domainName), let domain = try? Domain(domainName) else { throw fail(".domain: invalid domain name") }
         guard let key = item["key"]?.stringValue else { throw fail(".key: expected a string") }
         do {
-            try Key.validate(key)
+            try KeyName.validate(key)
         } catch let error as PrefsError {
             throw fail(".key: \(error.message)")
         }

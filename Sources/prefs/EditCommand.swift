@@ -31,7 +31,7 @@ extension Prefs {
 
         func run() throws {
             let domain = try parseDomain(domain)
-            if let key { try Key.validate(key) }
+            if let key { try KeyName.validate(key) }
             let stack = try global.openStack()
             if let key {
                 try editKey(stack, domain: domain, key: key)
@@ -71,7 +71,7 @@ extension Prefs {
                 // 100,000 keys).
                 let stored = Dictionary(entries.map { (Array($0.key.utf8), $0) }, uniquingKeysWith: { first, _ in first })
                 for member in members {
-                    try Key.validate(member.key)
+                    try KeyName.validate(member.key)
                     guard seen.insert(Array(member.key.utf8)).inserted else {
                         throw PrefsError(.invalidValue, "key \(member.key) appears twice")
                     }

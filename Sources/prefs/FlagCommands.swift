@@ -110,7 +110,7 @@ extension Prefs {
         var key: String
 
         func run() throws {
-            try Key.validate(key)
+            try KeyName.validate(key)
             guard let value = try global.openStack().value(in: .switch, forKey: key) else {
                 throw PrefsError(.notFound, "flag \(JSONValue.string(key).compactText) not found")
             }
@@ -204,7 +204,7 @@ extension Prefs {
         var json = false
 
         func run() throws {
-            try Key.validate(key)
+            try KeyName.validate(key)
             let fallback = try type.parse(defaultValue)
             let result = try evaluation.evaluate(try global.openStack(), key, type: type.type, default: fallback)
             if json {
@@ -228,7 +228,7 @@ extension Prefs {
         @OptionGroup var evaluation: EvaluationOptions
 
         func run() throws {
-            try Key.validate(key)
+            try KeyName.validate(key)
             let result = try evaluation.evaluate(try global.openStack(), key, type: .boolean, default: .bool(false))
             if result.value != .bool(true) { throw ExitCode(1) }
         }
@@ -243,7 +243,7 @@ extension Prefs {
         var key: String
 
         func run() throws {
-            try Key.validate(key)
+            try KeyName.validate(key)
             try global.openStack().setFlag(key, enabled: true)
         }
     }
@@ -257,7 +257,7 @@ extension Prefs {
         var key: String
 
         func run() throws {
-            try Key.validate(key)
+            try KeyName.validate(key)
             try global.openStack().setFlag(key, enabled: false)
         }
     }

@@ -55,7 +55,7 @@ extension Prefs {
 
         func run() throws {
             let domain = try parseDomain(domain)
-            for key in keys { try Key.validate(key) }
+            for key in keys { try KeyName.validate(key) }
             let stack = try global.openStack()
             if let prefix {
                 try printPrefix(stack, domain: domain, prefix: prefix)

@@ -45,7 +45,7 @@ struct GlobalOptions: ParsableArguments {
                 }
                 for entry in keys {
                     do {
-                        try Key.validate(entry.key)
+                        try KeyName.validate(entry.key)
                     } catch let error as PrefsError {
                         throw PrefsError(.invalidValue, "PREFS_OVERRIDES: \(error.message)")
                     }
@@ -59,7 +59,7 @@ struct GlobalOptions: ParsableArguments {
             }
             let domain = try Domain(String(text[..<colon]))
             let key = String(text[text.index(after: colon)..<equals])
-            try Key.validate(key)
+            try KeyName.validate(key)
             do {
                 result[domain, default: [:]][key] = try ValueType.auto.value(from: String(text[text.index(after: equals)...]))
             } catch let error as PrefsError {

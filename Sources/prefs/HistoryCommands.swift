@@ -42,7 +42,7 @@ extension Prefs {
 
         func run() throws {
             let domain = try domain.map(parseDomain)
-            if let key { try Key.validate(key) }
+            if let key { try KeyName.validate(key) }
             let stack = try global.openStack()
             if let retain {
                 try stack.setLogRetention(retain)
@@ -98,7 +98,7 @@ extension Prefs {
 
         func run() throws {
             let filter = LogFilter(domain: try domain.map(parseDomain), key: key, prefix: prefix)
-            if let key { try Key.validate(key) }
+            if let key { try KeyName.validate(key) }
             let stack = try global.openStack()
             for number in [SIGINT, SIGTERM] {
                 signal(number, SIG_IGN)
@@ -113,26 +113,20 @@ extension Prefs {
                 source.resume()
                 WatchSignals.keep(source)
             }
-            var last = try stack.latestLogSequence()
+            var poller = try LogPoller(stack, filter: filter)
             #if DEBUG
                 // Tests learn where a watcher starts (instead of sleeping and hoping).
                 if let ready = ProcessInfo.processInfo.environment["PREFS_TEST_WATCH_READY"] {
-                    try PrivateFile.write(Array(String(last).utf8), to: ready, purpose: "watch ready file")
+                    try PrivateFile.write(Array(String(poller.position).utf8), to: ready, purpose: "watch ready file")
                 }
             #endif
             while true {
-                let records = try stack.records(after: last, filter: filter)
-                for record in records.all {
-                    last = record.seq
-                }
-                if let gap = records.gap {
-                    throw PrefsError(.storeUnreadable, "change log records \(gap) were pruned before they were read")
-                }
-                for record in records.matching {
+                let page = try poller.poll()
+                for record in page.records {
                     emit(record)
                     if once { return }
                 }
-                if records.all.count < 1000 { usleep(100_000) }
+                if page.caughtUp { usleep(100_000) }
             }
         }
 

@@ -66,7 +66,7 @@ extension Prefs {
 
         func run() throws {
             let domain = try parseDomain(domain)
-            for key in keys { try Key.validate(key) }
+            for key in keys { try KeyName.validate(key) }
             let stack = try global.openStack()
             if wholeDomain {
                 try stack.removeDomain(domain, builtIn: force)

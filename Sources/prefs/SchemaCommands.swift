@@ -69,7 +69,7 @@ extension Prefs {
 
         func run() throws {
             let domain = try parseDomain(domain)
-            try Key.validate(key)
+            try KeyName.validate(key)
             let stack = try global.openStack()
             let spec = try stack.schema().spec(in: domain, forKey: key)
             let resolved = try stack.resolve(in: domain, forKey: key)
@@ -139,7 +139,7 @@ extension Prefs {
 
         func run() throws {
             let domain = try parseDomain(domain)
-            for key in keys { try Key.validate(key) }
+            for key in keys { try KeyName.validate(key) }
             let stack = try global.openStack()
             if all {
                 try stack.reset(in: domain)

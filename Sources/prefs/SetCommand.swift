@@ -66,7 +66,7 @@ extension Prefs {
 
         func run() throws {
             let domain = try parseDomain(domain)
-            try Key.validate(key)
+            try KeyName.validate(key)
             let stack = try global.openStack(force: force)
             let spec = try stack.schema().spec(in: domain, forKey: key)
             // Without --type or --string the schema's type says how to read VALUE: `yes` is

@@ -49,14 +49,7 @@ extension KeyValueStack {
     ///
     /// - Throws: ``PrefsError`` of kind `storeUnreadable`.
     public func fractionalVersionSetting() throws -> FractionalVersion? {
-        guard let reader = try main.reader() else { return nil }
-        let text: String?
-        do {
-            text = try reader.read { try String.fetchOne($0, sql: "SELECT value FROM meta WHERE key = 'flag_fractional_version'") }
-        } catch {
-            throw PrefsError.database(error, path: main.displayPath, writing: false)
-        }
-        guard let text else { return nil }
+        guard let stored = try main.read({ try StoreMeta.value($0, .flagFractionalVersion) }), let text = stored else { return nil }
         guard let number = Int(text), let version = FractionalVersion(rawValue: number) else {
             throw PrefsError(.storeUnreadable, "the fractional-version stored in \(main.displayPath) is damaged: \(text)")
         }
@@ -71,19 +64,12 @@ extension KeyValueStack {
     /// ```
     /// - Throws: ``PrefsError`` of kind `cannotWrite`.
     public func setFractionalVersion(_ version: FractionalVersion?) throws {
-        let database = main
-        do {
-            try database.writer().write { db in
-                if let version {
-                    try db.execute(
-                        sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('flag_fractional_version', ?)",
-                        arguments: [String(version.rawValue)])
-                } else {
-                    try db.execute(sql: "DELETE FROM meta WHERE key = 'flag_fractional_version'")
-                }
+        try main.write { db in
+            if let version {
+                try StoreMeta.set(db, .flagFractionalVersion, String(version.rawValue))
+            } else {
+                try StoreMeta.remove(db, .flagFractionalVersion)
             }
-        } catch {
-            throw PrefsError.database(error, path: database.displayPath, writing: true)
         }
     }
 
@@ -231,7 +217,7 @@ public enum FlagDocument {
         for flag in flags {
             let path = "$.flags" + JSONPath.member(flag.key)
             do {
-                try Key.validate(flag.key)
+                try KeyName.validate(flag.key)
             } catch let error as PrefsError {
                 throw fail(path, error.message)
             }

@@ -77,7 +77,6 @@ extension KeyValueStack {
     ///   - since: only records at or after this time (milliseconds since 1970).
     /// - Throws: ``PrefsError`` of kind `storeUnreadable` when the store cannot be read.
     public func history(_ filter: LogFilter = LogFilter(), limit: Int? = nil, since: Int64? = nil) throws -> [LogRecord] {
-        guard let reader = try main.reader() else { return [] }
         var conditions: [String] = []
         var arguments: StatementArguments = []
         if let domain = filter.domain {
@@ -94,20 +93,16 @@ extension KeyValueStack {
         }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let sql = "SELECT seq, at, domain, key, op, old, new, actor FROM changelog \(whereClause) ORDER BY seq DESC"
-        do {
-            return try reader.read { db in
-                var records: [LogRecord] = []
-                let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-                while let row = try cursor.next() {
-                    guard let record = Self.record(row), filter.matches(record) else { continue }
-                    records.append(record)
-                    if let limit, records.count >= limit { break }
-                }
-                return records
+        return try main.read { db in
+            var records: [LogRecord] = []
+            let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+            while let row = try cursor.next() {
+                guard let record = Self.record(row), filter.matches(record) else { continue }
+                records.append(record)
+                if let limit, records.count >= limit { break }
             }
-        } catch {
-            throw PrefsError.database(error, path: main.displayPath, writing: false)
-        }
+            return records
+        } ?? []
     }
 
     /// A page of the log after a sequence number (see ``records(after:filter:)``).
@@ -131,28 +126,18 @@ extension KeyValueStack {
     }
 
     /// Records after `seq`, oldest first (at most `limit`).
-    func records(after seq: Int64, limit: Int = 1000) throws -> [LogRecord] {
-        guard let reader = try main.reader() else { return [] }
-        do {
-            return try reader.read { db in
-                try Row.fetchAll(
-                    db, sql: "SELECT seq, at, domain, key, op, old, new, actor FROM changelog WHERE seq > ? ORDER BY seq LIMIT ?",
-                    arguments: [seq, limit]
-                ).compactMap(Self.record)
-            }
-        } catch {
-            throw PrefsError.database(error, path: main.displayPath, writing: false)
-        }
+    func records(after seq: Int64, limit: Int = LogPoller.pageSize) throws -> [LogRecord] {
+        try main.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT seq, at, domain, key, op, old, new, actor FROM changelog WHERE seq > ? ORDER BY seq LIMIT ?",
+                arguments: [seq, limit]
+            ).compactMap(Self.record)
+        } ?? []
     }
 
     /// The newest sequence number in the log (0 when empty or no store).
     public func latestLogSequence() throws -> Int64 {
-        guard let reader = try main.reader() else { return 0 }
-        do {
-            return try reader.read { try Int64.fetchOne($0, sql: "SELECT max(seq) FROM changelog") ?? 0 }
-        } catch {
-            throw PrefsError.database(error, path: main.displayPath, writing: false)
-        }
+        try main.read(ChangeLog.latestSequence) ?? 0
     }
 
     private static func record(_ row: Row) -> LogRecord? {
@@ -165,15 +150,7 @@ extension KeyValueStack {
     /// - Throws: ``PrefsError``: `usage` for a count below 1; `cannotWrite`.
     public func setLogRetention(_ count: Int) throws {
         guard count >= 1 else { throw PrefsError(.usage, "--retain must be at least 1") }
-        let database = main
-        do {
-            try database.writer().write { db in
-                try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('log_retain', ?)", arguments: [String(count)])
-                try db.execute(sql: "DELETE FROM changelog WHERE seq <= (SELECT max(seq) FROM changelog) - ?", arguments: [count])
-            }
-        } catch {
-            throw PrefsError.database(error, path: database.displayPath, writing: true)
-        }
+        try main.write { try ChangeLog.setRetention($0, count) }
     }
 
     /// Every change committed to the store file by any process from now on, in commit
@@ -188,19 +165,15 @@ extension KeyValueStack {
         LogRecord, any Error
     > {
         // The starting point is taken now, so a write made right after this call is seen.
-        let start = Result { try self.latestLogSequence() }
+        let start = Result { try LogPoller(self, filter: filter) }
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    var last = try start.get()
+                    var poller = try start.get()
                     while !Task.isCancelled {
-                        let page = try self.records(after: last, filter: filter)
-                        if let gap = page.gap {
-                            throw PrefsError(.storeUnreadable, "change log records \(gap) were pruned before they were read")
-                        }
-                        for record in page.matching { continuation.yield(record) }
-                        if let newest = page.all.last { last = newest.seq }
-                        if page.all.count < 1000 { try await Task.sleep(for: interval) }
+                        let page = try poller.poll()
+                        for record in page.records { continuation.yield(record) }
+                        if page.caughtUp { try await Task.sleep(for: interval) }
                     }
                     continuation.finish()
                 } catch is CancellationError {

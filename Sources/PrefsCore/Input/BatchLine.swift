@@ -63,7 +63,7 @@ public enum BatchLine: Sendable, Equatable {
         guard let domainName = object["domain"]?.stringValue else { throw PrefsError(.invalidValue, "missing string \"domain\"") }
         guard let key = object["key"]?.stringValue else { throw PrefsError(.invalidValue, "missing string \"key\"") }
         let domain = try Domain(domainName)
-        try Key.validate(key)
+        try KeyName.validate(key)
         switch op {
         case "set":
             guard let value = object["value"] else { throw PrefsError(.invalidValue, "missing \"value\"") }
@@ -94,7 +94,7 @@ public enum BatchLine: Sendable, Equatable {
         }
         guard let domainName = word(), let key = word() else { throw PrefsError(.invalidValue, "\(verb) needs DOMAIN and KEY") }
         let domain = try Domain(domainName)
-        try Key.validate(key)
+        try KeyName.validate(key)
         switch verb {
         case "set":
             guard position < bytes.count else { throw PrefsError(.invalidValue, "set needs a VALUE") }

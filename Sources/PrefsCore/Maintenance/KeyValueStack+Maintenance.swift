@@ -69,7 +69,7 @@ extension KeyValueStack {
                 let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
                 add(mode == "wal" ? .ok : .warning, "wal", "journal mode \(mode), WAL file \(walSize) bytes")
                 var expired = 0
-                let now = Clock.nowMilliseconds()
+                let now = WallClock.nowMilliseconds()
                 for domain in try DomainTable.all(db) {
                     expired +=
                         try Int.fetchOne(
@@ -77,7 +77,7 @@ extension KeyValueStack {
                             arguments: [now]) ?? 0
                 }
                 add(.ok, "expiry", "\(expired) expired key(s) waiting to be purged at the next write to their domain")
-                let hashing = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'flag_fractional_version'")
+                let hashing = try StoreMeta.value(db, .flagFractionalVersion)
                 add(
                     .ok, "flags",
                     hashing.map { "fractional hashing version \($0) (prefs flag config fractional-version)" }
@@ -107,7 +107,7 @@ extension KeyValueStack {
             var configuration = Configuration()
             configuration.readonly = true
             guard let queue = try? DatabaseQueue(path: file, configuration: configuration),
-                let owner = try? queue.read({ try String.fetchOne($0, sql: "SELECT value FROM meta WHERE key = 'store_path'") })
+                let owner = try? queue.read({ try StoreMeta.value($0, .storePath) })
             else { continue }
             if !FileManager.default.fileExists(atPath: owner) { orphans.append("\(file) (store \(owner) is gone)") }
         }
@@ -197,7 +197,7 @@ extension KeyValueStack {
         let writer = try main.writer()
         let lastSequence: Int64
         do {
-            lastSequence = try writer.read { try Int64.fetchOne($0, sql: "SELECT max(seq) FROM changelog") ?? 0 }
+            lastSequence = try writer.read(ChangeLog.latestSequence)
             if !overwrite {
                 let hasKeys = try writer.read { db -> Bool in
                     for domain in try DomainTable.all(db) where try db.tableExists("kv_" + domain.name) {
@@ -220,14 +220,11 @@ extension KeyValueStack {
         // The change log goes on after the store's own last record, never back: a `restore`
         // placeholder takes the next number, so a watcher sees a gap (exit 3) instead of
         // silently waiting for numbers it has already passed.
-        let actor = main.context.actor
+        let log = main.changeLog
         do {
             try restored.write { db in
-                let backupLast = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM changelog") ?? 0
-                try db.execute(
-                    sql:
-                        "INSERT INTO changelog (seq, at, domain, key, op, old, new, actor) VALUES (?, ?, '', '', 'restore', NULL, NULL, ?)",
-                    arguments: [max(lastSequence, backupLast) + 1, Clock.nowMilliseconds(), actor])
+                let backupLast = try ChangeLog.latestSequence(db)
+                try log.placeholder(db, .restore, seq: max(lastSequence, backupLast) + 1)
             }
         } catch {
             throw PrefsError.database(error, path: path, writing: true)

@@ -139,30 +139,25 @@ extension KeyValueStack {
             let part = incoming.filter { $0.0.isPersistent == persistent }
             guard !part.isEmpty else { continue }
             let database = persistent ? main : memory
-            let (partPlan, events): (ImportPlan, [ChangeEvent])
-            do {
-                // Plan and apply in one transaction, so the result is exactly the file's
-                // content whatever other processes do meanwhile.
-                (partPlan, events) = try database.writer().write { db in
-                    try database.context.begin(db, op: "import")
-                    let now = Clock.nowMilliseconds()
-                    for (domain, _) in part where try !Self.tableMayExist(db, domain) {
-                        try DomainTable.create(db, domain)
-                    }
-                    let partPlan = try Self.plan(part, replace: replace) { domain, body in
-                        try DomainTable(domain).forEach(db, prefix: nil, now: now, body)
-                    }
-                    let changes = partPlan.changes.lazy.map {
-                        (PendingKey(domain: $0.domain, key: $0.key), $0.json.map { PendingChange.set($0, expiresAt: nil) } ?? .remove)
-                    }
-                    // Without observers, sets take the bulk path (no read of the previous value).
-                    let events = try Self.apply(
-                        changes, in: db, context: database.context, op: "import", requireExisting: false, events: !observers.isEmpty)
-                    try database.context.finish(db)
-                    return (partPlan, events)
+            // Plan and apply in one transaction, so the result is exactly the file's
+            // content whatever other processes do meanwhile.
+            let (partPlan, events) = try WriteTransaction.run(on: database, op: .import) { transaction in
+                let db = transaction.db
+                let now = WallClock.nowMilliseconds()
+                for (domain, _) in part where try !Self.tableMayExist(db, domain) {
+                    try DomainTable.create(db, domain)
                 }
-            } catch {
-                throw PrefsError.database(error, path: database.displayPath, writing: true)
+                let partPlan = try Self.plan(part, replace: replace) { domain, body in
+                    try DomainTable(domain).forEach(db, prefix: nil, now: now, body)
+                }
+                let changes = partPlan.changes.lazy.map {
+                    (PendingKey(domain: $0.domain, key: $0.key), $0.json.map { PendingChange.set($0, expiresAt: nil) } ?? .remove)
+                }
+                // Without observers, sets take the bulk path (no read of the previous value).
+                let events = try ChangeApplier(transaction).apply(
+                    changes, op: .import, requireExisting: false, events: !observers.isEmpty
+                ).events
+                return (partPlan, events)
             }
             observers.deliver(events)
             plan.append(contentsOf: partPlan.changes)
@@ -240,7 +235,7 @@ extension KeyValueStack {
             }
             for (key, _) in entries {
                 do {
-                    try Key.validate(key)
+                    try KeyName.validate(key)
                 } catch let error as PrefsError {
                     throw PrefsError(.invalidValue, "\(path)\(JSONPath.member(key)): \(error.message)")
                 }

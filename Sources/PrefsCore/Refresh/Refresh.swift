@@ -71,7 +71,7 @@ public struct RefreshStatus: Sendable, Equatable {
         return JSONValue.object([
             .init("domain", .string(domain.name)), .init("source", .string(source)), .init("lastSuccess", time(lastSuccessAt)),
             .init("lastFailure", time(lastFailureAt)), .init("lastFailureCause", lastFailure.map(JSONValue.string) ?? .null),
-            .init("copyAgeSeconds", copyAt.map { .number(String(max(0, Clock.nowMilliseconds() - $0) / 1000)) } ?? .null),
+            .init("copyAgeSeconds", copyAt.map { .number(String(max(0, WallClock.nowMilliseconds() - $0) / 1000)) } ?? .null),
         ]).compactText
     }
 }
@@ -124,7 +124,7 @@ extension KeyValueStack {
         let headers = headers.isEmpty && sameSource ? (remembered?.headers ?? [:]) : headers
         let requestHeaders = headers.merging(unrememberedHeaders) { $1 }
         if let maxAge, sameSource, let confirmed = remembered?.lastSuccessAt {
-            let ageMilliseconds = Clock.nowMilliseconds() - confirmed
+            let ageMilliseconds = WallClock.nowMilliseconds() - confirmed
             let limit = maxAge.components.seconds * 1000 + maxAge.components.attoseconds / 1_000_000_000_000_000
             if ageMilliseconds < limit { return RefreshResult(outcome: .fresh, keys: try entries(in: domain).count) }
         }
@@ -165,23 +165,18 @@ extension KeyValueStack {
     ///
     /// - Throws: ``PrefsError`` of kind `storeUnreadable`.
     public func refreshStatus() throws -> [RefreshStatus] {
-        guard let reader = try main.reader() else { return [] }
-        do {
-            return try reader.read { db in
-                try Row.fetchAll(
-                    db,
-                    sql:
-                        "SELECT domain, source, last_success_at, copy_at, last_failure_at, last_failure FROM refresh_sources ORDER BY domain"
-                ).compactMap { row in
-                    guard let domain = try? Domain(row[0] as String) else { return nil }
-                    return RefreshStatus(
-                        domain: domain, source: Self.redactingPassword(row[1]), lastSuccessAt: row[2], copyAt: row[3],
-                        lastFailureAt: row[4], lastFailure: row[5])
-                }
+        try main.read { db in
+            try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT domain, source, last_success_at, copy_at, last_failure_at, last_failure FROM refresh_sources ORDER BY domain"
+            ).compactMap { row in
+                guard let domain = try? Domain(row[0] as String) else { return nil }
+                return RefreshStatus(
+                    domain: domain, source: Self.redactingPassword(row[1]), lastSuccessAt: row[2], copyAt: row[3],
+                    lastFailureAt: row[4], lastFailure: row[5])
             }
-        } catch {
-            throw PrefsError.database(error, path: main.displayPath, writing: false)
-        }
+        } ?? []
     }
 
     // MARK: - Parts
@@ -203,25 +198,20 @@ extension KeyValueStack {
     }
 
     func refreshRecord(_ domain: Domain) throws -> RefreshRecord? {
-        guard let reader = try main.reader() else { return nil }
-        do {
-            return try reader.read { db in
-                guard
-                    let row = try Row.fetchOne(
-                        db,
-                        sql: "SELECT source, headers, etag, last_modified, last_success_at, copy_at FROM refresh_sources WHERE domain = ?",
-                        arguments: [domain.name])
-                else { return nil }
-                var headers: [String: String] = [:]
-                if let members = (try? JSONValue(parsing: row[1] as String))?.objectMembers {
-                    for member in members { headers[member.key] = member.value.stringValue }
-                }
-                return RefreshRecord(
-                    source: row[0], headers: headers, etag: row[2], lastModified: row[3], lastSuccessAt: row[4], copyAt: row[5])
+        try main.read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: "SELECT source, headers, etag, last_modified, last_success_at, copy_at FROM refresh_sources WHERE domain = ?",
+                    arguments: [domain.name])
+            else { return nil }
+            var headers: [String: String] = [:]
+            if let members = (try? JSONValue(parsing: row[1] as String))?.objectMembers {
+                for member in members { headers[member.key] = member.value.stringValue }
             }
-        } catch {
-            throw PrefsError.database(error, path: main.displayPath, writing: false)
-        }
+            return RefreshRecord(
+                source: row[0], headers: headers, etag: row[2], lastModified: row[3], lastSuccessAt: row[4], copyAt: row[5])
+        } ?? nil
     }
 
     private func headersJSON(_ headers: [String: String]) -> String {
@@ -231,12 +221,8 @@ extension KeyValueStack {
     private func recordRefresh(
         _ domain: Domain, source: String, headers: [String: String], etag: String?, lastModified: String?, changed: Bool
     ) throws {
-        do {
-            try main.writer().write { db in
-                try recordRefresh(db, domain, source: source, headers: headers, etag: etag, lastModified: lastModified, changed: changed)
-            }
-        } catch {
-            throw PrefsError.database(error, path: main.displayPath, writing: true)
+        try main.write { db in
+            try recordRefresh(db, domain, source: source, headers: headers, etag: etag, lastModified: lastModified, changed: changed)
         }
     }
 
@@ -250,25 +236,22 @@ extension KeyValueStack {
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
                 ON CONFLICT (domain) DO UPDATE SET source = ?2, headers = ?3, etag = ?4, last_modified = ?5,
                     last_success_at = ?6, copy_at = ?6
-                """, arguments: [domain.name, source, headersJSON(headers), etag, lastModified, Clock.nowMilliseconds()])
+                """, arguments: [domain.name, source, headersJSON(headers), etag, lastModified, WallClock.nowMilliseconds()])
     }
 
     /// Records a failure and returns the error to throw (exit 7), naming the copy in use.
     private func refreshFailed(
         _ domain: Domain, source: String, headers: [String: String], cause: String, remembered: RefreshRecord?
     ) throws -> PrefsError {
-        let now = Clock.nowMilliseconds()
-        do {
-            try main.writer().write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO refresh_sources (domain, source, headers, last_failure_at, last_failure) VALUES (?1, ?2, ?3, ?4, ?5)
-                        ON CONFLICT (domain) DO UPDATE SET last_failure_at = ?4, last_failure = ?5,
-                            source = CASE WHEN last_success_at IS NULL THEN ?2 ELSE source END
-                        """, arguments: [domain.name, source, headersJSON(headers), now, source + ": " + cause])
-            }
-        } catch {
-            // The failure is reported either way; a store that cannot record it still serves reads.
+        let now = WallClock.nowMilliseconds()
+        // The failure is reported either way; a store that cannot record it still serves reads.
+        _ = try? main.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO refresh_sources (domain, source, headers, last_failure_at, last_failure) VALUES (?1, ?2, ?3, ?4, ?5)
+                    ON CONFLICT (domain) DO UPDATE SET last_failure_at = ?4, last_failure = ?5,
+                        source = CASE WHEN last_success_at IS NULL THEN ?2 ELSE source END
+                    """, arguments: [domain.name, source, headersJSON(headers), now, source + ": " + cause])
         }
         let copy: String
         if let copyAt = remembered?.copyAt ?? remembered?.lastSuccessAt {
@@ -303,7 +286,7 @@ extension KeyValueStack {
         let schema = validatesWrites ? try self.schema() : Schema()
         for member in members {
             do {
-                try Key.validate(member.key)
+                try KeyName.validate(member.key)
             } catch let error as PrefsError {
                 throw PrefsError(.invalidValue, "$\(JSONPath.member(member.key)): \(error.message)")
             }
@@ -315,35 +298,29 @@ extension KeyValueStack {
     /// Replaces a domain's content in one transaction, logged as `refresh`.
     func replaceDomain(_ domain: Domain, with members: [JSONValue.Member], also: ((Database) throws -> Void)? = nil) throws {
         let database = main
-        let events: [ChangeEvent]
-        do {
-            events = try database.writer().write { db in
-                try database.context.begin(db, op: "refresh")
-                let now = Clock.nowMilliseconds()
-                if try !Self.tableMayExist(db, domain) { try DomainTable.create(db, domain) }
-                var current: [BytewiseString: String] = [:]
-                try DomainTable(domain).forEach(db, prefix: nil, now: now) { entry in
-                    // A local expiry is not the server's: such keys are rewritten without it.
-                    current[BytewiseString(entry.key)] = entry.expiresAt == nil ? entry.json : "\u{0}expiring"
-                }
-                var changes: [(PendingKey, PendingChange)] = []
-                var incoming = Set<BytewiseString>()
-                for member in members {
-                    let json = member.value.compactText
-                    incoming.insert(BytewiseString(member.key))
-                    if let old = current[BytewiseString(member.key)], BytewiseString.equal(old, json) { continue }
-                    changes.append((PendingKey(domain: domain, key: member.key), .set(json, expiresAt: nil)))
-                }
-                for key in current.keys where !incoming.contains(key) {
-                    changes.append((PendingKey(domain: domain, key: key.value), .remove))
-                }
-                let events = try Self.apply(changes, in: db, context: database.context, op: "refresh", requireExisting: false)
-                try also?(db)
-                try database.context.finish(db)
-                return events.map { ChangeEvent(kind: .refresh, domain: $0.domain, key: $0.key, json: $0.json, oldJSON: $0.oldJSON) }
+        let events = try WriteTransaction.run(on: database, op: .refresh) { transaction in
+            let db = transaction.db
+            let now = WallClock.nowMilliseconds()
+            if try !Self.tableMayExist(db, domain) { try DomainTable.create(db, domain) }
+            var current: [BytewiseString: String] = [:]
+            try DomainTable(domain).forEach(db, prefix: nil, now: now) { entry in
+                // A local expiry is not the server's: such keys are rewritten without it.
+                current[BytewiseString(entry.key)] = entry.expiresAt == nil ? entry.json : "\u{0}expiring"
             }
-        } catch {
-            throw PrefsError.database(error, path: database.displayPath, writing: true)
+            var changes: [(PendingKey, PendingChange)] = []
+            var incoming = Set<BytewiseString>()
+            for member in members {
+                let json = member.value.compactText
+                incoming.insert(BytewiseString(member.key))
+                if let old = current[BytewiseString(member.key)], BytewiseString.equal(old, json) { continue }
+                changes.append((PendingKey(domain: domain, key: member.key), .set(json, expiresAt: nil)))
+            }
+            for key in current.keys where !incoming.contains(key) {
+                changes.append((PendingKey(domain: domain, key: key.value), .remove))
+            }
+            let events = try ChangeApplier(transaction).apply(changes, op: .refresh, requireExisting: false).events
+            try also?(db)
+            return events.map { ChangeEvent(kind: .refresh, domain: $0.domain, key: $0.key, json: $0.json, oldJSON: $0.oldJSON) }
         }
         observers.deliver(events)
     }

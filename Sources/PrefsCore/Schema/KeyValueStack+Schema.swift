@@ -95,14 +95,8 @@ extension KeyValueStack {
     public func schema() throws -> Schema {
         if let cached = defaults.cachedSchema { return cached }
         var schema = Schema()
-        if let reader = try main.reader() {
-            let text: String?
-            do {
-                text = try reader.read { try String.fetchOne($0, sql: "SELECT value FROM meta WHERE key = 'schema'") }
-            } catch {
-                throw PrefsError.database(error, path: main.displayPath, writing: false)
-            }
-            if let text {
+        if let stored = try main.read({ try StoreMeta.value($0, .schema) }) {
+            if let text = stored {
                 do {
                     schema = try Schema(parsing: try JSONValue(parsing: text, wrappingLevels: 4))
                 } catch {
@@ -124,15 +118,7 @@ extension KeyValueStack {
     public func loadSchema(_ document: JSONValue) throws -> [String] {
         let schema = try Schema(parsing: document)
         try flushSynchronously()
-        let database = main
-        do {
-            try database.writer().write { db in
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)", arguments: [document.compactText])
-            }
-        } catch {
-            throw PrefsError.database(error, path: database.displayPath, writing: true)
-        }
+        try main.write { try StoreMeta.set($0, .schema, document.compactText) }
         defaults.cachedSchema = schema
         var violations: [String] = []
         for domain in schema.domains.keys.sorted() {
@@ -168,7 +154,7 @@ extension KeyValueStack {
     /// - Throws: ``PrefsError``: `usage` for a bad key; `cannotWrite`.
     @discardableResult
     public func reset(in domain: Domain, keys: [String]? = nil, prefix: String? = nil) throws -> [String] {
-        for key in keys ?? [] { try Key.validate(key) }
+        for key in keys ?? [] { try KeyName.validate(key) }
         try flushSynchronously()
         var targets: [String] = keys ?? []
         if keys == nil || prefix != nil {
@@ -176,18 +162,11 @@ extension KeyValueStack {
         }
         guard !targets.isEmpty, try database(for: domain).reader() != nil else { return [] }
         let database = database(for: domain)
-        let events: [ChangeEvent]
-        do {
-            events = try database.writer().write { db in
-                try database.context.begin(db, op: "reset")
-                let events = try Self.apply(
-                    targets.map { (PendingKey(domain: domain, key: $0), PendingChange.remove) }, in: db, context: database.context,
-                    op: "reset", requireExisting: false)
-                try database.context.finish(db)
-                return events
-            }
-        } catch {
-            throw PrefsError.database(error, path: database.displayPath, writing: true)
+        let events = try WriteTransaction.run(on: database, op: .reset) { transaction in
+            try ChangeApplier(transaction).apply(
+                targets.map { (PendingKey(domain: domain, key: $0), PendingChange.remove) }, op: .reset,
+                requireExisting: false
+            ).events
         }
         observers.deliver(events)
         return events.map(\.key)

@@ -121,7 +121,7 @@ public struct Schema: Sendable, Equatable {
         let isPrefix = rawKey.hasSuffix("*")
         let key = isPrefix ? String(rawKey.dropLast()) : rawKey
         if !isPrefix || !key.isEmpty {
-            do { try Key.validate(key) } catch let error as PrefsError { throw fail("", error.message) }
+            do { try KeyName.validate(key) } catch let error as PrefsError { throw fail("", error.message) }
         }
         guard let members = value.objectMembers else { throw fail("", "expected an object with \"type\"") }
         let known: Set<String> = ["type", "default", "description", "enum", "minimum", "maximum", "pattern", "deprecated"]

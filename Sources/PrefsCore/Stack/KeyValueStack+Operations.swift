@@ -48,14 +48,6 @@ extension KeyValueStack {
         public var version: Int64
     }
 
-    static func validate(_ value: JSONValue, _ schema: Schema, _ domain: Domain, _ key: String, index: Int, of count: Int) throws {
-        do {
-            try schema.validate(value, in: domain, forKey: key)
-        } catch let error as PrefsError where count > 1 {
-            throw PrefsError(error.kind, "operation \(index + 1): \(error.message)")
-        }
-    }
-
     /// Performs operations in one transaction, all or none, after flushing the queue.
     ///
     /// Preconditions are checked in order against the state the earlier operations of the
@@ -71,84 +63,15 @@ extension KeyValueStack {
     @discardableResult
     public func perform(_ operations: [Operation]) throws -> [OperationResult] {
         guard let first = operations.first else { return [] }
-        for operation in operations { try Key.validate(operation.key) }
+        for operation in operations { try KeyName.validate(operation.key) }
         if operations.contains(where: { $0.domain.isPersistent != first.domain.isPersistent }) {
             throw PrefsError(.usage, "one transaction cannot mix the memory domain with persistent domains")
         }
         try flushSynchronously()
         let schema = validatesWrites ? try self.schema() : Schema()  // read before the transaction
         let database = database(for: first.domain)
-        let (results, events): ([OperationResult], [ChangeEvent])
-        do {
-            (results, events) = try database.writer().write { db in
-                try database.context.begin(db, op: "set")
-                let now = Clock.nowMilliseconds()
-                var results: [OperationResult] = []
-                var events: [ChangeEvent] = []
-                var ready = Set<Domain>()
-                for (index, operation) in operations.enumerated() {
-                    let domain = operation.domain
-                    let key = operation.key
-                    if !ready.contains(domain) {
-                        if try Self.tableMayExist(db, domain) {
-                            try Self.purgeExpired(db, domain, context: database.context, now: now)
-                            ready.insert(domain)
-                        } else if operation.action != .remove {
-                            try DomainTable.create(db, domain)
-                            ready.insert(domain)
-                        }
-                    }
-                    let table = DomainTable(domain)
-                    let exists = try Self.tableMayExist(db, domain)
-                    let old = exists ? try table.row(db, key: key, now: now) : nil
-                    if let condition = operation.precondition {
-                        do {
-                            try Self.check(condition, old, domain: domain, key: key)
-                        } catch let error as PrefsError where operations.count > 1 {
-                            throw PrefsError(error.kind, "operation \(index + 1): \(error.message)")
-                        }
-                    }
-                    switch operation.action {
-                    case .set(let value, let lifetime):
-                        try Self.validate(value, schema, domain, key, index: index, of: operations.count)
-                        let json = value.compactText
-                        try database.context.setOp(db, "set")
-                        try table.upsert(db, key: key, json: json, now: now, expiresAt: Self.expiry(lifetime))
-                        results.append(OperationResult(json: json, version: max((old?.version ?? 0) + 1, now)))
-                        events.append(
-                            ChangeEvent(kind: old == nil ? .insert : .update, domain: domain, key: key, json: json, oldJSON: old?.json))
-                    case .remove:
-                        if let old {
-                            try database.context.setOp(db, "rm")
-                            _ = try table.delete(db, key: key)
-                            events.append(ChangeEvent(kind: .delete, domain: domain, key: key, json: nil, oldJSON: old.json))
-                        }
-                        results.append(OperationResult(json: old?.json, version: 0))
-                    case .increment(let delta):
-                        let base: Int64
-                        do {
-                            base = try Self.integer(old.map { try $0.value() }, domain: domain, key: key)
-                        } catch let error as PrefsError where operations.count > 1 {
-                            throw PrefsError(error.kind, "operation \(index + 1): \(error.message)")
-                        }
-                        let (sum, overflow) = base.addingReportingOverflow(delta)
-                        if overflow {
-                            throw PrefsError(.invalidValue, "\(domain.name)/\(key): \(base) + \(delta) overflows a 64-bit integer")
-                        }
-                        let json = String(sum)
-                        try Self.validate(.number(json), schema, domain, key, index: index, of: operations.count)
-                        try database.context.setOp(db, "set")
-                        try table.upsert(db, key: key, json: json, now: now, expiresAt: old?.expiresAt)
-                        results.append(OperationResult(json: json, version: max((old?.version ?? 0) + 1, now)))
-                        events.append(
-                            ChangeEvent(kind: old == nil ? .insert : .update, domain: domain, key: key, json: json, oldJSON: old?.json))
-                    }
-                }
-                try database.context.finish(db)
-                return (results, events)
-            }
-        } catch {
-            throw PrefsError.database(error, path: database.displayPath, writing: true)
+        let (results, events) = try WriteTransaction.run(on: database, op: .set) { transaction in
+            try ChangeApplier(transaction).perform(operations, schema: schema)
         }
         observers.deliver(events)
         return results

@@ -45,7 +45,7 @@ extension KeyValueStack {
     private func queueSet(
         _ text: String, _ value: @autoclosure () throws -> JSONValue, in domain: Domain, forKey key: String, expiresIn lifetime: Duration?
     ) throws {
-        try Key.validate(key)
+        try KeyName.validate(key)
         _ = try database(for: domain).writer()  // a damaged or newer store fails here, not at the flush
         try validateWrite(value(), in: domain, forKey: key)
         queue.enqueue(PendingKey(domain: domain, key: key), .set(text, expiresAt: Self.expiry(lifetime)))
@@ -54,7 +54,7 @@ extension KeyValueStack {
     static func expiry(_ lifetime: Duration?) -> Int64? {
         guard let lifetime else { return nil }
         let milliseconds = lifetime.components.seconds * 1000 + lifetime.components.attoseconds / 1_000_000_000_000_000
-        return Clock.nowMilliseconds() + max(milliseconds, 0)
+        return WallClock.nowMilliseconds() + max(milliseconds, 0)
     }
 
     /// Queues the removal of keys; returns the keys that existed (as this stack sees them).
@@ -69,7 +69,7 @@ extension KeyValueStack {
     ///   is missing, `cannotWrite` when the store cannot be written.
     @discardableResult
     public func remove(in domain: Domain, keys: [String], mustExist: Bool = false) throws -> [String] {
-        for key in keys { try Key.validate(key) }
+        for key in keys { try KeyName.validate(key) }
         if mustExist {
             try flushSynchronously()
             let changes = keys.map { (PendingKey(domain: domain, key: $0), PendingChange.remove) }
@@ -95,25 +95,12 @@ extension KeyValueStack {
     ///   overflows 64 bits; `usage` for a bad key.
     @discardableResult
     public func increment(in domain: Domain, forKey key: String, by delta: Int64 = 1) throws -> Int64 {
-        let current = try storedValue(in: domain, forKey: key)
-        let base = try Self.integer(current, domain: domain, key: key)
-        let (sum, overflow) = base.addingReportingOverflow(delta)
-        if overflow { throw PrefsError(.invalidValue, "\(domain.name)/\(key): \(base) + \(delta) overflows a 64-bit integer") }
+        let base = try Increment.base(try storedValue(in: domain, forKey: key), domain: domain, key: key)
+        let sum = try Increment.sum(base, delta, domain: domain, key: key)
         _ = try database(for: domain).writer()
         try validateWrite(.number(String(sum)), in: domain, forKey: key)
         queue.enqueue(PendingKey(domain: domain, key: key), .increment(delta: delta, visible: String(sum)))
         return sum
-    }
-
-    static func integer(_ value: JSONValue?, domain: Domain, key: String) throws -> Int64 {
-        guard let value else { return 0 }
-        guard case .number(let text) = value, value.isIntegerNumber, let integer = Int64(text) else {
-            throw PrefsError(
-                .invalidValue,
-                "\(domain.name)/\(key) holds \(value.typeName == "number" ? "a non-integer number" : "a \(value.typeName)"), not an integer"
-            )
-        }
-        return integer
     }
 
     // MARK: - Flushing
@@ -280,7 +267,7 @@ extension KeyValueStack {
     /// Writes one flush: the persistent domains in one transaction, then the memory tier.
     static func applyBatch(
         _ batch: [(PendingKey, PendingChange)], main: StoreDatabase, memory: StoreDatabase, observers: ChangeObservers,
-        check: IncrementCheck? = nil
+        check: ChangeApplier.IncrementCheck? = nil
     ) throws -> [String] {
         var rejected: [String] = []
         // Usually one kind only: no copies then.
@@ -312,164 +299,13 @@ extension KeyValueStack {
 
     static func commit(
         _ changes: [(PendingKey, PendingChange)], to database: StoreDatabase, requireExisting: Bool, events: Bool,
-        rejected: inout [String], check: IncrementCheck? = nil
+        rejected: inout [String], check: ChangeApplier.IncrementCheck? = nil
     ) throws -> [ChangeEvent] {
-        do {
-            return try database.writer().write { db in
-                try database.context.begin(db, op: "set")
-                let (events, skipped) = try applyCollecting(
-                    changes, in: db, context: database.context, requireExisting: requireExisting, events: events, check: check)
-                rejected = skipped
-                try database.context.finish(db)
-                return events
-            }
-        } catch {
-            throw PrefsError.database(error, path: database.displayPath, writing: true)
+        try WriteTransaction.run(on: database, op: .set) { transaction in
+            let outcome = try ChangeApplier(transaction).apply(changes, requireExisting: requireExisting, events: events, check: check)
+            rejected += outcome.rejected
+            return outcome.events
         }
-    }
-
-    /// Deletes the expired keys of a domain, logged as `expire`.
-    static func purgeExpired(_ db: Database, _ domain: Domain, context: StoreDatabase.WriteContext, now: Int64) throws {
-        try context.setOp(db, "expire")
-        try db.execute(
-            sql: "DELETE FROM \(DomainTable(domain).table) WHERE expires_at IS NOT NULL AND expires_at <= ?", arguments: [now])
-    }
-
-    /// Applies changes inside the caller's transaction; returns the events, in order.
-    /// Removing from a domain that has no table is a no-op and creates nothing. Each domain's
-    /// expired keys are purged first. With `events` false (nobody observes) plain sets skip
-    /// reading the previous value. `op` names the change in the log (default: `set`/`rm`).
-    static func apply(
-        _ changes: some Collection<(PendingKey, PendingChange)>, in db: Database, context: StoreDatabase.WriteContext, op: String? = nil,
-        requireExisting: Bool, events wantEvents: Bool = true
-    ) throws -> [ChangeEvent] {
-        try applyCollecting(changes, in: db, context: context, op: op, requireExisting: requireExisting, events: wantEvents).0
-    }
-
-    /// ``apply`` that also returns the queued increments it had to skip.
-    /// Checks the final value of a queued increment against the schema at flush time.
-    typealias IncrementCheck = @Sendable (Domain, String, JSONValue) -> PrefsError?
-
-    static func applyCollecting(
-        _ changes: some Collection<(PendingKey, PendingChange)>, in db: Database, context: StoreDatabase.WriteContext, op: String? = nil,
-        requireExisting: Bool, events wantEvents: Bool = true, check: IncrementCheck? = nil
-    ) throws -> ([ChangeEvent], [String]) {
-        var rejected: [String] = []
-        var events: [ChangeEvent] = []
-        if wantEvents { events.reserveCapacity(changes.count) }
-        var ready = Set<Domain>()
-        var bulk: BulkUpsert?
-        let now = Clock.nowMilliseconds()
-        // A bulk of plain sets writes one log record each; when there are more than the log
-        // keeps, the head's records would be pruned at commit, so they are not written at all.
-        var unlogged = 0
-        // (Not while the store syncs: pending sync operations are made from the log records.)
-        if !wantEvents, changes.count > 1, !context.recordsSyncNow, changes.allSatisfy({ if case .set = $0.1 { true } else { false } }) {
-            unlogged = max(0, changes.count - (try context.retention(db)))
-        }
-        /// Readies a domain's table: purges its expired keys, or creates it unless `create`
-        /// is false. Returns false when there is no table.
-        func makeReady(_ domain: Domain, create: Bool) throws -> Bool {
-            if try tableMayExist(db, domain) {
-                try purgeExpired(db, domain, context: context, now: now)
-            } else if create {
-                try DomainTable.create(db, domain)
-            } else {
-                return false
-            }
-            ready.insert(domain)
-            return true
-        }
-        var suspended = false
-        if unlogged > 0 {
-            // Tables are created and expired keys purged first: those records stay in the log.
-            var previous: Domain?
-            for (target, _) in changes where target.domain != previous {
-                previous = target.domain
-                if !ready.contains(target.domain) { _ = try makeReady(target.domain, create: true) }
-            }
-            try context.suspendLogging(db)
-            suspended = true
-        }
-        defer {
-            // Triggers are a setting of the connection, not of the transaction: always back on.
-            if suspended { try? context.resumeLogging(db, op: op ?? "set", skipping: 0) }
-        }
-        var lastDomain: Domain?
-        for (index, (target, change)) in changes.enumerated() {
-            let domain = target.domain
-            let domainChanged = domain != lastDomain
-            let bulkSet: (json: String, expiresAt: Int64?)? =
-                if !wantEvents, case .set(let json, let expiresAt) = change { (json, expiresAt) } else { nil }
-            // Queued bulk rows are written before anything else happens (another domain,
-            // another op in the log's write context, a row read); a writer serves one domain.
-            if domainChanged {
-                try bulk?.finish()
-                bulk = nil
-            } else if bulkSet == nil {
-                try bulk?.finish()
-            }
-            if suspended && index == unlogged {
-                try bulk?.finish()
-                try context.resumeLogging(db, op: op ?? "set", skipping: unlogged)
-                suspended = false
-                bulk = nil  // prepared without the triggers
-            }
-            if domainChanged, !ready.contains(domain), try !makeReady(domain, create: change != .remove) {
-                if requireExisting { throw PrefsError(.notFound, "\(domain.name)/\(target.key) not found") }
-                continue
-            }
-            lastDomain = domain
-            if index >= unlogged {
-                try context.setOp(db, op ?? (change == .remove ? "rm" : "set"))
-            }
-            if let bulkSet {
-                if bulk == nil { bulk = try BulkUpsert(db, table: DomainTable(domain)) }
-                try bulk?.run(key: target.key, json: bulkSet.json, now: now, expiresAt: bulkSet.expiresAt)
-                continue
-            }
-            let table = DomainTable(domain)
-            let old = try table.row(db, key: target.key, now: now)
-            switch change {
-            case .set(let json, let expiresAt):
-                try table.upsert(db, key: target.key, json: json, now: now, expiresAt: expiresAt)
-                events.append(
-                    ChangeEvent(kind: old == nil ? .insert : .update, domain: domain, key: target.key, json: json, oldJSON: old?.json))
-            case .remove:
-                guard let old else {
-                    if requireExisting { throw PrefsError(.notFound, "\(domain.name)/\(target.key) not found") }
-                    continue
-                }
-                _ = try table.delete(db, key: target.key)
-                events.append(ChangeEvent(kind: .delete, domain: domain, key: target.key, json: nil, oldJSON: old.json))
-            case .increment(let delta, _):
-                // Apply the delta to the committed value. When another process has stored
-                // a non-integer meanwhile (or the sum overflows), skip it and report it:
-                // never overwrite that process's value with a stale one.
-                let base: Int64
-                do {
-                    base = try integer(old.map { try $0.value() }, domain: domain, key: target.key)
-                } catch let error as PrefsError {
-                    rejected.append("increment of \(domain.name)/\(target.key) skipped: \(error.message)")
-                    continue
-                }
-                let (sum, overflow) = base.addingReportingOverflow(delta)
-                if overflow {
-                    rejected.append("increment of \(domain.name)/\(target.key) skipped: \(base) + \(delta) overflows a 64-bit integer")
-                    continue
-                }
-                let json = String(sum)
-                if let problem = check?(domain, target.key, .number(json)) {
-                    rejected.append("increment of \(domain.name)/\(target.key) skipped: \(problem.message)")
-                    continue
-                }
-                try table.upsert(db, key: target.key, json: json, now: now, expiresAt: old?.expiresAt)
-                events.append(
-                    ChangeEvent(kind: old == nil ? .insert : .update, domain: domain, key: target.key, json: json, oldJSON: old?.json))
-            }
-        }
-        try bulk?.finish()
-        return (events, rejected)
     }
 
     /// Removes a custom domain: every key (each logged as `rm`, and recorded for sync when
@@ -493,36 +329,30 @@ extension KeyValueStack {
         guard try database.reader() != nil, try domains().contains(domain) else {
             throw PrefsError(.notFound, "domain \(domain.name) does not exist")
         }
-        let events: [ChangeEvent]
-        do {
-            events = try database.writer().write { db in
-                try database.context.begin(db, op: "rm")
-                // The keys as the transaction sees them: another process's keys go too.
-                let table = DomainTable(domain)
-                let all = try db.tableExists("kv_" + domain.name) ? try String.fetchAll(db, sql: "SELECT key FROM \(table.table)") : []
-                let events = try Self.apply(
-                    all.map { (PendingKey(domain: domain, key: $0), PendingChange.remove) }, in: db, context: database.context, op: "rm",
-                    requireExisting: false)
-                // Sync capture reads the domain's table: record before the table goes.
-                try database.context.finish(db)
-                if database === main {
-                    // A refresh would otherwise answer 304 Not Modified and leave it empty.
-                    try db.execute(
-                        sql: isBuiltIn
-                            ? "UPDATE refresh_sources SET etag = NULL, last_modified = NULL, last_success_at = NULL, copy_at = NULL WHERE domain = ?"
-                            : "DELETE FROM refresh_sources WHERE domain = ?",
-                        arguments: [domain.name])
-                }
-                if !isBuiltIn {
-                    try db.execute(sql: "DROP TABLE IF EXISTS \(table.table)")
-                    try db.execute(sql: "DELETE FROM domains WHERE name = ?", arguments: [domain.name])
-                }
-                return events
+        let events = try WriteTransaction.run(on: database, op: .rm) { transaction in
+            let db = transaction.db
+            // The keys as the transaction sees them: another process's keys go too.
+            let table = DomainTable(domain)
+            let all = try db.tableExists("kv_" + domain.name) ? try String.fetchAll(db, sql: "SELECT key FROM \(table.table)") : []
+            let events = try ChangeApplier(transaction).apply(
+                all.map { (PendingKey(domain: domain, key: $0), PendingChange.remove) }, op: .rm,
+                requireExisting: false
+            ).events
+            // Sync capture reads the domain's table: record before the table goes.
+            try transaction.captureSync()
+            if database === main {
+                // A refresh would otherwise answer 304 Not Modified and leave it empty.
+                try db.execute(
+                    sql: isBuiltIn
+                        ? "UPDATE refresh_sources SET etag = NULL, last_modified = NULL, last_success_at = NULL, copy_at = NULL WHERE domain = ?"
+                        : "DELETE FROM refresh_sources WHERE domain = ?",
+                    arguments: [domain.name])
             }
-        } catch let error as PrefsError {
-            throw error
-        } catch {
-            throw PrefsError.database(error, path: database.displayPath, writing: true)
+            if !isBuiltIn {
+                try db.execute(sql: "DROP TABLE IF EXISTS \(table.table)")
+                try db.execute(sql: "DELETE FROM domains WHERE name = ?", arguments: [domain.name])
+            }
+            return events
         }
         observers.deliver(events)
         return events.count

@@ -157,7 +157,7 @@ public final class KeyValueStack: Sendable {
         self.validatesWrites = options.validatesWrites
         // Increments are checked again when they are written: the stored value they add to
         // may have changed since they were queued. The schema is the one this stack read.
-        var check: IncrementCheck?
+        var check: ChangeApplier.IncrementCheck?
         if options.validatesWrites {
             check = { (domain: Domain, key: String, value: JSONValue) -> PrefsError? in
                 do {
@@ -209,16 +209,10 @@ public final class KeyValueStack: Sendable {
 
     /// The committed entry for a key, ignoring the queue.
     func storedEntry(in domain: Domain, forKey key: String) throws -> Entry? {
-        let database = database(for: domain)
-        guard let reader = try database.reader() else { return nil }
-        do {
-            return try reader.read { db in
-                guard try Self.tableMayExist(db, domain) else { return nil }
-                return try DomainTable(domain).row(db, key: key, now: Clock.nowMilliseconds())
-            }
-        } catch {
-            throw PrefsError.database(error, path: database.displayPath, writing: false)
-        }
+        try database(for: domain).read { db in
+            guard try Self.tableMayExist(db, domain) else { return nil }
+            return try DomainTable(domain).row(db, key: key, now: WallClock.nowMilliseconds())
+        } ?? nil
     }
 
     /// The entry (value and metadata) under `key`, or nil. A queued write shows with a
@@ -230,13 +224,13 @@ public final class KeyValueStack: Sendable {
     /// - Throws: ``PrefsError``: `usage` for a bad key, `storeUnreadable` when the store
     ///   cannot be read.
     public func entry(in domain: Domain, forKey key: String) throws -> Entry? {
-        try Key.validate(key)
+        try KeyName.validate(key)
         // The overlay first: a flush that commits after this look-up is seen by the read of
         // the store below; the other order could miss a write between the two.
         let overlay = queue.overlay(PendingKey(domain: domain, key: key))
         let stored = try storedEntry(in: domain, forKey: key)
         if let change = overlay {
-            let now = Clock.nowMilliseconds()
+            let now = WallClock.nowMilliseconds()
             guard let json = change.visibleJSON(at: now) else { return nil }
             return Entry(
                 domain: domain, key: key, json: json, version: max((stored?.version ?? 0) + 1, now), updatedAt: now,
@@ -265,9 +259,9 @@ public final class KeyValueStack: Sendable {
     /// - Throws: ``PrefsError``: `usage` for a bad key, `storeUnreadable` when the store
     ///   cannot be read.
     public func storedValue(in domain: Domain, forKey key: String) throws -> JSONValue? {
-        try Key.validate(key)
+        try KeyName.validate(key)
         if let change = queue.overlay(PendingKey(domain: domain, key: key)) {
-            return try change.visibleJSON(at: Clock.nowMilliseconds()).map { try JSONValue(parsing: $0) }
+            return try change.visibleJSON(at: WallClock.nowMilliseconds()).map { try JSONValue(parsing: $0) }
         }
         return try storedEntry(in: domain, forKey: key)?.value()
     }
@@ -279,13 +273,7 @@ public final class KeyValueStack: Sendable {
     public func domains() throws -> [Domain] {
         var result = Set(Domain.builtInPersistent + [.memory])
         result.formUnion(queue.overlay(domain: nil).keys.map(\.domain))
-        if let reader = try main.reader() {
-            do {
-                result.formUnion(try reader.read { try DomainTable.all($0) })
-            } catch {
-                throw PrefsError.database(error, path: main.displayPath, writing: false)
-            }
-        }
+        result.formUnion(try main.read(DomainTable.all) ?? [])
         return result.sorted()
     }
 
@@ -302,7 +290,7 @@ public final class KeyValueStack: Sendable {
     public func forEachEntry(in domain: Domain? = nil, prefix: String? = nil, _ body: (Entry) throws -> Void) throws {
         let domains = try domain.map { [$0] } ?? self.domains()
         let all = domain == nil
-        let now = Clock.nowMilliseconds()
+        let now = WallClock.nowMilliseconds()
         for domain in domains {
             var overlay = queue.overlay(domain: domain)
                 .filter { prefix == nil || $0.key.key.utf8.starts(with: prefix!.utf8) }
@@ -348,7 +336,7 @@ public final class KeyValueStack: Sendable {
                         }
                     }
                 } catch let error as DatabaseError {
-                    throw PrefsError.database(error, path: database.displayPath, writing: false)
+                    throw database.failure(error, writing: false)
                 }
             }
             try emitOverlay(before: nil)

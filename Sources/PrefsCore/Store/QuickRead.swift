@@ -38,7 +38,7 @@ public enum QuickRead {
                 statement, 1, bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, Int32(bytes.count),
                 sqliteTransient)
         }
-        guard bound == SQLITE_OK, sqlite3_bind_int64(statement, 2, Clock.nowMilliseconds()) == SQLITE_OK else { return nil }
+        guard bound == SQLITE_OK, sqlite3_bind_int64(statement, 2, WallClock.nowMilliseconds()) == SQLITE_OK else { return nil }
         guard sqlite3_step(statement) == SQLITE_ROW,
             sqlite3_column_int64(statement, 1) == Int64(StoreDatabase.mainApplicationID),
             sqlite3_column_int64(statement, 2) == Int64(StoreDatabase.schemaVersion),

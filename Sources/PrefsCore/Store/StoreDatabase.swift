@@ -1,4 +1,3 @@
-import CPrefsSQLite
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -27,101 +26,13 @@ final class StoreDatabase: Sendable {
     /// The schema version this build writes; also kept in `PRAGMA user_version`.
     static let schemaVersion = 3
 
-    /// What the change-log triggers record about the write in progress: the op and actor
-    /// kept in the one-row `write_context` table, which the triggers read. Updating it
-    /// inside the writing transaction keeps it private to that transaction.
-    ///
-    /// While the store has a remote (`sync_config`), ``finish(_:)`` also turns the
-    /// transaction's change-log records of synced domains into pending sync operations, in
-    /// the same transaction (see ``SyncRecorder``).
-    final class WriteContext: Sendable {
-        /// The op written to `write_context` in the current transaction (nil: not yet).
-        private let current = Mutex<String?>(nil)
-        /// Set by ``begin(_:op:)`` when the store syncs: where the transaction's log starts.
-        private let recorder = Mutex<SyncRecorder?>(nil)
-        let actor: String
-        /// Whether this database records sync operations (the store file, not the memory tier).
-        let recordsSync: Bool
-
-        init(actor: String, recordsSync: Bool = false) {
-            self.actor = actor
-            self.recordsSync = recordsSync
-        }
-
-        /// Call at the start of a write transaction.
-        func begin(_ db: Database, op: String) throws {
-            try db.execute(sql: "UPDATE write_context SET op = ?, actor = ?", arguments: [op, actor])
-            current.withLock { $0 = op }
-            let started = recordsSync ? try SyncRecorder.start(db) : nil
-            recorder.withLock { $0 = started }
-        }
-
-        /// Names the op of the statements that follow (a no-op when it is unchanged).
-        func setOp(_ db: Database, _ op: String) throws {
-            guard current.withLock({ $0 != op }) else { return }
-            try db.execute(sql: "UPDATE write_context SET op = ?", arguments: [op])
-            current.withLock { $0 = op }
-        }
-
-        /// Whether this transaction turns its change-log records into pending sync operations
-        /// (the store has a remote): then every record must be written.
-        var recordsSyncNow: Bool { recorder.withLock { $0 != nil } }
-
-        /// SQL for how many records the log keeps (`prefs log --retain`, default 10,000).
-        private static let retentionSQL = "COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'log_retain'), 10000)"
-
-        /// How many records the log keeps.
-        func retention(_ db: Database) throws -> Int {
-            try Int.fetchOne(db, sql: "SELECT \(Self.retentionSQL)") ?? 10000
-        }
-
-        /// Stops the change-log triggers of statements prepared from now on, for the head of
-        /// a transaction whose records retention would delete at commit anyway. Call
-        /// ``resumeLogging(_:op:skipping:)`` before the transaction ends, whatever happens.
-        func suspendLogging(_ db: Database) throws {
-            guard let connection = db.sqliteConnection, prefs_sqlite_enable_triggers(connection, 0) == SQLITE_OK else {
-                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "cannot suspend the change log")
-            }
-        }
-
-        /// Logs again after ``suspendLogging(_:)``, numbering the next record as if the
-        /// `skipped` records had been written: a placeholder takes the last skipped number,
-        /// and retention removes it at commit with the records it stands for, so the log ends
-        /// exactly as if every record had been written and pruned, and a watcher sees the gap.
-        func resumeLogging(_ db: Database, op: String, skipping skipped: Int) throws {
-            guard let connection = db.sqliteConnection, prefs_sqlite_enable_triggers(connection, 1) == SQLITE_OK else {
-                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "cannot resume the change log")
-            }
-            try setOp(db, op)
-            guard skipped > 0 else { return }
-            try db.execute(
-                sql: """
-                    INSERT INTO changelog (seq, at, domain, key, op, old, new, actor)
-                    VALUES ((SELECT IFNULL(max(seq), 0) FROM changelog) + ?, ?, '', '', 'skipped', NULL, NULL, ?)
-                    """,
-                arguments: [skipped, Clock.nowMilliseconds(), actor])
-        }
-
-        /// Call before a write transaction commits: records pending sync operations (when
-        /// the store syncs), then applies the log's retention.
-        func finish(_ db: Database) throws {
-            if let started = recorder.withLock({ value in
-                defer { value = nil }
-                return value
-            }) {
-                try started.record(db)
-            }
-            try db.execute(
-                sql: """
-                    DELETE FROM changelog WHERE seq <= (SELECT max(seq) FROM changelog) - \(Self.retentionSQL)
-                    """)
-        }
-    }
-
     let location: Location
     let kind: Kind
     let busyTimeout: TimeInterval
-    let context: WriteContext
+    /// The change log's view of this database: the actor its records name.
+    let changeLog: ChangeLog
+    /// Whether this database records sync operations (the store file, not the memory tier).
+    let recordsSync: Bool
     private let queue = Mutex<(queue: DatabaseQueue, readonly: Bool)?>(nil)
 
     /// For a shared memory tier: the store file it belongs to (recorded in its meta table,
@@ -133,7 +44,8 @@ final class StoreDatabase: Sendable {
         self.kind = kind
         // GRDB converts the timeout to milliseconds in an Int32: keep it in range.
         self.busyTimeout = busyTimeout.isNaN ? 5 : min(max(busyTimeout, 0), KeyValueStack.Options.maximumBusyTimeout)
-        self.context = WriteContext(actor: actor, recordsSync: kind == .main)
+        self.changeLog = ChangeLog(actor: actor)
+        self.recordsSync = kind == .main
         self.ownerPath = ownerPath
     }
 
@@ -149,7 +61,7 @@ final class StoreDatabase: Sendable {
         kind == .main ? Domain.builtInPersistent : [.memory]
     }
 
-    private var applicationID: Int32 {
+    var applicationID: Int32 {
         kind == .main ? Self.mainApplicationID : Self.memoryApplicationID
     }
 
@@ -237,7 +149,7 @@ final class StoreDatabase: Sendable {
                     let openPath = !writable && Self.needsImmutableOpen(path) ? Self.immutableURI(path) : path
                     opened = try DatabaseQueue(path: openPath, configuration: configuration(readonly: !writable))
                 } catch {
-                    throw PrefsError.database(error, path: path, writing: create)
+                    throw failure(error, writing: create)
                 }
                 guard try prepare(opened, path: path, writable: writable, create: create) else { return nil }
                 // SQLite creates `-wal` and `-shm` without O_EXCL: check what it opened.
@@ -246,78 +158,6 @@ final class StoreDatabase: Sendable {
             current = (opened, readonly)
             return opened
         }
-    }
-
-    /// Refuses a store file, `-wal` or `-shm` that another user could have prepared or can
-    /// change: each that exists must belong to this user (or to root) and must not be
-    /// writable by group or others, as ssh treats its key files. Only `stat`s: opening and
-    /// closing a descriptor of the store would cancel SQLite's locks in this process.
-    ///
-    /// - Throws: ``PrefsError`` of kind `storeUnreadable` naming the file, its owner and mode.
-    static func checkOwnership(_ path: String) throws {
-        let user = getuid()
-        for file in [path, path + "-wal", path + "-shm"] {
-            var info = stat()
-            // -wal and -shm are never links: one planted as a symbolic or hard link to a file
-            // of the victim would have SQLite write into that file.
-            let companion = file != path
-            guard (companion ? lstat(file, &info) : stat(file, &info)) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { continue }
-            if companion && ((info.st_mode & S_IFMT) != S_IFREG || info.st_nlink > 1) {
-                throw PrefsError(
-                    .storeUnreadable,
-                    "refusing \(file): it is a link or not a regular file (owned by uid \(info.st_uid)); remove it once no prefs process runs"
-                )
-            }
-            let foreignOwner = info.st_uid != user && info.st_uid != 0
-            if file == path && info.st_nlink > 1 {
-                // SQLite names the WAL after the path: two names of one file get two WALs.
-                throw PrefsError(
-                    .storeUnreadable,
-                    "refusing \(file): it has \(info.st_nlink) hard links, and SQLite would keep a separate -wal for each name (use one name, or a symbolic link)"
-                )
-            }
-            if foreignOwner || ((info.st_mode & 0o022) != 0 && !Self.isOnReadOnlyMount(file)) {
-                let mode = String(info.st_mode & 0o7777, radix: 8)
-                throw PrefsError(
-                    .storeUnreadable,
-                    "refusing \(file): owned by uid \(info.st_uid) with mode 0\(mode); a store and its -wal and -shm files must belong to you and not be writable by group or others (check who made it, then chmod go-w or remove it)"
-                )
-            }
-        }
-    }
-
-    /// Whether `path` is on a file system mounted read-only (mode bits there, e.g. vfat's
-    /// `umask=000`, give nobody write access).
-    static func isOnReadOnlyMount(_ path: String) -> Bool {
-        var info = statvfs()
-        return statvfs(path, &info) == 0 && (info.f_flag & UInt(ST_RDONLY)) != 0
-    }
-
-    /// Whether a read-only store must be opened as immutable: SQLite reads a WAL-mode file
-    /// only with its `-shm` file, which it cannot create on read-only media or in a directory
-    /// it may not write. Without a `-wal` holding changes the file is the whole store.
-    static func needsImmutableOpen(_ path: String) -> Bool {
-        let directory = (path as NSString).deletingLastPathComponent
-        guard access(directory.isEmpty ? "." : directory, W_OK) != 0 else { return false }
-        var info = stat()
-        if stat(path + "-shm", &info) == 0 { return false }
-        if stat(path + "-wal", &info) == 0 && info.st_size > 0 { return false }
-        return true
-    }
-
-    /// A `file:` URI for `path` with `immutable=1` (the system SQLite is built with
-    /// SQLITE_USE_URI).
-    static func immutableURI(_ path: String) -> String {
-        var escaped = ""
-        for character in path {
-            switch character {
-            case "%": escaped += "%25"
-            case "?": escaped += "%3f"
-            case "#": escaped += "%23"
-            default: escaped.append(character)
-            }
-        }
-        return "file:\(escaped)?immutable=1"
     }
 
     private enum SchemaState {
@@ -343,7 +183,7 @@ final class StoreDatabase: Sendable {
         } catch let error as DatabaseError where Self.isBusy(error) {
             throw error  // ``prepare(_:path:writable:create:)`` tries again
         } catch {
-            throw PrefsError.database(error, path: path, writing: false)
+            throw failure(error, writing: false)
         }
         if header.fresh { return .fresh }
         guard header.appID == applicationID else {
@@ -376,7 +216,7 @@ final class StoreDatabase: Sendable {
             do {
                 return try prepareOnce(db, path: path, writable: writable, create: create)
             } catch let error as DatabaseError where Self.isBusy(error) {
-                guard Date() < deadline else { throw PrefsError.database(error, path: path, writing: create) }
+                guard Date() < deadline else { throw failure(error, writing: create) }
                 usleep(pause + useconds_t.random(in: 0...pause))
                 pause = min(pause * 2, 50_000)
             }
@@ -418,8 +258,7 @@ final class StoreDatabase: Sendable {
                         try migrate(db)
                     }
                     if let ownerPath, version == 0 {
-                        try db.execute(
-                            sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('store_path', ?)", arguments: [ownerPath])
+                        try StoreMeta.set(db, .storePath, ownerPath)
                     }
                     return .commit
                 }
@@ -429,204 +268,9 @@ final class StoreDatabase: Sendable {
         } catch let error as DatabaseError where Self.isBusy(error) {
             throw error
         } catch {
-            throw PrefsError.database(error, path: path, writing: true)
+            throw failure(error, writing: true)
         }
         // Another process may have made a store of another kind or a newer version meanwhile.
         return try inspect(db, path: path) == .current
-    }
-
-    /// The migrations in order, each with the `user_version` it leaves; each sets it.
-    /// Released migrations are never edited.
-    private var migrations: [(version: Int, migrate: @Sendable (Database) throws -> Void)] {
-        let kind = self.kind
-        let initialDomains = self.initialDomains
-        let applicationID = self.applicationID
-        let v1: @Sendable (Database) throws -> Void = { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
-                    CREATE TABLE domains (name TEXT PRIMARY KEY NOT NULL, created_at INTEGER NOT NULL) WITHOUT ROWID;
-                    """)
-            try db.execute(
-                sql: "INSERT INTO meta (key, value) VALUES ('schema_version', ?), ('store_id', ?), ('kind', ?)",
-                arguments: ["1", UUID().uuidString.lowercased(), kind == .main ? "store" : "memory"])
-            for domain in initialDomains {
-                // Frozen copy of the v1 table layout (DomainTable.create adds later parts).
-                try db.execute(
-                    sql: """
-                        CREATE TABLE IF NOT EXISTS \(DomainTable(domain).table) (
-                            key TEXT PRIMARY KEY NOT NULL,
-                            value TEXT NOT NULL,
-                            version INTEGER NOT NULL,
-                            updated_at INTEGER NOT NULL,
-                            expires_at INTEGER
-                        ) WITHOUT ROWID
-                        """)
-                try db.execute(
-                    sql: "INSERT OR IGNORE INTO domains (name, created_at) VALUES (?, ?)",
-                    arguments: [domain.name, Clock.nowMilliseconds()])
-            }
-            try db.execute(sql: "PRAGMA application_id = \(applicationID)")
-            try db.execute(sql: "PRAGMA user_version = 1")
-        }
-        let v2: @Sendable (Database) throws -> Void = { db in
-            // The change log, filled by triggers on every domain table in the writing
-            // transaction itself; `write_context` tells the triggers the op and the actor.
-            try db.execute(
-                sql: """
-                    CREATE TABLE changelog (
-                        seq INTEGER PRIMARY KEY,  -- rowid: retention keeps the newest, so it only grows
-                        at INTEGER NOT NULL,
-                        domain TEXT NOT NULL,
-                        key TEXT NOT NULL,
-                        op TEXT NOT NULL,
-                        old TEXT,
-                        new TEXT,
-                        actor TEXT NOT NULL
-                    );
-                    CREATE TABLE write_context (id INTEGER PRIMARY KEY CHECK (id = 1), op TEXT NOT NULL, actor TEXT NOT NULL);
-                    INSERT INTO write_context VALUES (1, 'set', 'unknown');
-                    CREATE TABLE refresh_sources (
-                        domain TEXT PRIMARY KEY NOT NULL,
-                        source TEXT NOT NULL,
-                        headers TEXT NOT NULL DEFAULT '[]',
-                        etag TEXT,
-                        last_modified TEXT,
-                        last_success_at INTEGER,
-                        copy_at INTEGER,
-                        last_failure_at INTEGER,
-                        last_failure TEXT
-                    ) WITHOUT ROWID;
-                    """)
-            for name in try String.fetchAll(db, sql: "SELECT name FROM domains") {
-                guard let domain = try? Domain(name) else { continue }
-                try DomainTable.createTriggers(db, domain)
-            }
-            try db.execute(sql: "UPDATE meta SET value = '2' WHERE key = 'schema_version'")
-            try db.execute(sql: "PRAGMA user_version = 2")
-        }
-        let v3: @Sendable (Database) throws -> Void = { db in
-            // Offline-first sync through PostgreSQL (PrefsSync): the remote, the clock, the
-            // operations waiting to be pushed and, per key, the (hlc, node) of the write
-            // that holds it (the last-writer-wins rule compares against it).
-            if kind == .main {
-                try db.execute(
-                    sql: """
-                        CREATE TABLE sync_config (
-                            id INTEGER PRIMARY KEY CHECK (id = 1),
-                            url TEXT NOT NULL,
-                            domains TEXT,  -- comma-separated; NULL: every persistent domain except user
-                            last_remote_seq INTEGER NOT NULL DEFAULT 0,
-                            last_success_at INTEGER,
-                            last_failure_at INTEGER,
-                            last_failure TEXT
-                        );
-                        CREATE TABLE sync_clock (id INTEGER PRIMARY KEY CHECK (id = 1), hlc INTEGER NOT NULL);
-                        INSERT INTO sync_clock VALUES (1, 0);
-                        CREATE TABLE sync_pending (
-                            seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                            op_id TEXT NOT NULL UNIQUE,
-                            domain TEXT NOT NULL,
-                            key TEXT NOT NULL,
-                            value TEXT,  -- NULL: a tombstone
-                            expires_at INTEGER,
-                            hlc INTEGER NOT NULL,
-                            node TEXT NOT NULL,
-                            actor TEXT NOT NULL
-                        );
-                        CREATE TABLE sync_keys (
-                            domain TEXT NOT NULL,
-                            key TEXT NOT NULL,
-                            hlc INTEGER NOT NULL,
-                            node TEXT NOT NULL,
-                            PRIMARY KEY (domain, key)
-                        ) WITHOUT ROWID;
-                        """)
-            }
-            try db.execute(sql: "UPDATE meta SET value = '3' WHERE key = 'schema_version'")
-            try db.execute(sql: "PRAGMA user_version = 3")
-        }
-        return [(1, v1), (2, v2), (3, v3)]
-    }
-
-    private static func createFile(at path: String, kind: Kind) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty {
-            try createDirectories(directory)
-        }
-        let fd = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        if fd < 0 {
-            if errno == EEXIST { return }
-            throw PrefsError(.cannotWrite, "cannot create store \(path): \(String(cString: strerror(errno)))")
-        }
-        fchmod(fd, 0o600)
-        Glibc.close(fd)
-    }
-
-    /// Makes sure a memory-tier directory is a real directory owned by this user and closed
-    /// to others, so no other user can read or plant values. Returns false when it does not
-    /// exist and `create` is false.
-    static func checkPrivateDirectory(_ directory: String, create: Bool) throws -> Bool {
-        var info = stat()
-        if lstat(directory, &info) != 0 {
-            guard create else { return false }
-            try createDirectories(directory)
-            guard lstat(directory, &info) == 0 else {
-                throw PrefsError(.cannotWrite, "cannot create memory directory \(directory)")
-            }
-        }
-        guard StoreLocation.isPrivateDirectory(info) else {
-            let mode = String(info.st_mode & 0o7777, radix: 8)
-            throw PrefsError(
-                create ? .cannotWrite : .storeUnreadable,
-                "refusing to use memory directory \(directory) (uid \(info.st_uid), mode 0\(mode)): it must be a directory owned by you with mode 0700; fix or remove it, or set XDG_RUNTIME_DIR to a private directory"
-            )
-        }
-        return true
-    }
-
-    /// `mkdir -p` with mode 0700 for each directory it creates, whatever the umask.
-    static func createDirectories(_ directory: String) throws {
-        var info = stat()
-        if stat(directory, &info) == 0 {
-            if (info.st_mode & S_IFMT) != S_IFDIR {
-                throw PrefsError(.cannotWrite, "cannot create store directory \(directory): not a directory")
-            }
-            return
-        }
-        let parent = (directory as NSString).deletingLastPathComponent
-        if !parent.isEmpty && parent != directory {
-            try createDirectories(parent)
-        }
-        if mkdir(directory, 0o700) != 0 {
-            if errno == EEXIST { return }
-            throw PrefsError(.cannotWrite, "cannot create store directory \(directory): \(String(cString: strerror(errno)))")
-        }
-        chmod(directory, 0o700)
-    }
-}
-
-extension PrefsError {
-    /// Maps a SQLite error to the exit-code categories.
-    static func database(_ error: any Error, path: String, writing: Bool) -> PrefsError {
-        if let error = error as? PrefsError { return error }
-        guard let dbError = error as? DatabaseError else {
-            return PrefsError(writing ? .cannotWrite : .storeUnreadable, "store \(path): \(error)")
-        }
-        let detail = dbError.message ?? "SQLite error \(dbError.resultCode.rawValue)"
-        switch dbError.resultCode {
-        case .SQLITE_BUSY, .SQLITE_LOCKED:
-            return PrefsError(.cannotWrite, "store \(path) is locked by another process; gave up waiting")
-        case .SQLITE_FULL:
-            return PrefsError(.cannotWrite, "cannot write store \(path): disk full")
-        case .SQLITE_READONLY, .SQLITE_PERM:
-            return PrefsError(.cannotWrite, "cannot write store \(path): \(detail)")
-        case .SQLITE_CORRUPT, .SQLITE_NOTADB:
-            return PrefsError(.storeUnreadable, "\(path) is corrupt or not a prefs store (\(detail))")
-        case .SQLITE_CANTOPEN, .SQLITE_IOERR:
-            return PrefsError(writing ? .cannotWrite : .storeUnreadable, "cannot \(writing ? "write" : "read") store \(path): \(detail)")
-        default:
-            return PrefsError(writing ? .cannotWrite : .storeUnreadable, "store \(path): \(detail)")
-        }
     }
 }

@@ -89,7 +89,7 @@ public struct SyncOperation: Sendable, Equatable {
     /// control character, a node id that is empty, too long or not printable.
     public var problem: String? {
         if (try? Domain(domain)) == nil { return "bad domain name" }
-        if (try? Key.validate(key)) == nil { return "bad key" }
+        if (try? KeyName.validate(key)) == nil { return "bad key" }
         if let json {
             if json.utf8.count > Self.maximumValueSize { return "value larger than \(Self.maximumValueSize / 1_048_576) MiB" }
             if (try? JSONValue(parsing: json)) == nil { return "value is not JSON" }
@@ -131,65 +131,58 @@ extension KeyValueStack {
         if domains?.contains(.memory) == true { throw PrefsError(.usage, "the memory domain is never synced") }
         try flushSynchronously()
         let remote = SyncRemote(url: url, domains: domains.map { Array(Set($0)).sorted() })
-        let database = main
-        do {
-            return try database.writer().write { db in
-                try database.context.begin(db, op: "remote")
-                let current = try String.fetchOne(db, sql: "SELECT url FROM sync_config WHERE id = 1")
-                if current == url.description {
-                    // The same remote again (for example with other domains): keep what this
-                    // store knows of it — pending operations (deletes too), per-key winners and
-                    // the pulled sequence — so nothing deleted elsewhere comes back.
-                    try db.execute(
-                        sql: "UPDATE sync_config SET domains = ? WHERE id = 1",
-                        arguments: [remote.domains?.map(\.name).joined(separator: ",")])
-                    // Operations of domains no longer synced are not pushed.
-                    for name in try String.fetchAll(db, sql: "SELECT DISTINCT domain FROM sync_pending") {
-                        let synced = (try? Domain(name)).map { remote.syncs($0) } ?? false
-                        if !synced { try db.execute(sql: "DELETE FROM sync_pending WHERE domain = ?", arguments: [name]) }
-                    }
-                } else {
-                    try db.execute(sql: "DELETE FROM sync_pending")
-                    try db.execute(sql: "DELETE FROM sync_keys")
-                    try db.execute(sql: "DELETE FROM meta WHERE key = 'sync_skipped'")
-                    try db.execute(
-                        sql: """
-                            INSERT OR REPLACE INTO sync_config (id, url, domains, last_remote_seq) VALUES (1, ?, ?, 0)
-                            """,
-                        arguments: [url.description, remote.domains?.map(\.name).joined(separator: ",")])
+        return try WriteTransaction.run(on: main, op: .remote) { transaction in
+            let db = transaction.db
+            let current = try String.fetchOne(db, sql: "SELECT url FROM sync_config WHERE id = 1")
+            if current == url.description {
+                // The same remote again (for example with other domains): keep what this
+                // store knows of it — pending operations (deletes too), per-key winners and
+                // the pulled sequence — so nothing deleted elsewhere comes back.
+                try db.execute(
+                    sql: "UPDATE sync_config SET domains = ? WHERE id = 1",
+                    arguments: [remote.domains?.map(\.name).joined(separator: ",")])
+                // Operations of domains no longer synced are not pushed.
+                for name in try String.fetchAll(db, sql: "SELECT DISTINCT domain FROM sync_pending") {
+                    let synced = (try? Domain(name)).map { remote.syncs($0) } ?? false
+                    if !synced { try db.execute(sql: "DELETE FROM sync_pending WHERE domain = ?", arguments: [name]) }
                 }
-                let node = try SyncLedger.node(db)
-                let now = Clock.nowMilliseconds()
-                let queuedAfter = try Int64.fetchOne(db, sql: "SELECT COALESCE(max(seq), 0) FROM sync_pending") ?? 0
-                // Keys this store has no sync state for are queued, stamped with their last write.
-                for domain in try DomainTable.all(db) where remote.syncs(domain) {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO sync_pending (op_id, domain, key, value, expires_at, hlc, node, actor)
-                            SELECT \(SyncRecorder.uuidSQL), ?1, t.key, t.value, t.expires_at, t.updated_at << 16, ?2, ?3
-                            FROM \(DomainTable(domain).table) t
-                            WHERE (t.expires_at IS NULL OR t.expires_at > ?4)
-                                AND NOT EXISTS (SELECT 1 FROM sync_keys k WHERE k.domain = ?1 AND k.key = t.key)
-                            ORDER BY t.key
-                            """,
-                        arguments: [domain.name, node, database.context.actor, now])
-                }
+            } else {
+                try db.execute(sql: "DELETE FROM sync_pending")
+                try db.execute(sql: "DELETE FROM sync_keys")
+                try StoreMeta.remove(db, .syncSkipped)
                 try db.execute(
                     sql: """
-                        INSERT INTO sync_keys (domain, key, hlc, node) SELECT domain, key, hlc, node FROM sync_pending WHERE seq > ?
-                        ON CONFLICT (domain, key) DO UPDATE SET hlc = excluded.hlc, node = excluded.node
+                        INSERT OR REPLACE INTO sync_config (id, url, domains, last_remote_seq) VALUES (1, ?, ?, 0)
                         """,
-                    arguments: [queuedAfter])
-                // Later local writes must be stamped after these.
-                if let newest = try Int64.fetchOne(db, sql: "SELECT max(hlc) FROM sync_pending WHERE seq > ?", arguments: [queuedAfter]) {
-                    try SyncLedger.observe(db, hlc: newest)
-                }
-                let queued = try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_pending WHERE seq > ?", arguments: [queuedAfter]) ?? 0
-                try database.context.finish(db)
-                return queued
+                    arguments: [url.description, remote.domains?.map(\.name).joined(separator: ",")])
             }
-        } catch {
-            throw PrefsError.database(error, path: database.displayPath, writing: true)
+            let node = try SyncLedger.node(db)
+            let now = WallClock.nowMilliseconds()
+            let queuedAfter = try Int64.fetchOne(db, sql: "SELECT COALESCE(max(seq), 0) FROM sync_pending") ?? 0
+            // Keys this store has no sync state for are queued, stamped with their last write.
+            for domain in try DomainTable.all(db) where remote.syncs(domain) {
+                try db.execute(
+                    sql: """
+                        INSERT INTO sync_pending (op_id, domain, key, value, expires_at, hlc, node, actor)
+                        SELECT \(SyncRecorder.uuidSQL), ?1, t.key, t.value, t.expires_at, t.updated_at << 16, ?2, ?3
+                        FROM \(DomainTable(domain).table) t
+                        WHERE (t.expires_at IS NULL OR t.expires_at > ?4)
+                            AND NOT EXISTS (SELECT 1 FROM sync_keys k WHERE k.domain = ?1 AND k.key = t.key)
+                        ORDER BY t.key
+                        """,
+                    arguments: [domain.name, node, transaction.actor, now])
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO sync_keys (domain, key, hlc, node) SELECT domain, key, hlc, node FROM sync_pending WHERE seq > ?
+                    ON CONFLICT (domain, key) DO UPDATE SET hlc = excluded.hlc, node = excluded.node
+                    """,
+                arguments: [queuedAfter])
+            // Later local writes must be stamped after these.
+            if let newest = try Int64.fetchOne(db, sql: "SELECT max(hlc) FROM sync_pending WHERE seq > ?", arguments: [queuedAfter]) {
+                try SyncLedger.observe(db, hlc: newest)
+            }
+            return try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_pending WHERE seq > ?", arguments: [queuedAfter]) ?? 0
         }
     }
 
@@ -206,18 +199,9 @@ extension KeyValueStack {
     /// - Throws: ``PrefsError`` of kind `cannotWrite`.
     public func unsetRemote() throws {
         guard try main.reader() != nil else { return }
-        let database = main
-        do {
-            try database.writer().write { db in
-                try database.context.begin(db, op: "remote")
-                try db.execute(
-                    sql:
-                        "DELETE FROM sync_config; DELETE FROM sync_pending; DELETE FROM sync_keys; DELETE FROM meta WHERE key = 'sync_skipped'"
-                )
-                try database.context.finish(db)
-            }
-        } catch {
-            throw PrefsError.database(error, path: database.displayPath, writing: true)
+        try WriteTransaction.run(on: main, op: .remote) { transaction in
+            try transaction.db.execute(sql: "DELETE FROM sync_config; DELETE FROM sync_pending; DELETE FROM sync_keys")
+            try StoreMeta.remove(transaction.db, .syncSkipped)
         }
     }
 
@@ -230,28 +214,23 @@ extension KeyValueStack {
     /// - Throws: ``PrefsError`` of kind `storeUnreadable`.
     public func syncStatus() throws -> SyncStatus {
         var status = SyncStatus(remote: nil, node: nil, pending: 0, lastRemoteSeq: 0)
-        guard let reader = try main.reader() else { return status }
-        do {
-            try reader.read { db in
-                status.node = try SyncLedger.node(db)
-                status.pending = try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_pending") ?? 0
-                status.skipped = try Int.fetchOne(db, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'sync_skipped'") ?? 0
-                guard
-                    let row = try Row.fetchOne(
-                        db,
-                        sql: "SELECT url, domains, last_remote_seq, last_success_at, last_failure_at, last_failure FROM sync_config")
-                else { return }
-                let domains: String? = row[1]
-                status.remote = SyncRemote(
-                    url: try RemoteURL(parsing: row[0]),
-                    domains: domains.map { $0.split(separator: ",").compactMap { try? Domain(String($0)) } })
-                status.lastRemoteSeq = row[2]
-                status.lastSuccessAt = row[3]
-                status.lastFailureAt = row[4]
-                status.lastFailure = row[5]
-            }
-        } catch {
-            throw PrefsError.database(error, path: main.displayPath, writing: false)
+        _ = try main.read { db in
+            status.node = try SyncLedger.node(db)
+            status.pending = try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_pending") ?? 0
+            status.skipped = try StoreMeta.integer(db, .syncSkipped) ?? 0
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: "SELECT url, domains, last_remote_seq, last_success_at, last_failure_at, last_failure FROM sync_config")
+            else { return }
+            let domains: String? = row[1]
+            status.remote = SyncRemote(
+                url: try RemoteURL(parsing: row[0]),
+                domains: domains.map { $0.split(separator: ",").compactMap { try? Domain(String($0)) } })
+            status.lastRemoteSeq = row[2]
+            status.lastSuccessAt = row[3]
+            status.lastFailureAt = row[4]
+            status.lastFailure = row[5]
         }
         return status
     }
@@ -260,25 +239,20 @@ extension KeyValueStack {
     ///
     /// - Throws: ``PrefsError`` of kind `storeUnreadable`.
     public func pendingSyncOperations(in domains: Set<Domain>? = nil) throws -> [SyncOperation] {
-        guard let reader = try main.reader() else { return [] }
-        do {
-            return try reader.read { db in
-                var operations: [SyncOperation] = []
-                let rows = try Row.fetchCursor(
-                    db, sql: "SELECT seq, op_id, domain, key, value, expires_at, hlc, node, actor FROM sync_pending ORDER BY seq")
-                while let row = try rows.next() {
-                    let domain: String = row[2]
-                    if let domains, !domains.contains(where: { $0.name == domain }) { continue }
-                    operations.append(
-                        SyncOperation(
-                            id: row[1], domain: domain, key: row[3], json: row[4], expiresAt: row[5], hlc: row[6], node: row[7],
-                            actor: row[8], localSeq: row[0]))
-                }
-                return operations
+        try main.read { db in
+            var operations: [SyncOperation] = []
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT seq, op_id, domain, key, value, expires_at, hlc, node, actor FROM sync_pending ORDER BY seq")
+            while let row = try rows.next() {
+                let domain: String = row[2]
+                if let domains, !domains.contains(where: { $0.name == domain }) { continue }
+                operations.append(
+                    SyncOperation(
+                        id: row[1], domain: domain, key: row[3], json: row[4], expiresAt: row[5], hlc: row[6], node: row[7],
+                        actor: row[8], localSeq: row[0]))
             }
-        } catch {
-            throw PrefsError.database(error, path: main.displayPath, writing: false)
-        }
+            return operations
+        } ?? []
     }
 
     /// Applies operations pulled from the remote in one transaction, logged as `sync` with
@@ -312,131 +286,20 @@ extension KeyValueStack {
     public func applyRemoteOperationsCounting(
         _ operations: [SyncOperation], through remoteSeq: Int64?, in domains: Set<Domain>? = nil
     ) throws -> (applied: Int, skipped: Int) {
-        let database = main
-        do {
-            return try database.writer().write { db in
-                try database.context.begin(db, op: "sync")
-                guard let stored = try Row.fetchOne(db, sql: "SELECT domains FROM sync_config") else {
-                    throw PrefsError(.usage, "no remote set (prefs remote set postgres://USER@HOST:PORT/DB)")
-                }
-                let synced = SyncDomains(stored: stored[0])
-                let lookup = try db.cachedStatement(sql: "SELECT hlc, node FROM sync_keys WHERE domain = ? AND key = ?")
-                let mark = try db.cachedStatement(
-                    sql: """
-                        INSERT INTO sync_keys (domain, key, hlc, node) VALUES (?, ?, ?, ?)
-                        ON CONFLICT (domain, key) DO UPDATE SET hlc = excluded.hlc, node = excluded.node
-                        """)
-                let setActor = try db.cachedStatement(sql: "UPDATE write_context SET actor = ?")
-                var actor = database.context.actor
-                var ready = Set<Domain>()
-                var applied = 0
-                var seen: Int64 = 0
-                let now = Clock.nowMilliseconds()
-                // What a local write would refuse never takes part, not even in choosing a winner.
-                var valid = [Bool](repeating: true, count: operations.count)
-                var skipped = 0
-                var domainCount = try DomainTable.all(db).count
-                var known = Set<String>()
-                for (index, operation) in operations.enumerated() {
-                    guard synced.contains(operation.domain) else { continue }
-                    if operation.problem != nil {
-                        valid[index] = false
-                        skipped += 1
-                        continue
-                    }
-                    // A flag document whose rules would not compile (a $ref bomb) is refused as
-                    // `flag import` refuses it.
-                    if operation.domain == Domain.switch.name, let text = operation.json, let value = try? JSONValue(parsing: text),
-                        !FlagDocument.accepts(value, forKey: operation.key)
-                    {
-                        valid[index] = false
-                        skipped += 1
-                        continue
-                    }
-                    // A peer cannot create domains without end.
-                    if operation.json != nil, !known.contains(operation.domain), let domain = try? Domain(operation.domain),
-                        domain.isPersistent
-                    {
-                        if try !Self.tableMayExist(db, domain) {
-                            if domainCount >= SyncOperation.maximumDomains {
-                                valid[index] = false
-                                skipped += 1
-                                continue
-                            }
-                            domainCount += 1
-                        }
-                        known.insert(operation.domain)
-                    }
-                }
-                // Only the winner among a batch's operations on one key can change it.
-                var best: [String: Int] = [:]
-                for (index, operation) in operations.enumerated() where valid[index] {
-                    seen = max(seen, operation.hlc)
-                    let id = operation.domain + "\u{0}" + operation.key
-                    if let current = best[id], !operation.wins(over: operations[current].hlc, node: operations[current].node) { continue }
-                    best[id] = index
-                }
-                for (index, operation) in operations.enumerated() where valid[index] {
-                    guard best[operation.domain + "\u{0}" + operation.key] == index else { continue }
-                    guard synced.contains(operation.domain), let domain = try? Domain(operation.domain), domain.isPersistent,
-                        domains?.contains(domain) ?? true, (try? Key.validate(operation.key)) != nil
-                    else { continue }
-                    // Stored as a local write stores it: compact JSON text.
-                    var json = operation.json
-                    if let text = json, let value = try? JSONValue(parsing: text) {
-                        json = value.compactText
-                    } else if json != nil {
-                        continue
-                    }
-                    if let row = try Row.fetchOne(lookup, arguments: [operation.domain, operation.key]),
-                        !operation.wins(over: row[0], node: row[1])
-                    {
-                        continue
-                    }
-                    if operation.actor != actor {
-                        try setActor.execute(arguments: [operation.actor])
-                        actor = operation.actor
-                    }
-                    let table = DomainTable(domain)
-                    if !ready.contains(domain) {
-                        if try !Self.tableMayExist(db, domain) {
-                            if operation.json != nil { try DomainTable.create(db, domain) }
-                        }
-                        ready.insert(domain)
-                    }
-                    if let json {
-                        // updated_at is the writer's time (the timestamp's wall-clock part), so a
-                        // later `remote set` stamps this value no newer than its original write.
-                        try db.cachedStatement(
-                            sql: """
-                                INSERT INTO \(table.table) (key, value, version, updated_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5)
-                                ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = max(version + 1, excluded.version),
-                                    updated_at = excluded.updated_at, expires_at = excluded.expires_at
-                                """
-                        ).execute(arguments: [operation.key, json, now, min(operation.hlc >> 16, now), operation.expiresAt])
-                    } else if try Self.tableMayExist(db, domain) {
-                        _ = try table.delete(db, key: operation.key)
-                    }
-                    try mark.execute(arguments: [operation.domain, operation.key, operation.hlc, operation.node])
-                    applied += 1
-                }
-                try SyncLedger.observe(db, hlc: seen)
-                if skipped > 0 {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO meta (key, value) VALUES ('sync_skipped', ?)
-                            ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + ? AS TEXT)
-                            """, arguments: [String(skipped), skipped])
-                }
-                if let remoteSeq {
-                    try db.execute(
-                        sql: "UPDATE sync_config SET last_remote_seq = max(last_remote_seq, ?)", arguments: [remoteSeq])
-                }
-                try database.context.finish(db)
-                return (applied, skipped)
+        try WriteTransaction.run(on: main, op: .sync) { transaction in
+            let db = transaction.db
+            guard let stored = try Row.fetchOne(db, sql: "SELECT domains FROM sync_config") else {
+                throw PrefsError(.usage, "no remote set (prefs remote set postgres://USER@HOST:PORT/DB)")
             }
-        } catch {
-            throw PrefsError.database(error, path: database.displayPath, writing: true)
+            var pull = try RemotePull(operations, synced: SyncDomains(stored: stored[0]), only: domains, in: transaction)
+            let applied = try pull.apply()
+            try SyncLedger.observe(db, hlc: pull.seen)
+            if pull.skipped > 0 { try StoreMeta.add(db, .syncSkipped, pull.skipped) }
+            if let remoteSeq {
+                try db.execute(
+                    sql: "UPDATE sync_config SET last_remote_seq = max(last_remote_seq, ?)", arguments: [remoteSeq])
+            }
+            return (applied, pull.skipped)
         }
     }
 
@@ -446,28 +309,22 @@ extension KeyValueStack {
     ///
     /// - Throws: ``PrefsError`` of kind `cannotWrite`.
     public func acknowledgeSyncPush(through localSeq: Int64, in domains: Set<Domain>? = nil, remoteSeq: Int64? = nil) throws {
-        let database = main
-        do {
-            try database.writer().write { db in
-                try database.context.begin(db, op: "sync")
-                if let domains {
-                    for domain in domains {
-                        try db.execute(sql: "DELETE FROM sync_pending WHERE seq <= ? AND domain = ?", arguments: [localSeq, domain.name])
-                    }
-                } else {
-                    try db.execute(sql: "DELETE FROM sync_pending WHERE seq <= ?", arguments: [localSeq])
+        try WriteTransaction.run(on: main, op: .sync) { transaction in
+            let db = transaction.db
+            if let domains {
+                for domain in domains {
+                    try db.execute(sql: "DELETE FROM sync_pending WHERE seq <= ? AND domain = ?", arguments: [localSeq, domain.name])
                 }
-                if let remoteSeq {
-                    try db.execute(
-                        sql: "UPDATE sync_config SET last_remote_seq = max(last_remote_seq, ?)", arguments: [remoteSeq])
-                }
-                try db.execute(
-                    sql: "UPDATE sync_config SET last_success_at = ?, last_failure = NULL, last_failure_at = NULL",
-                    arguments: [Clock.nowMilliseconds()])
-                try database.context.finish(db)
+            } else {
+                try db.execute(sql: "DELETE FROM sync_pending WHERE seq <= ?", arguments: [localSeq])
             }
-        } catch {
-            throw PrefsError.database(error, path: database.displayPath, writing: true)
+            if let remoteSeq {
+                try db.execute(
+                    sql: "UPDATE sync_config SET last_remote_seq = max(last_remote_seq, ?)", arguments: [remoteSeq])
+            }
+            try db.execute(
+                sql: "UPDATE sync_config SET last_success_at = ?, last_failure = NULL, last_failure_at = NULL",
+                arguments: [WallClock.nowMilliseconds()])
         }
     }
 
@@ -475,16 +332,9 @@ extension KeyValueStack {
     ///
     /// - Throws: ``PrefsError`` of kind `cannotWrite`.
     public func recordSyncFailure(_ cause: String) throws {
-        let database = main
-        do {
-            try database.writer().write { db in
-                try database.context.begin(db, op: "sync")
-                try db.execute(
-                    sql: "UPDATE sync_config SET last_failure_at = ?, last_failure = ?", arguments: [Clock.nowMilliseconds(), cause])
-                try database.context.finish(db)
-            }
-        } catch {
-            throw PrefsError.database(error, path: database.displayPath, writing: true)
+        try WriteTransaction.run(on: main, op: .sync) { transaction in
+            try transaction.db.execute(
+                sql: "UPDATE sync_config SET last_failure_at = ?, last_failure = ?", arguments: [WallClock.nowMilliseconds(), cause])
         }
     }
 }

@@ -43,6 +43,9 @@ struct SyncRecorder: Sendable {
         || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))
         """
 
+    /// The ops whose records are not pushed, as an SQL list.
+    static let unpushedOps = "(" + [LogOperation.sync, .expire, .refresh].map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
+
     static func start(_ db: Database) throws -> SyncRecorder? {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT domains FROM sync_config WHERE id = 1")) else { return nil }
         let seq = try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(max(seq), 0) FROM changelog")) ?? 0
@@ -51,7 +54,7 @@ struct SyncRecorder: Sendable {
 
     func record(_ db: Database) throws {
         let touched = try String.fetchAll(
-            db.cachedStatement(sql: "SELECT DISTINCT domain FROM changelog WHERE seq > ? AND op NOT IN ('sync', 'expire', 'refresh')"),
+            db.cachedStatement(sql: "SELECT DISTINCT domain FROM changelog WHERE seq > ? AND op NOT IN \(Self.unpushedOps)"),
             arguments: [startSeq])
         let synced = touched.filter { domains.contains($0) }.compactMap { try? Domain($0) }
         guard !synced.isEmpty else { return }
@@ -67,7 +70,7 @@ struct SyncRecorder: Sendable {
                     SELECT \(Self.uuidSQL), c.domain, c.key, c.new, CASE WHEN c.new IS NULL THEN NULL ELSE t.expires_at END,
                         ?1 + c.seq - ?2 - 1, ?3, c.actor
                     FROM changelog c LEFT JOIN \(DomainTable(domain).table) t ON t.key = c.key
-                    WHERE c.seq > ?2 AND c.domain = ?4 AND c.op NOT IN ('sync', 'expire', 'refresh')
+                    WHERE c.seq > ?2 AND c.domain = ?4 AND c.op NOT IN \(Self.unpushedOps)
                     ORDER BY c.seq
                     """,
                 arguments: [base, startSeq, node, domain.name])
@@ -86,7 +89,7 @@ struct SyncRecorder: Sendable {
 enum SyncLedger {
     /// This store's node id: the store id made when the store was created.
     static func node(_ db: Database) throws -> String {
-        guard let id = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE key = 'store_id'")) else {
+        guard let id = try StoreMeta.value(db, .storeID) else {
             throw PrefsError(.storeUnreadable, "store has no store id")
         }
         return id
@@ -99,7 +102,7 @@ enum SyncLedger {
         let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT hlc FROM sync_clock WHERE id = 1")) ?? 0
         let (next, overflow) = last.addingReportingOverflow(max(count, 1))
         guard !overflow else { throw PrefsError(.cannotWrite, "the sync clock of this store is exhausted (\(last))") }
-        let base = max(Clock.nowMilliseconds() << 16, next - max(count, 1) + 1)
+        let base = max(WallClock.nowMilliseconds() << 16, next - max(count, 1) + 1)
         try db.cachedStatement(sql: "UPDATE sync_clock SET hlc = ? WHERE id = 1").execute(arguments: [base + max(count, 1) - 1])
         return base
     }
@@ -112,7 +115,7 @@ enum SyncLedger {
     /// Moves the clock past a timestamp seen from another node (at most ``maximumDrift``
     /// ahead of the wall clock; the operation itself still counts by its own timestamp).
     static func observe(_ db: Database, hlc: Int64) throws {
-        let bound = (Clock.nowMilliseconds() + maximumDrift) << 16
+        let bound = (WallClock.nowMilliseconds() + maximumDrift) << 16
         try db.cachedStatement(sql: "UPDATE sync_clock SET hlc = max(hlc, ?) WHERE id = 1").execute(arguments: [min(hlc, bound)])
     }
 }

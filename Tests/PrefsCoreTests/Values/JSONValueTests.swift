@@ -173,16 +173,16 @@ struct DomainKeyTests {
     }
 
     @Test func keys() throws {
-        try Key.validate("onboarding.shown")
-        try Key.validate("ui/theme")
-        try Key.validate(String(repeating: "é", count: 512))
-        #expect(throws: PrefsError.self) { try Key.validate("") }
-        #expect(throws: PrefsError.self) { try Key.validate(String(repeating: "é", count: 513)) }
-        #expect(throws: PrefsError.self) { try Key.validate("a\u{0}b") }
-        #expect(throws: PrefsError.self) { try Key.validate("a\u{85}b") }
-        #expect(throws: PrefsError.self) { try Key.validate("a\u{7F}") }
-        #expect(throws: PrefsError.self) { try Key.validate("\u{9F}") }
-        #expect(throws: PrefsError.self) { try Key.validate("x\u{1F}") }
-        try Key.validate("\u{A0}\u{100}\u{7E}")
+        try KeyName.validate("onboarding.shown")
+        try KeyName.validate("ui/theme")
+        try KeyName.validate(String(repeating: "é", count: 512))
+        #expect(throws: PrefsError.self) { try KeyName.validate("") }
+        #expect(throws: PrefsError.self) { try KeyName.validate(String(repeating: "é", count: 513)) }
+        #expect(throws: PrefsError.self) { try KeyName.validate("a\u{0}b") }
+        #expect(throws: PrefsError.self) { try KeyName.validate("a\u{85}b") }
+        #expect(throws: PrefsError.self) { try KeyName.validate("a\u{7F}") }
+        #expect(throws: PrefsError.self) { try KeyName.validate("\u{9F}") }
+        #expect(throws: PrefsError.self) { try KeyName.validate("x\u{1F}") }
+        try KeyName.validate("\u{A0}\u{100}\u{7E}")
     }
 }

@@ -1,0 +1,97 @@
+import CPrefsSQLite
+import GRDB
+import GRDBSQLite
+
+/// The change log: the `changelog` table, filled by triggers on every domain table in the
+/// writing transaction itself, and the one-row `write_context` table that tells the
+/// triggers the op (``LogOperation``) and the actor of the write in progress. Updating
+/// `write_context` inside the writing transaction keeps it private to that transaction.
+///
+/// Writers never call this directly: ``WriteTransaction`` names the op, captures sync and
+/// applies retention.
+struct ChangeLog: Sendable {
+    /// How many records the log keeps unless `prefs log --retain` says otherwise.
+    static let defaultRetention = 10_000
+
+    /// Who the records of this database's writes name.
+    let actor: String
+
+    /// Starts a write: names its op and actor.
+    func begin(_ db: Database, op: LogOperation) throws {
+        try db.execute(sql: "UPDATE write_context SET op = ?, actor = ?", arguments: [op.rawValue, actor])
+    }
+
+    /// Names the op of the statements that follow.
+    static func name(_ db: Database, _ op: LogOperation) throws {
+        try db.execute(sql: "UPDATE write_context SET op = ?", arguments: [op.rawValue])
+    }
+
+    /// A statement that names the actor of the statements that follow (bind the actor).
+    static func actorStatement(_ db: Database) throws -> Statement {
+        try db.cachedStatement(sql: "UPDATE write_context SET actor = ?")
+    }
+
+    /// SQL for how many records the log keeps.
+    private static let retentionSQL = StoreMeta.integerSQL(.logRetain, default: defaultRetention)
+
+    /// How many records the log keeps.
+    static func retention(_ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT \(retentionSQL)") ?? defaultRetention
+    }
+
+    /// Applies retention: deletes all but the newest records the log keeps.
+    static func prune(_ db: Database) throws {
+        try db.execute(sql: "DELETE FROM changelog WHERE seq <= (SELECT max(seq) FROM changelog) - \(retentionSQL)")
+    }
+
+    /// Keeps only the newest `count` records from now on, and prunes now.
+    static func setRetention(_ db: Database, _ count: Int) throws {
+        try StoreMeta.set(db, .logRetain, String(count))
+        try db.execute(sql: "DELETE FROM changelog WHERE seq <= (SELECT max(seq) FROM changelog) - ?", arguments: [count])
+    }
+
+    /// The newest sequence number (0 when the log is empty).
+    static func latestSequence(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT max(seq) FROM changelog") ?? 0
+    }
+
+    /// Turns the change-log triggers of statements prepared from now on off or on again.
+    /// Triggers are a setting of the connection, not of the transaction.
+    static func enableTriggers(_ db: Database, _ enabled: Bool) throws {
+        guard let connection = db.sqliteConnection, prefs_sqlite_enable_triggers(connection, enabled ? 1 : 0) == SQLITE_OK else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "cannot \(enabled ? "resume" : "suspend") the change log")
+        }
+    }
+
+    /// Writes a placeholder record without domain or key: `op` numbered `offset` after the
+    /// newest record, or numbered `seq` when given.
+    func placeholder(_ db: Database, _ op: LogOperation, offset: Int64 = 1, seq: Int64? = nil) throws {
+        let number: Int64 = try seq ?? (Self.latestSequence(db) + offset)
+        try db.execute(
+            sql: "INSERT INTO changelog (seq, at, domain, key, op, old, new, actor) VALUES (?, ?, '', '', ?, NULL, NULL, ?)",
+            arguments: [number, WallClock.nowMilliseconds(), op.rawValue, actor])
+    }
+
+    /// Triggers that append every insert, update and delete of the domain's table to the
+    /// change log, in the same transaction, with the op and actor of `write_context`.
+    static func createTriggers(_ db: Database, _ domain: Domain) throws {
+        let name = "kv_" + domain.name
+        let table = name.quotedDatabaseIdentifier
+        let literal = "'" + domain.name + "'"  // validated: [a-z0-9_-] only
+        let insert = "INSERT INTO changelog (at, domain, key, op, old, new, actor) SELECT"
+        let deletedAt = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
+        try db.execute(
+            sql: """
+                CREATE TRIGGER IF NOT EXISTS \((name + "_log_insert").quotedDatabaseIdentifier) AFTER INSERT ON \(table) BEGIN
+                    \(insert) new.updated_at, \(literal), new.key, op, NULL, new.value, actor FROM write_context;
+                END;
+                CREATE TRIGGER IF NOT EXISTS \((name + "_log_update").quotedDatabaseIdentifier) AFTER UPDATE ON \(table) BEGIN
+                    \(insert) new.updated_at, \(literal), new.key, op, old.value, new.value, actor FROM write_context;
+                END;
+                CREATE TRIGGER IF NOT EXISTS \((name + "_log_delete").quotedDatabaseIdentifier) AFTER DELETE ON \(table) BEGIN
+                    \(insert) \(deletedAt), \(literal), old.key, op, old.value, NULL, actor FROM write_context;
+                END;
+                CREATE INDEX IF NOT EXISTS \((name + "_expiry").quotedDatabaseIdentifier) ON \(table) (expires_at) WHERE expires_at IS NOT NULL;
+                """)
+    }
+}

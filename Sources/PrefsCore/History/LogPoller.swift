@@ -1,0 +1,47 @@
+/// Reads the change log forward, page by page, for a polling watcher (``KeyValueStack/watch(_:interval:)``
+/// and `prefs watch`): every record committed after the starting point, in commit order,
+/// without gaps or repeats.
+///
+/// ```swift
+/// var poller = try LogPoller(stack, filter: LogFilter(domain: .switch))
+/// while true {
+///     let page = try poller.poll()
+///     for record in page.records { print(record.key) }
+///     if page.caughtUp { usleep(100_000) }
+/// }
+/// ```
+public struct LogPoller: Sendable {
+    /// The most records one ``poll()`` reads.
+    public static let pageSize = 1000
+
+    private let stack: KeyValueStack
+    /// Which records ``poll()`` returns.
+    public let filter: LogFilter
+    /// The sequence number of the last record read (every record up to it has been seen).
+    public private(set) var position: Int64
+
+    /// Starts after the newest record committed now, so a write made right after this call
+    /// is seen.
+    ///
+    /// - Throws: ``PrefsError`` of kind `storeUnreadable`.
+    public init(_ stack: KeyValueStack, filter: LogFilter = LogFilter()) throws {
+        self.stack = stack
+        self.filter = filter
+        self.position = try stack.latestLogSequence()
+    }
+
+    /// The next page: the records after ``position`` that the filter accepts, and whether
+    /// the log has no more for now (wait before polling again).
+    ///
+    /// - Throws: ``PrefsError`` of kind `storeUnreadable` when the store cannot be read, or
+    ///   when records were pruned by retention before they could be read (a watcher too far
+    ///   behind).
+    public mutating func poll() throws -> (records: [LogRecord], caughtUp: Bool) {
+        let page = try stack.records(after: position, filter: filter)
+        if let gap = page.gap {
+            throw PrefsError(.storeUnreadable, "change log records \(gap) were pruned before they were read")
+        }
+        if let newest = page.all.last { position = newest.seq }
+        return (page.matching, page.all.count < Self.pageSize)
+    }
+}

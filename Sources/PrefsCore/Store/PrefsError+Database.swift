@@ -1,0 +1,26 @@
+import GRDB
+
+extension PrefsError {
+    /// Maps a SQLite error to the exit-code categories.
+    static func database(_ error: any Error, path: String, writing: Bool) -> PrefsError {
+        if let error = error as? PrefsError { return error }
+        guard let dbError = error as? DatabaseError else {
+            return PrefsError(writing ? .cannotWrite : .storeUnreadable, "store \(path): \(error)")
+        }
+        let detail = dbError.message ?? "SQLite error \(dbError.resultCode.rawValue)"
+        switch dbError.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return PrefsError(.cannotWrite, "store \(path) is locked by another process; gave up waiting")
+        case .SQLITE_FULL:
+            return PrefsError(.cannotWrite, "cannot write store \(path): disk full")
+        case .SQLITE_READONLY, .SQLITE_PERM:
+            return PrefsError(.cannotWrite, "cannot write store \(path): \(detail)")
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+            return PrefsError(.storeUnreadable, "\(path) is corrupt or not a prefs store (\(detail))")
+        case .SQLITE_CANTOPEN, .SQLITE_IOERR:
+            return PrefsError(writing ? .cannotWrite : .storeUnreadable, "cannot \(writing ? "write" : "read") store \(path): \(detail)")
+        default:
+            return PrefsError(writing ? .cannotWrite : .storeUnreadable, "store \(path): \(detail)")
+        }
+    }
+}

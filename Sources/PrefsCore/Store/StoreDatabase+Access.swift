@@ -1,0 +1,33 @@
+import GRDB
+
+extension StoreDatabase {
+    /// Maps an error of this database to a ``PrefsError`` (the one place that does).
+    func failure(_ error: any Error, writing: Bool) -> PrefsError {
+        PrefsError.database(error, path: displayPath, writing: writing)
+    }
+
+    /// Runs `body` in a read transaction; nil when nothing has been stored yet.
+    ///
+    /// - Throws: what `body` throws, database errors mapped by ``failure(_:writing:)``.
+    func read<T>(_ body: (Database) throws -> T) throws -> T? {
+        guard let reader = try reader() else { return nil }
+        do {
+            return try reader.read(body)
+        } catch {
+            throw failure(error, writing: false)
+        }
+    }
+
+    /// Runs `body` in a write transaction that changes no keys (the `meta` table, sync
+    /// bookkeeping): no change-log op, no sync capture. Key changes go through
+    /// ``WriteTransaction``, which runs in here.
+    ///
+    /// - Throws: what `body` throws, database errors mapped by ``failure(_:writing:)``.
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try writer().write(body)
+        } catch {
+            throw failure(error, writing: true)
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import GRDB
+
+/// One write transaction of a store database, the only way prefs changes keys:
+/// ``run(on:op:_:)`` begins an immediate transaction, names its op in the change log, notes
+/// where the log stands when the store syncs, runs the body, then (before the commit) turns
+/// the transaction's log records of synced domains into pending sync operations and applies
+/// the log's retention. Database errors are mapped once, by ``StoreDatabase/write(_:)``.
+/// When the body throws, the transaction rolls back: no key, log record or sync operation
+/// of it remains.
+///
+/// The body changes keys through ``ChangeApplier`` (or SQL of its own) and names what it
+/// does with ``setOp(_:)``.
+final class WriteTransaction {
+    /// The connection, inside the transaction.
+    let db: Database
+    private let log: ChangeLog
+    /// The op `write_context` names now.
+    private var op: LogOperation
+    /// Set when the store syncs, until the sync capture has run.
+    private var recorder: SyncRecorder?
+
+    private init(_ db: Database, log: ChangeLog, op: LogOperation, recordsSync: Bool) throws {
+        self.db = db
+        self.log = log
+        self.op = op
+        try log.begin(db, op: op)
+        recorder = recordsSync ? try SyncRecorder.start(db) : nil
+    }
+
+    /// Runs `body` in one write transaction of `database`, its changes logged as `op`.
+    ///
+    /// - Throws: what `body` throws; database errors as ``PrefsError`` (`cannotWrite`,
+    ///   `storeUnreadable`).
+    static func run<T>(on database: StoreDatabase, op: LogOperation, _ body: (WriteTransaction) throws -> T) throws -> T {
+        try database.write { db in
+            let transaction = try WriteTransaction(db, log: database.changeLog, op: op, recordsSync: database.recordsSync)
+            let result = try body(transaction)
+            try transaction.captureSync()
+            try ChangeLog.prune(db)
+            return result
+        }
+    }
+
+    /// Who the log records of this transaction name.
+    var actor: String { log.actor }
+
+    /// Whether this transaction turns its change-log records into pending sync operations
+    /// (the store has a remote): then every record must be written.
+    var recordsSync: Bool { recorder != nil }
+
+    /// Names the op of the statements that follow (a no-op when it is unchanged).
+    func setOp(_ op: LogOperation) throws {
+        guard op != self.op else { return }
+        try ChangeLog.name(db, op)
+        self.op = op
+    }
+
+    /// How many records the log keeps.
+    func retention() throws -> Int {
+        try ChangeLog.retention(db)
+    }
+
+    /// Stops the change-log triggers of statements prepared from now on, for the head of a
+    /// transaction whose records retention would delete at commit anyway. Call
+    /// ``resumeLogging(op:skipping:)`` before the transaction ends, whatever happens.
+    func suspendLogging() throws {
+        try ChangeLog.enableTriggers(db, false)
+    }
+
+    /// Logs again after ``suspendLogging()``, numbering the next record as if the `skipped`
+    /// records had been written: a placeholder takes the last skipped number, and retention
+    /// removes it at commit with the records it stands for, so the log ends exactly as if
+    /// every record had been written and pruned, and a watcher sees the gap.
+    func resumeLogging(op: LogOperation, skipping skipped: Int) throws {
+        try ChangeLog.enableTriggers(db, true)
+        try setOp(op)
+        guard skipped > 0 else { return }
+        try log.placeholder(db, .skipped, offset: Int64(skipped))
+    }
+
+    /// Records the pending sync operations of the changes made so far, now rather than at
+    /// the end (for a body that must do it before it drops a table the capture reads).
+    func captureSync() throws {
+        guard let started = recorder else { return }
+        recorder = nil
+        try started.record(db)
+    }
+}
