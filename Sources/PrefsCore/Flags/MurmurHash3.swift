@@ -3,9 +3,9 @@
 /// ```swift
 /// MurmurHash3.x86Hash32(Array("ejOoVL".utf8), seed: 0)  // 0
 /// ```
-public enum MurmurHash3 {
+package enum MurmurHash3 {
     /// Hashes bytes with a seed.
-    public static func x86Hash32(_ bytes: [UInt8], seed: UInt32 = 0) -> UInt32 {
+    package static func x86Hash32(_ bytes: [UInt8], seed: UInt32 = 0) -> UInt32 {
         let c1: UInt32 = 0xcc9e_2d51
         let c2: UInt32 = 0x1b87_3593
         var h = seed

@@ -188,9 +188,9 @@ extension KeyValueStack {
 }
 
 /// ISO 8601 times in UTC with milliseconds, e.g. `2026-11-22T02:10:00.123Z`.
-public enum ISOTime {
+package enum ISOTime {
     /// Formats milliseconds since 1970.
-    public static func format(milliseconds: Int64) -> String {
+    package static func format(milliseconds: Int64) -> String {
         var seconds = time_t(milliseconds / 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
@@ -204,7 +204,7 @@ public enum ISOTime {
 
     /// Parses `2026-11-22T02:10:00Z`, `2026-11-22T02:10:00.5Z`, `2026-11-22T02:10:00+02:00`
     /// or `2026-11-22`; nil when malformed.
-    public static func parse(_ text: String) -> Int64? {
+    package static func parse(_ text: String) -> Int64? {
         let formatter = ISO8601DateFormatter()
         for options: ISO8601DateFormatter.Options in [
             [.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime], [.withFullDate],

@@ -5,7 +5,7 @@
 /// try BatchLine.parse(#"{"op":"incr","domain":"user","key":"n","by":2}"#)  // .increment(.user, "n", 2)
 /// ```
 /// Pure parsing, kept apart from the store so it can be fuzzed on its own.
-public enum BatchLine: Sendable, Equatable {
+package enum BatchLine: Sendable, Equatable {
     /// Set KEY in DOMAIN to a value (kept as compact text: a batch writes it as it is).
     case set(Domain, String, CompactJSON)
     /// Remove KEY from DOMAIN.
@@ -17,7 +17,7 @@ public enum BatchLine: Sendable, Equatable {
     ///
     /// - Throws: ``PrefsError`` of kind ``PrefsError/Kind/invalidValue`` for a malformed
     ///   line, ``PrefsError/Kind/usage`` for a bad domain or key.
-    public static func parse(_ line: String) throws -> BatchLine? {
+    package static func parse(_ line: String) throws -> BatchLine? {
         var line = line
         return try line.withUTF8 { try parse(validUTF8: $0) }
     }
@@ -28,7 +28,7 @@ public enum BatchLine: Sendable, Equatable {
     /// - Throws: ``PrefsError`` of kind ``PrefsError/Kind/invalidValue`` for bytes that are
     ///   not valid UTF-8 and for a malformed line, ``PrefsError/Kind/usage`` for a bad domain
     ///   or key.
-    public static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) throws -> BatchLine? {
+    package static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) throws -> BatchLine? {
         // ASCII is valid UTF-8; anything else takes the full check.
         guard !bytes.contains(where: { $0 >= 0x80 }) || String(validating: bytes, as: UTF8.self) != nil else {
             throw PrefsError(.invalidValue, "not valid UTF-8")

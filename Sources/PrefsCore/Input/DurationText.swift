@@ -6,12 +6,12 @@
 /// ```swift
 /// DurationText.parse("1h30m")  // .seconds(5400)
 /// ```
-public enum DurationText {
+package enum DurationText {
     /// The accepted forms, for error messages.
-    public static let forms = "250ms, 30s, 1.5s, 15m, 2h, 1h30m, 7d or plain seconds"
+    package static let forms = "250ms, 30s, 1.5s, 15m, 2h, 1h30m, 7d or plain seconds"
 
     /// The duration, or nil when malformed, negative or longer than about 30,000 years.
-    public static func parse(_ text: String) -> Duration? {
+    package static func parse(_ text: String) -> Duration? {
         let bytes = Array(text.utf8)
         guard !bytes.isEmpty, bytes.count <= 64 else { return nil }
         func isNumberByte(_ byte: UInt8) -> Bool { (byte >= 0x30 && byte <= 0x39) || byte == 0x2E }

@@ -4,9 +4,9 @@
 /// ```swift
 /// "$" + JSONPath.member("user") + JSONPath.member("ui theme")  // $.user["ui theme"]
 /// ```
-public enum JSONPath {
+package enum JSONPath {
     /// The path component for an object member.
-    public static func member(_ name: String) -> String {
+    package static func member(_ name: String) -> String {
         let simple =
             !name.isEmpty
             && name.utf8.allSatisfy {

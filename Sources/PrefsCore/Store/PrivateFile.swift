@@ -8,13 +8,13 @@ import Foundation
 /// ```swift
 /// try PrivateFile.write(Array("{}".utf8), to: "/home/ada/prefs.json", purpose: "export")
 /// ```
-public enum PrivateFile {
+package enum PrivateFile {
     /// A new empty temporary file next to `destination` (`.NAME.XXXXXX`, mode 0600).
     ///
     /// - Parameter purpose: what the file is, for error messages ("backup", "export").
     /// - Returns: the open descriptor and the temporary path.
     /// - Throws: ``PrefsError`` of kind `cannotWrite` naming `destination` and its directory.
-    public static func makeTemporary(nextTo destination: String, purpose: String) throws -> (fd: Int32, path: String) {
+    package static func makeTemporary(nextTo destination: String, purpose: String) throws -> (fd: Int32, path: String) {
         let directory = directoryName(destination)
         let name = (destination as NSString).lastPathComponent
         var template = Array((directory + "/." + name + ".XXXXXX").utf8CString)
@@ -29,7 +29,7 @@ public enum PrivateFile {
     /// Removes the temporary file when a step fails.
     ///
     /// - Throws: ``PrefsError`` of kind `cannotWrite` naming `destination`.
-    public static func commit(_ temporary: String, to destination: String, purpose: String) throws {
+    package static func commit(_ temporary: String, to destination: String, purpose: String) throws {
         let fd = open(temporary, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         if fd < 0 || fsync(fd) != 0 {
             let code = errno
@@ -54,7 +54,7 @@ public enum PrivateFile {
     /// would replace the live store).
     ///
     /// - Throws: ``PrefsError`` of kind `cannotWrite`.
-    public static func refuseStoreFiles(_ destination: String, store: String) throws {
+    package static func refuseStoreFiles(_ destination: String, store: String) throws {
         let target = StoreLocation.resolvingSymbolicLinks(destination)
         let resolvedStore = StoreLocation.resolvingSymbolicLinks(store)
         var destinationInfo = stat()
@@ -73,7 +73,7 @@ public enum PrivateFile {
     ///
     /// - Parameter store: the store's path, when `path` must not be it (nor its `-wal`/`-shm`).
     /// - Throws: ``PrefsError`` of kind `cannotWrite` naming `path`.
-    public static func write(_ bytes: [UInt8], to path: String, purpose: String, store: String? = nil) throws {
+    package static func write(_ bytes: [UInt8], to path: String, purpose: String, store: String? = nil) throws {
         if let store { try refuseStoreFiles(path, store: store) }
         let (fd, temporary) = try makeTemporary(nextTo: path, purpose: purpose)
         var code: Int32 = 0

@@ -7,7 +7,7 @@ import GRDBSQLite
 /// an expired value, a store of another version, a busy or damaged database — returns nil,
 /// and the caller takes the full path through ``KeyValueStack``, which reports those cases.
 /// It opens the file read-only and never creates or changes anything.
-public enum QuickRead {
+package enum QuickRead {
     /// The compact JSON text stored for `key` in `domain`, or nil when the full path must answer.
     ///
     /// - Parameters:
@@ -15,7 +15,7 @@ public enum QuickRead {
     ///   - domain: A domain name; anything but a valid persistent domain name returns nil.
     ///   - key: The key, compared bytewise as the store does.
     ///   - busyTimeout: How long to wait for a lock, in milliseconds.
-    public static func storedJSON(path: String, domain: String, key: String, busyTimeout: Int32) -> [UInt8]? {
+    package static func storedJSON(path: String, domain: String, key: String, busyTimeout: Int32) -> [UInt8]? {
         guard Domain.isValidName(domain), domain != Domain.memory.name else { return nil }
         // A file another user prepared or can change: the full path refuses it (checked again
         // after the read, once SQLite has opened -wal and -shm).
