@@ -26,6 +26,10 @@ extension KeyValueStack {
     /// - Parameters:
     ///   - targetingKey: overrides the context's `targetingKey`; an empty one, here or in the
     ///     context, counts as absent.
+    ///   - key: the flag.
+    ///   - type: the type the caller expects; another type gives TYPE_MISMATCH.
+    ///   - defaultValue: what the caller gets when evaluation fails.
+    ///   - context: the evaluation context (a JSON object).
     ///   - fractionalVersion: nil: the store's setting, else ``FractionalVersion/default``.
     /// - Throws: ``PrefsError``: `invalidValue` when the context is not an object;
     ///   `storeUnreadable`. Evaluation problems are results, not errors.

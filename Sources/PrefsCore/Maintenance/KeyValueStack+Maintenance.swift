@@ -125,7 +125,9 @@ extension KeyValueStack {
     /// ```swift
     /// try stack.backup(to: "/var/backups/prefs.db")
     /// ```
-    /// - Parameter overwrite: replace an existing file.
+    /// - Parameters:
+    ///   - destination: the backup file to write.
+    ///   - overwrite: replace an existing file.
     /// - Throws: ``PrefsError``: `cannotWrite` when the destination exists (without
     ///   `overwrite`) or cannot be written; `storeUnreadable`; `notFound` when there is no store.
     public func backup(to destination: String, overwrite: Bool = false) throws {
@@ -159,7 +161,9 @@ extension KeyValueStack {
     /// ```swift
     /// try stack.restore(from: "/var/backups/prefs.db", overwrite: true)
     /// ```
-    /// - Parameter overwrite: replace a store that holds keys (checked just before the copy).
+    /// - Parameters:
+    ///   - source: the backup file.
+    ///   - overwrite: replace a store that holds keys (checked just before the copy).
     /// - Throws: ``PrefsError``: `storeUnreadable` when the backup is not a readable, intact
     ///   prefs store of a schema this build knows; `cannotWrite` when the store holds keys and
     ///   `overwrite` is false, or cannot be written.

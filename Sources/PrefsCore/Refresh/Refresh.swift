@@ -95,6 +95,9 @@ extension KeyValueStack {
     ///   - unrememberedHeaders: request headers sent this time only and never stored (for
     ///     secrets kept elsewhere); they override `headers` of the same name.
     ///   - maxAge: do nothing when the copy was fetched less than this long ago.
+    ///   - domain: the domain to replace (dynamic, switch or a custom one).
+    ///   - source: a URL or a file path; nil reuses the remembered source.
+    ///   - timeout: how long the fetch may take.
     /// - Throws: ``PrefsError``: `unreachable` (with the cause and the age of the copy in use)
     ///   when fetching or validating fails — the domain keeps its copy; `usage` when no
     ///   source is given or remembered, or when the URL holds a password (it would be stored

@@ -150,6 +150,7 @@ extension KeyValueStack {
     /// ```
     /// - Parameters:
     ///   - keys: these keys; nil with `prefix` nil resets the whole domain.
+    ///   - domain: the domain.
     ///   - prefix: every key starting with this text.
     /// - Throws: ``PrefsError``: `usage` for a bad key; `cannotWrite`.
     @discardableResult

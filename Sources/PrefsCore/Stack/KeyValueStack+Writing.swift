@@ -21,9 +21,13 @@ extension KeyValueStack {
     /// ```swift
     /// try stack.set(.bool(true), in: .user, forKey: "onboarding.shown")
     /// ```
-    /// - Parameter lifetime: when given, the key expires this long after the call: it is
-    ///   invisible to reads from then on and purged (logged as `expire`) at the next write
-    ///   to its domain.
+    /// - Parameters:
+    ///   - value: the new value.
+    ///   - domain: the domain (not read-only).
+    ///   - key: the key.
+    ///   - lifetime: when given, the key expires this long after the call: it is
+    ///     invisible to reads from then on and purged (logged as `expire`) at the next write
+    ///     to its domain.
     /// - Throws: ``PrefsError``: `usage` for a bad key; `invalidValue` when the value breaks
     ///   the schema; `storeUnreadable` or `cannotWrite` when the store cannot be opened for
     ///   writing.

@@ -285,6 +285,7 @@ public final class KeyValueStack: Sendable {
     /// ```
     /// - Parameters:
     ///   - domain: one domain, or nil for every domain including `memory`.
+    ///   - body: called with each entry in key order; an error it throws ends the visit.
     ///   - prefix: only keys starting with this text (raw key text, no wildcards).
     /// - Throws: ``PrefsError`` when the store cannot be read, or what `body` throws.
     public func forEachEntry(in domain: Domain? = nil, prefix: String? = nil, _ body: (Entry) throws -> Void) throws {

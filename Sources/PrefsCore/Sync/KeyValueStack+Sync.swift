@@ -123,7 +123,9 @@ extension KeyValueStack {
     /// ```swift
     /// try stack.setRemote(try RemoteURL(parsing: "postgres://prefs@db:5432/prefs"), domains: nil)
     /// ```
-    /// - Parameter domains: the synced domains; nil for every persistent domain except `user`.
+    /// - Parameters:
+    ///   - url: the PostgreSQL database, without a password.
+    ///   - domains: the synced domains; nil for every persistent domain except `user`.
     /// - Returns: how many operations were queued.
     /// - Throws: ``PrefsError``: `usage` for the `memory` domain, `cannotWrite`.
     @discardableResult
