@@ -49,3 +49,47 @@ let flagsV2 = FlagSet(entries: members.map { ($0.key, $0.value) }, fractionalVer
 _ = measure("(d) fractional, hashing version 2") { i in
     flagsV2.evaluate("split", type: .integer, default: .number("0"), context: context, targetingKey: keys[i & 1023], now: now)
 }
+
+// Issue 21: `flag diff` of two versions of a document over 100,000 contexts (evaluations per
+// second on one core, both sides counted; goal >= 300,000) and `flag explain` of its heaviest
+// flag for one context (goal < 5 ms).
+let next = """
+    {"$evaluators": {"is_staff": {"ends_with": [{"var": "email"}, "@example.com"]}},
+     "flags": {
+      "static": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off"},
+      "rule": {"state": "ENABLED", "variants": {"new": "new", "old": "old"}, "defaultVariant": "old",
+               "targeting": {"if": [{"and": [{"$ref": "is_staff"}, {"sem_ver": [{"var": "app"}, ">=", "2.0.0"]}]}, "new",
+                                    {"fractional": [["new", 10], ["old", 90]]}]}},
+      "split": {"state": "ENABLED", "variants": {"a": 1, "b": 2, "c": 3, "d": 4}, "defaultVariant": "a",
+                "targeting": {"fractional": [["a", 40], ["b", 20], ["c", 20], ["d", 20]]}}
+    }}
+    """
+let nextMembers = try FlagDocument.validate(JSONValue(parsing: next))
+let nextFlags = FlagSet(entries: nextMembers.map { ($0.key, $0.value) })
+var lines: [UInt8] = []
+for i in 0..<100_000 {
+    let email = i % 7 == 0 ? "u\(i)@example.com" : "u\(i)@mail.org"
+    lines += Array(#"{"targetingKey":"user-\#(i)","email":"\#(email)","app":"\#(1 + i % 3).\#(i % 10).0"}"#.utf8) + [0x0A]
+}
+do {
+    let start = DispatchTime.now().uptimeNanoseconds
+    let diff = try FlagDiff.compare(flags, nextFlags, contexts: .lines(lines, name: "bench"), now: now)
+    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    print(
+        "(e) flag diff, 100,000 contexts × 3 flags".padding(toLength: 44, withPad: " ", startingAt: 0)
+            + String(format: "%12.0f evaluations/s (%.2f s, parsing included)", Double(diff.evaluations) / elapsed, elapsed))
+}
+do {
+    var times: [Double] = []
+    var sink = 0
+    for i in 0..<200 {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let explanation = nextFlags.explain("rule", context: context, targetingKey: keys[i & 1023], now: now)
+        sink &+= explanation.text.utf8.count
+        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+    }
+    times.sort()
+    print(
+        "(f) flag explain of \"rule\" (text), median".padding(toLength: 44, withPad: " ", startingAt: 0)
+            + String(format: "%12.3f ms (max %.3f ms)", times[times.count / 2], times[times.count - 1]) + (sink == 0 ? "" : ""))
+}
