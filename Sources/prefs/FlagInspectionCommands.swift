@@ -317,7 +317,7 @@ extension Prefs {
 
         func run() throws {
             let bytes: [UInt8]
-            var everEnabled: Set<String>?
+            var everEnabled: Swift.Set<String>?
             let name: String
             if file == FlagSource.store {
                 name = "@store"
@@ -334,7 +334,7 @@ extension Prefs {
             let findings = FlagDocument.lint(bytes, everEnabled: everEnabled)
             switch format {
             case "json":
-                Output.standard.write(JSONValue.array(findings.map(\.json)).compactText + "\n")
+                Output.standard.write(JSONValue.array(findings.map { $0.json }).compactText + "\n")
             case "github":
                 for finding in findings {
                     var place = "file=\(Self.escapeProperty(name))"
@@ -346,8 +346,9 @@ extension Prefs {
                 }
             default:
                 for finding in findings {
-                    let place = [name, finding.line.map(String.init), finding.column.map(String.init)].compactMap { $0 }.joined(
-                        separator: ":")
+                    var place = name
+                    if let line = finding.line { place += ":\(line)" }
+                    if let column = finding.column { place += ":\(column)" }
                     Output.standard.write("\(place): \(finding.severity.rawValue): \(finding.message) [\(finding.check)] \(finding.path)\n")
                 }
                 let errors = findings.filter { $0.severity == .error }.count

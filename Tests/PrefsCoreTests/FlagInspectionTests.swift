@@ -108,12 +108,17 @@ struct FlagInspectionTests {
         #expect(fractional.label == "fractional")
         #expect(fractional.notes.joined().contains("bucketing value [\"split\",\"user-1\"]"), "\(fractional.notes)")
         #expect(fractional.notes.joined().contains("ranges \"a\" [0, 50), \"b\" [50, 80), \"c\" [80, 100)"), "\(fractional.notes)")
-        let bucket = try #require(fractional.details.first { $0.key == "bucket" }?.value.compactText).flatMap { Double($0) }
+        let bucket = try #require(fractional.details.first { $0.key == "bucket" }.flatMap { Double($0.value.compactText) })
         let expected = bucket < 50 ? "a" : bucket < 80 ? "b" : "c"
         #expect(split.resolution.variant == expected)
         let missing = flags.explain("targeted", now: 1)
         #expect(missing.text.contains("\"email\" missing: null"), "\(missing.text)")
-        #expect(missing.text.contains("no condition is true and there is no else: null"), "\(missing.text)")
+        #expect(missing.text.contains("no condition is true: the else branch"), "\(missing.text)")
+        let twoOperands = FlagSet(entries: [
+            ("n", try JSONValue(parsing: #"{"state":"ENABLED","variants":{"a":1},"defaultVariant":"a","targeting":{"if":[false,"a"]}}"#))
+        ])
+        let noElse = twoOperands.explain("n", now: 1)
+        #expect(noElse.text.contains("no condition is true and there is no else: null"), "\(noElse.text)")
         #expect(missing.resolution.reason == "DEFAULT")
         let json = flags.explain("versioned", context: ["app": .string("2.5")], now: 1).json
         #expect(json["reason"] == .string("TARGETING_MATCH") && json["variant"] == .string("v2"), "\(json.compactText)")

@@ -1,6 +1,7 @@
 /// Where each value of a JSON text starts, by JSON path (`$.flags.f.targeting`, as
 /// ``JSONPath`` writes paths, `[0]` for array items), for messages that name a line and a
-/// column. The text must already be valid JSON (``JSONParser`` checked it).
+/// column (the top-level `$evaluators` as `$.$evaluators`, as flag messages write it). The text
+/// must already be valid JSON (``JSONParser`` checked it).
 public struct JSONPositions: Sendable {
     private var offsets: [String: Int] = [:]
     private var lineStarts: [Int] = [0]
@@ -105,7 +106,9 @@ public struct JSONPositions: Sendable {
                     let name = string()
                     skipWhitespace()
                     if current == UInt8(ascii: ":") { position += 1 }
-                    value(path: path + JSONPath.member(name), depth: depth + 1)
+                    // flagd's `$evaluators` is written `$.$evaluators` in messages, as the flag checks do.
+                    let component = depth == 0 && name == "$evaluators" ? ".$evaluators" : JSONPath.member(name)
+                    value(path: path + component, depth: depth + 1)
                 }
             case UInt8(ascii: "["):
                 position += 1
