@@ -6,6 +6,7 @@
 /// result must always be writable as JSON that parses again. The data's `$evaluators`, when
 /// it has some, are also the evaluators the rule's `$ref`s name (compiled once and shared,
 /// within RuleCompiler's size and depth limits), and are checked as an import checks them.
+/// The tracer of `flag explain` must give the evaluator's result.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func jsonLogicFuzzTest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -34,6 +35,13 @@ public func jsonLogicFuzzTest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
             fatalError("result is not valid JSON: \(result.compactText.debugDescription)")
         }
         _ = rule.evaluate(.object(["targetingKey": .string("user-1"), "$flagd": .object(["flagKey": .string("flag")])]))
+        // `flag explain`'s tracer must reach the evaluator's result.
+        if let plain = try? rule.evaluate(checking: context) {
+            var tracer = RuleTracer(logic: rule)
+            if let (traced, _) = try? tracer.trace(context), traced.json != plain.json {
+                fatalError("the trace gives \(traced.json.compactText), evaluation \(plain.json.compactText)")
+            }
+        }
     }
     return 0
 }

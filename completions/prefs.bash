@@ -772,13 +772,13 @@ _prefs_flag() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    import|export|list|show|eval|enabled|enable|disable|config)
+    import|export|list|show|eval|enabled|enable|disable|config|explain|diff|stats|lint)
         # Offer subcommand argument completions
         "_prefs_flag_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'import export list show eval enabled enable disable config' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'import export list show eval enabled enable disable config explain diff stats lint' -- "${cur}"))
         ;;
     esac
 }
@@ -1003,6 +1003,145 @@ _prefs_flag_config() {
         return
         ;;
     '--override')
+        return
+        ;;
+    esac
+}
+
+_prefs_flag_explain() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor --context --targeting-key --type --default --document --fractional-version)
+    __prefs_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __prefs_add_completions -f
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    '--context')
+        return
+        ;;
+    '--targeting-key')
+        return
+        ;;
+    '--type')
+        return
+        ;;
+    '--default')
+        return
+        ;;
+    '--document')
+        return
+        ;;
+    '--fractional-version')
+        return
+        ;;
+    esac
+}
+
+_prefs_flag_diff() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor --contexts --synthetic --seed --examples --fractional-version)
+    __prefs_offer_flags_options 2
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __prefs_add_completions -f
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    '--contexts')
+        return
+        ;;
+    '--synthetic')
+        return
+        ;;
+    '--seed')
+        return
+        ;;
+    '--examples')
+        return
+        ;;
+    '--fractional-version')
+        return
+        ;;
+    esac
+}
+
+_prefs_flag_stats() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor --contexts --synthetic --seed --document --fractional-version)
+    __prefs_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __prefs_add_completions -f
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    '--contexts')
+        return
+        ;;
+    '--synthetic')
+        return
+        ;;
+    '--seed')
+        return
+        ;;
+    '--document')
+        return
+        ;;
+    '--fractional-version')
+        return
+        ;;
+    esac
+}
+
+_prefs_flag_lint() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor --format)
+    __prefs_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __prefs_add_completions -f
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    '--format')
         return
         ;;
     esac

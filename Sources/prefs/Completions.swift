@@ -14,7 +14,8 @@ enum Completions {
     static let valued: Swift.Set<String> = [
         "--store", "--actor", "--override", "--type", "--ttl", "--if-version", "--if-value", "--prefix", "--default",
         "--limit", "--since", "--retain", "--by", "--window", "--context", "--targeting-key", "--fractional-version",
-        "--from", "--header", "--header-file", "--every", "-o",
+        "--from", "--header", "--header-file", "--every", "-o", "--contexts", "--synthetic", "--seed", "--examples",
+        "--document", "--format",
     ]
 
     static let domain = CompletionKind.custom { words, index, prefix in

@@ -9,7 +9,7 @@ extension Prefs {
             abstract: "Feature flags in the switch domain, in OpenFeature flagd's format.",
             subcommands: [
                 FlagImport.self, FlagExport.self, FlagList.self, FlagShow.self, FlagEval.self, FlagEnabled.self, FlagEnable.self,
-                FlagDisable.self, FlagConfig.self,
+                FlagDisable.self, FlagConfig.self, FlagExplain.self, FlagDiffCommand.self, FlagStatsCommand.self, FlagLintCommand.self,
             ])
     }
 

@@ -161,6 +161,9 @@ public struct JsonLogic: Sendable {
         case literal(LogicValue)
         case array([Node])
         case op(Operator, [Node])
+        /// An evaluator's rule reached through `{"$ref": name}`: only in rules compiled for
+        /// `flag explain` (``RuleCompiler/marksReferences``); evaluation passes through it.
+        case reference(String, Node)
     }
 
     enum Operator: String, Sendable, CaseIterable {
@@ -263,7 +266,7 @@ public struct JsonLogic: Sendable {
         }
     }
 
-    private func eval(_ node: Node, _ data: LogicValue, _ budget: inout Budget) throws -> LogicValue {
+    func eval(_ node: Node, _ data: LogicValue, _ budget: inout Budget) throws -> LogicValue {
         try budget.charge(1)
         switch node {
         case .literal(let value): return value
@@ -272,10 +275,11 @@ public struct JsonLogic: Sendable {
             try budget.charge(built: value)
             return value
         case .op(let op, let args): return try apply(op, args, data, &budget)
+        case .reference(_, let rule): return try eval(rule, data, &budget)
         }
     }
 
-    private func apply(_ op: Operator, _ args: [Node], _ data: LogicValue, _ budget: inout Budget) throws -> LogicValue {
+    func apply(_ op: Operator, _ args: [Node], _ data: LogicValue, _ budget: inout Budget) throws -> LogicValue {
         func arg(_ i: Int) throws -> LogicValue { i < args.count ? try eval(args[i], data, &budget) : .null }
         switch op {
         case .var:

@@ -42,6 +42,9 @@ struct RuleCompiler {
     /// Whether unknown operators and `$ref`s to missing evaluators compile (to null): import
     /// checks only the size, depth and cycles and leaves those to evaluation (PARSE_ERROR).
     let lenient: Bool
+    /// Whether a `$ref` compiles to a ``JsonLogic/Node/reference(_:_:)`` naming its evaluator
+    /// (for `flag explain`); otherwise to the evaluator's node itself.
+    var marksReferences = false
     private var compiled: [String: Compiled] = [:]
     private var literals: [String: (value: JSONValue, size: Int, height: Int)] = [:]
     private var failed: [String: Failure] = [:]
@@ -169,7 +172,7 @@ struct RuleCompiler {
             guard depth - 1 + done.height <= Self.maximumDepth else {
                 throw Failure(message: "$ref \(shown) nests the rule deeper than \(Self.maximumDepth) levels", dependsOnDepth: true)
             }
-            return done
+            return marked(name, done)
         }
         if let failure = failed[name] { throw failure }
         if visiting.contains(name) { throw Failure(message: "$ref \(shown) forms a cycle") }
@@ -178,12 +181,17 @@ struct RuleCompiler {
         do throws(Failure) {
             let result = try compile(target, depth: depth)
             compiled[name] = result
-            return result
+            return marked(name, result)
         } catch var failure {
             if failure.evaluator == nil { failure.evaluator = name }
             if !failure.dependsOnDepth && visiting.count == 1 { failed[name] = failure }
             throw failure
         }
+    }
+
+    private func marked(_ name: String, _ result: Compiled) -> Compiled {
+        guard marksReferences else { return result }
+        return Compiled(node: .reference(name, result.node), size: result.size, height: result.height)
     }
 
     /// A literal (not a rule) with the `$ref`s inside replaced by their evaluators' JSON.

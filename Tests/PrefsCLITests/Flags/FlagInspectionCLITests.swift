@@ -1,0 +1,167 @@
+import Foundation
+import PrefsTestSupport
+import Testing
+
+/// Issue 21: `prefs flag explain`, `diff`, `stats` and `lint` as a user runs them.
+@Suite("prefs flag explain, diff, stats, lint")
+struct FlagInspectionCLITests {
+    static let examples = repositoryRoot + "/examples"
+
+    func example(_ name: String) -> String { Self.examples + "/" + name }
+
+    func imported() throws -> Sandbox {
+        let box = try Sandbox()
+        try box.runOK(["flag", "import", "-"], stdin: FlagCLITests.document)
+        return box
+    }
+
+    @Test func explainEndsWithWhatEvalGives() throws {
+        let box = try imported()
+        for (key, type, fallback) in [("new-checkout", "boolean", "false"), ("banner", "string", "x"), ("limits", "object", "{}")] {
+            for context in ["{}", #"{"email":"a@example.com"}"#, #"{"targetingKey":"u7"}"#] {
+                let eval = try box.runOK(["flag", "eval", key, "--type", type, "--default", fallback, "--context", context, "--json"])
+                let explain = try box.runOK(["flag", "explain", key, "--type", type, "--default", fallback, "--context", context, "--json"])
+                let evaluated = try JSONSerialization.jsonObject(with: Data(eval.stdout.utf8)) as? [String: Any] ?? [:]
+                let explained = try JSONSerialization.jsonObject(with: Data(explain.stdout.utf8)) as? [String: Any] ?? [:]
+                let fields = ["value", "variant", "reason", "errorCode", "errorMessage", "metadata"]
+                func canonical(_ object: [String: Any]) throws -> String {
+                    let picked = Dictionary(uniqueKeysWithValues: fields.map { ($0, object[$0] ?? "absent") })
+                    return String(decoding: try JSONSerialization.data(withJSONObject: picked, options: [.sortedKeys]), as: UTF8.self)
+                }
+                #expect(try canonical(evaluated) == canonical(explained), "\(key) \(context): \(explain.stdout)")
+                #expect(evaluated["reason"] != nil, "\(eval)")
+            }
+        }
+        let text = try box.runOK(["flag", "explain", "new-checkout", "--context", #"{"email":"ada@example.com"}"#])
+        #expect(text.stdout.contains("$ref \"is_staff\" → true"), "\(text)")
+        #expect(text.stdout.contains("reason   TARGETING_MATCH"), "\(text)")
+        let split = try box.runOK(["flag", "explain", "banner", "--targeting-key", "user-1"])
+        #expect(split.stdout.contains("bucketing value [\"banner\",\"user-1\"]") && split.stdout.contains("hash "), "\(split)")
+        let file = box.root + "/context.json"
+        try #"{"email":"x@example.com"}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        let fromFile = try box.runOK(["flag", "explain", "new-checkout", "--context", "@" + file, "--json"])
+        #expect(fromFile.stdout.contains(#""variant":"on""#), "\(fromFile)")
+    }
+
+    @Test func explainRefusesBadInputWithExitCodes() throws {
+        let box = try imported()
+        let notObject = try box.run(["flag", "explain", "banner", "--context", "[1]"])
+        #expect(notObject.status == 6 && notObject.stderr.contains("must be a JSON object"), "\(notObject)")
+        let huge = box.root + "/huge.json"
+        try ("{\"a\":\"" + String(repeating: "x", count: 1 << 20) + "\"}").write(toFile: huge, atomically: true, encoding: .utf8)
+        let tooBig = try box.run(["flag", "explain", "banner", "--context", "@" + huge])
+        #expect(tooBig.status == 6 && tooBig.stderr.contains("longer than 1048576 bytes"), "\(tooBig)")
+        let deep = try box.run([
+            "flag", "explain", "banner", "--context", String(repeating: "{\"a\":", count: 600) + "1" + String(repeating: "}", count: 600),
+        ])
+        #expect(deep.status == 6, "\(deep)")
+        let noStore = try Sandbox().run(["flag", "explain", "banner"])
+        #expect(noStore.status == 2 && noStore.stderr.contains("import flags first"), "\(noStore)")
+        let missingFile = try box.run(["flag", "explain", "banner", "--context", "@" + box.root + "/nope.json"])
+        #expect(missingFile.status == 2, "\(missingFile)")
+        let defaultWithoutType = try box.run(["flag", "explain", "banner", "--default", "x"])
+        #expect(defaultWithoutType.status == 2, "\(defaultWithoutType)")
+        let unknown = try box.runOK(["flag", "explain", "nope", "--json"])
+        #expect(unknown.stdout.contains(#""errorCode":"FLAG_NOT_FOUND""#), "\(unknown)")
+    }
+
+    @Test func diffReportsMovesAndExitCodes() throws {
+        let box = try Sandbox()
+        let same = try box.run(["flag", "diff", example("flags.json"), example("flags.json"), "--synthetic", "1000"])
+        #expect(same.status == 0 && same.stdout == "1000 contexts, 3 flags\nunchanged: 3 flags\n", "\(same)")
+        let changed = try box.run(["flag", "diff", example("flags.json"), example("flags-next.json"), "--synthetic", "10000"])
+        #expect(changed.status == 1, "\(changed)")
+        #expect(changed.stdout.contains("changed new-checkout: "), "\(changed)")
+        #expect(changed.stdout.contains("* off → on"), "\(changed)")
+        let again = try box.run(["flag", "diff", example("flags.json"), example("flags-next.json"), "--synthetic", "10000"])
+        #expect(again.stdout == changed.stdout, "seeded: the same output")
+        let seeded = try box.run(["flag", "diff", example("flags.json"), example("flags-next.json"), "--synthetic", "10000", "--seed", "9"])
+        #expect(seeded.status == 1 && seeded.stdout != changed.stdout)
+        let json = try box.run([
+            "flag", "diff", example("flags.json"), example("flags-next.json"), "--contexts", example("contexts.jsonl"), "--json",
+        ])
+        #expect(json.status == 1, "\(json)")
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(object?["contexts"] as? Int == 6 && object?["changed"] as? Bool == true, "\(json)")
+        // @store is the switch domain: after importing NEW, store vs NEW is no change.
+        try box.runOK(["flag", "import", example("flags-next.json")])
+        let store = try box.run(["flag", "diff", "@store", example("flags-next.json"), "--contexts", example("contexts.jsonl")])
+        #expect(store.status == 0, "\(store)")
+        let fromStdin = try box.run(["flag", "diff", "@store", "-", "--synthetic", "10"], stdin: "{\"flags\":{}}")
+        #expect(fromStdin.status == 1 && fromStdin.stdout.contains("removed new-checkout"), "\(fromStdin)")
+    }
+
+    @Test func diffRefusesInvalidInputWithExitSix() throws {
+        let box = try Sandbox()
+        let contexts = box.root + "/c.jsonl"
+        try "{\"targetingKey\":\"a\"}\n\n{\"targetingKey\":\n".write(toFile: contexts, atomically: true, encoding: .utf8)
+        let badLine = try box.run(["flag", "diff", example("flags.json"), example("flags-next.json"), "--contexts", contexts])
+        #expect(badLine.status == 6 && badLine.stderr.contains("c.jsonl:3: invalid JSON"), "\(badLine)")
+        let badDocument = try box.run(["flag", "diff", example("flags.json"), "-", "--synthetic", "5"], stdin: "{\"flags\":{\"f\":{}}}")
+        #expect(badDocument.status == 6 && badDocument.stderr.contains("standard input: $.flags.f"), "\(badDocument)")
+        let neither = try box.run(["flag", "diff", example("flags.json"), example("flags.json")])
+        #expect(neither.status == 2, "\(neither)")
+        let zero = try box.run(["flag", "diff", example("flags.json"), example("flags.json"), "--synthetic", "0"])
+        #expect(zero.status == 6, "\(zero)")
+        // A 1 MiB context line: refused with its line, in bounded time.
+        try ("{}\n{\"a\":\"" + String(repeating: "x", count: 1 << 20) + "\"}\n").write(toFile: contexts, atomically: true, encoding: .utf8)
+        let huge = try box.run(["flag", "diff", example("flags.json"), example("flags-next.json"), "--contexts", contexts])
+        #expect(huge.status == 6 && huge.stderr.contains("c.jsonl:2: a context longer than 1048576 bytes"), "\(huge)")
+    }
+
+    @Test func statsPrintsCountsOrAChart() throws {
+        let box = try Sandbox()
+        let plain = try box.runOK(["flag", "stats", "new-checkout", "--document", example("flags.json"), "--synthetic", "10000"])
+        let rows = plain.stdout.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+        #expect(rows.map(\.first) == ["off", "on"], "\(plain)")
+        #expect(rows.map { $0.last } == ["80", "20"], "configured shares: \(plain)")
+        if let on = rows.last, on.count == 4, let count = Int(on[1]) { #expect(abs(count - 2000) < 150, "\(plain)") }
+        let json = try box.runOK(["flag", "stats", "new-checkout", "--document", example("flags.json"), "--synthetic", "100", "--json"])
+        #expect(json.stdout.hasPrefix(#"{"flag":"new-checkout","contexts":100,"variants":[{"outcome":"off""#), "\(json)")
+        // On a terminal: bars (script gives the command a pseudo-terminal).
+        let command = [Sandbox.binary, "flag", "stats", "new-checkout", "--document", example("flags.json"), "--synthetic", "1000"]
+        let tty = try Sandbox.exec(
+            "/usr/bin/script", ["-qec", command.joined(separator: " "), "/dev/null"], stdin: nil, environment: box.environment())
+        #expect(tty.status == 0 && tty.stdout.contains("█") && tty.stdout.contains("(configured 20%)"), "\(tty)")
+        let missing = try box.run(["flag", "stats", "nope", "--document", example("flags.json"), "--synthetic", "10"])
+        #expect(missing.status == 1, "\(missing)")
+    }
+
+    @Test func lintFormatsAndExitCodes() throws {
+        let box = try Sandbox()
+        let clean = try box.run(["flag", "lint", example("flags-next.json")])
+        #expect(clean.status == 0, "warnings only: \(clean)")
+        let document = """
+            {"flags": {
+              "f": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
+                    "targeting": {"if": [{"var": "beta"}, "onn", "off"]}}
+            }}
+            """
+        let file = box.root + "/flags.json"
+        try document.write(toFile: file, atomically: true, encoding: .utf8)
+        let text = try box.run(["flag", "lint", file])
+        #expect(text.status == 1, "\(text)")
+        #expect(text.stdout.contains(file + ":3:47: error: the targeting of \"f\" returns \"onn\", which is not a variant"), "\(text)")
+        #expect(text.stdout.contains("warning: variant \"on\" of \"f\" is neither the default"), "\(text)")
+        let github = try box.run(["flag", "lint", file, "--format", "github"])
+        #expect(
+            github.status == 1 && github.stdout.contains("::error file=\(file),line=3,col=47,title=prefs flag lint%3A unknown-variant::"),
+            "\(github)")
+        let json = try box.run(["flag", "lint", file, "--format", "json"])
+        let findings = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        #expect(
+            json.status == 1 && findings?.count == 2
+                && findings?.contains { $0["line"] as? Int == 3 && $0["severity"] as? String == "error" } == true, "\(json)")
+        // @store: a DISABLED flag never enabled.
+        try box.runOK(
+            ["flag", "import", "-"], stdin: #"{"flags":{"d":{"state":"DISABLED","variants":{"on":true},"defaultVariant":"on"}}}"#)
+        let store = try box.run(["flag", "lint"])
+        #expect(store.status == 0 && store.stdout.contains("never-enabled"), "\(store)")
+        try box.runOK(["flag", "enable", "d"])
+        try box.runOK(["flag", "disable", "d"])
+        let enabledOnce = try box.run(["flag", "lint", "@store"])
+        #expect(enabledOnce.status == 0 && enabledOnce.stdout.isEmpty, "\(enabledOnce)")
+        let badFormat = try box.run(["flag", "lint", file, "--format", "xml"])
+        #expect(badFormat.status == 2, "\(badFormat)")
+    }
+}
