@@ -83,6 +83,7 @@ enum InspectorAssets {
         .list button { width: 100%; text-align: left; background: none; border: 0; border-bottom: 1px solid #eee; cursor: pointer; }
         .list button:hover, .list button[aria-current="true"] { background: #e8f0fe; }
         :focus-visible { outline: 3px solid #1a5fd0; outline-offset: 1px; }
+        #flags { overflow-x: auto; }
         table { border-collapse: collapse; width: 100%; font-size: .9rem; }
         th, td { text-align: left; border-bottom: 1px solid #ddd; padding: .2rem .4rem; vertical-align: top; }
         .state-DISABLED { color: #a00; }

@@ -215,6 +215,35 @@ struct ServeTests {
         #expect(stopped.stderr.contains(" 401 ") && stopped.stderr.contains(" 413 "))
     }
 
+    @Test func liveUpdatesStreamAndShutdownEndsThem() throws {
+        let box = try imported()
+        let server = try ServeProcess(box)
+        let fd = try #require(HTTPExchange.connect(server.port))
+        defer { close(fd) }
+        HTTPExchange.send(fd, Array("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+        var received = ""
+        func read(until fragment: String, seconds: Double) -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while Date() < deadline && !received.contains(fragment) {
+                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&poller, 1, 100) > 0 else { continue }
+                let count = recv(fd, &buffer, buffer.count, 0)
+                if count <= 0 { break }
+                received += String(decoding: buffer[0..<count], as: UTF8.self)
+            }
+            return received.contains(fragment)
+        }
+        #expect(read(until: ": connected", seconds: 10) && received.contains("text/event-stream"), "\(received)")
+        let changedAt = Date()
+        #expect(try box.run(["set", "user", "theme", "dark"]).status == 0)
+        #expect(read(until: "event: change", seconds: 3), "\(received)")
+        #expect(Date().timeIntervalSince(changedAt) < 1.0, "a write by another process is announced within a second")
+        // SIGTERM with the stream open: it ends, and the server exits.
+        let stopped = server.stop()
+        #expect(stopped.status == 0 && stopped.stderr.contains("GET /api/events 200"), "\(stopped)")
+    }
+
     @Test func otherAddressesNeedAToken() throws {
         let box = try imported()
         let refused = try box.run(["serve", "--listen", "0.0.0.0:0"])

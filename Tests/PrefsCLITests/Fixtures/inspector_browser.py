@@ -79,6 +79,7 @@ def main():
         js("document.querySelector('#eval-form button[type=submit]').click(); true")
         wait_for("document.getElementById('eval-variant') !== null || document.getElementById('eval-error') !== null", "the evaluation")
         result = js("({value: document.getElementById('eval-value')?.textContent, variant: document.getElementById('eval-variant')?.textContent, reason: document.getElementById('eval-reason')?.textContent, error: document.getElementById('eval-error')?.textContent})")
+        js("document.getElementById('eval-result').scrollIntoView(); true")
         shot = call("Page.captureScreenshot", format="png")
         with open(screenshot, "wb") as f:
             f.write(base64.b64decode(shot["data"]))
