@@ -116,6 +116,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "prefs-serve-bench",
+            dependencies: ["PrefsCore", "PrefsServe"],
+            path: "Benchmarks/ServeBench",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "prefs-flag-bench",
             dependencies: ["PrefsCore"],
             path: "Benchmarks/FlagBench",
