@@ -34,6 +34,7 @@ let stack: KeyValueStack
 let core: ServeCore
 do {
     var options = KeyValueStack.Options(memoryTier: .shared, environment: environment)
+    options.overrides = try Overrides.parse(environment["PREFS_OVERRIDES"])
     if let seconds = try KeyValueStack.Options.busyTimeoutFromEnvironment(environment) { options.busyTimeout = seconds }
     stack = try KeyValueStack(path: StoreLocation.resolve(explicit: invocation.store, environment: environment), options: options)
     core = try ServeCore(
@@ -137,7 +138,7 @@ let responder = CallbackResponder { (request: Request, context: ServeContext) as
             var request = request
             let buffer = try await request.collectBody(upTo: limit)
             serveRequest.body = Array(buffer.readableBytesView)
-            // Evaluation reads memory only; inspector pages read the store: off the event loop.
+            // Evaluation reads the compiled flags in memory; inspector JSON reads the store.
             answer = core.handle(serveRequest)
         } catch let error as HTTPError where error.status == .contentTooLarge {
             answer = .json(413, OFREP.problem("the body is larger than \(limit) bytes"), headers: [("Connection", "close")])

@@ -48,6 +48,17 @@ extension Prefs {
                 throw PrefsError(.unreachable, "prefs-serve is not installed next to prefs or on PATH")
             }
             var arguments = ["prefs-serve", "--store", global.storePath]
+            // --override and PREFS_OVERRIDES apply as in `prefs flag eval`: handed over as one
+            // JSON object, in the helper's environment (never on its command line).
+            let overrides = try global.overrides()
+            if !overrides.isEmpty {
+                let domains = overrides.keys.sorted().map { domain in
+                    JSONValue.Member(
+                        domain.name,
+                        .object(overrides[domain, default: [:]].sorted { $0.key < $1.key }.map { JSONValue.Member($0.key, $0.value) }))
+                }
+                setenv("PREFS_OVERRIDES", JSONValue.object(domains).compactText, 1)
+            }
             if let listen { arguments += ["--listen", listen] }
             if let tokenFile { arguments += ["--token-file", tokenFile] }
             if let maxBody { arguments += ["--max-body", String(maxBody)] }

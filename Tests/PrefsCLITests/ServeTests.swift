@@ -7,9 +7,9 @@ final class ServeProcess {
     let running: Running
     let port: Int
 
-    init(_ box: Sandbox, _ extra: [String] = [], environment: [String: String] = [:]) throws {
+    init(_ box: Sandbox, _ extra: [String] = [], environment: [String: String] = [:], overrides: [String] = []) throws {
         running = try Running(
-            ["--store", box.store, "serve", "--listen", "127.0.0.1:0"] + extra, environment: box.environment(environment))
+            ["--store", box.store] + overrides + ["serve", "--listen", "127.0.0.1:0"] + extra, environment: box.environment(environment))
         guard running.waitForLines(1, timeout: 30), let line = running.lines.snapshot().first,
             let range = line.range(of: #"127\.0\.0\.1:[0-9]+"#, options: .regularExpression),
             let port = Int(line[range].split(separator: ":")[1])
@@ -254,6 +254,14 @@ struct ServeTests {
         #expect(blank.status == 2 && blank.stderr.contains("is empty"), "\(blank)")
         let badAddress = try box.run(["serve", "--listen", "nowhere"])
         #expect(badAddress.status == 2 && badAddress.stderr.contains("--listen"), "\(badAddress)")
+        // --override applies as in flag eval (handed to the helper in PREFS_OVERRIDES).
+        let overridden = try ServeProcess(
+            box, [], overrides: ["--override", #"switch:string-flag={"state":"ENABLED","variants":{"o":"over"},"defaultVariant":"o"}"#])
+        let answer = try HTTPExchange.post(overridden.port, "/ofrep/v1/evaluate/flags/string-flag", "{}")
+        #expect(
+            answer.status == 200 && answer.body.hasPrefix(#"{"key":"string-flag","value":"over","reason":"STATIC","variant":"o""#),
+            "\(answer)")
+        #expect(overridden.stop().status == 0)
         // With a token from the environment, another address is served (and checked).
         let server = try ServeProcess(box, [], environment: ["PREFS_SERVE_TOKEN": "env-token"])
         #expect(try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/string-flag", "{}").status == 401)
