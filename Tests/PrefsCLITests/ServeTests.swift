@@ -386,6 +386,39 @@ struct ServeClientTests {
         #expect(server.stop().status == 0)
     }
 
+    /// docs/serve.md's examples run: the curl request answers the JSON its comment shows, and
+    /// the Python snippet prints the SDK's answer (against a server on a free port).
+    @Test func theDocsExamplesRun() throws {
+        let docs = try String(contentsOfFile: PythonClients.root + "/docs/serve.md", encoding: .utf8)
+        let box = try Sandbox()
+        #expect(try box.run(["flag", "import", PythonClients.root + "/examples/flags.json"]).status == 0)
+        let server = try ServeProcess(box)
+        let lines = docs.components(separatedBy: "\n")
+        let curl = try #require(
+            lines.firstIndex { $0.hasPrefix("curl -s -X POST http://127.0.0.1:8016/ofrep/v1/evaluate/flags/new-checkout") })
+        let body = try #require(lines[curl + 1].split(separator: "'").dropFirst().first.map(String.init))
+        let shown = try #require(lines[curl + 2].hasPrefix("# {") ? String(lines[curl + 2].dropFirst(2)) : nil)
+        let answer = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/new-checkout", body)
+        #expect(answer.status == 200 && answer.body == shown, "\(answer)")
+        let eval = try box.run([
+            "flag", "eval", "new-checkout", "--type", "boolean", "--default", "false", "--targeting-key", "user-7", "--json",
+        ])
+        #expect(eval.stdout.hasPrefix(#"{"value":false,"variant":"off","reason":"TARGETING_MATCH""#), "\(eval)")
+
+        switch PythonClients.python {
+        case .failure(let why): print("skipped: the Python example of docs/serve.md: \(why)")
+        case .success(let python):
+            let start = try #require(docs.range(of: "```python\n"))
+            let end = try #require(docs.range(of: "```", range: start.upperBound..<docs.endIndex))
+            let snippet = docs[start.upperBound..<end.lowerBound].replacingOccurrences(
+                of: "http://127.0.0.1:8016", with: "http://127.0.0.1:\(server.port)")
+            let run = try Sandbox.exec(python, ["-c", snippet], stdin: nil, environment: ProcessInfo.processInfo.environment)
+            #expect(snippet.contains("# False off TARGETING_MATCH"))
+            #expect(run.status == 0 && run.stdout == "False off TARGETING_MATCH\n", "\(run)")
+        }
+        #expect(server.stop().status == 0)
+    }
+
     @Test func theInspectorWorksInHeadlessChromium() throws {
         let python: String
         switch PythonClients.python {
