@@ -439,16 +439,27 @@ struct ServeClientTests {
         let screenshot = PythonClients.root + "/.build/serve-inspector.png"
         try? FileManager.default.removeItem(atPath: screenshot)
         let context = #"{"fn":"Sulisław","ln":"Świętopełk","age":29,"customer":false}"#
-        let browser = try Sandbox.exec(
-            python, [PythonClients.fixtures + "/inspector_browser.py", server.url, screenshot, "THEME", "context-aware", context],
-            stdin: nil,
-            environment: ProcessInfo.processInfo.environment)
-        #expect(browser.status == 0, "\(browser)")
-        let result = try JSONValue(parsing: browser.stdout)
-        #expect(result["keys"] == .array([.string("user/theme = \"solarized\"")]), "\(browser.stdout)")
-        #expect(result["keyTitle"] == .string("user/theme") && result["keyValue"] == .string("\"solarized\""), "\(browser.stdout)")
-        #expect(result["variant"] == .string("internal") && result["reason"] == .string("TARGETING_MATCH"), "\(browser.stdout)")
-        #expect(result["value"] == .string("\"INTERNAL\""), "\(browser.stdout)")
+        let browser = try Running(
+            [PythonClients.fixtures + "/inspector_browser.py", server.url, screenshot, "THEME", "context-aware", context],
+            environment: ProcessInfo.processInfo.environment, executable: python)
+        guard browser.waitForLines(1, timeout: 90) else {
+            Issue.record("the browser did not answer: \(browser.finish(signal: SIGKILL))")
+            _ = server.stop()
+            return
+        }
+        let first = browser.lines.snapshot()[0]
+        #expect(try box.run(["set", "user", "theme", "neon"]).status == 0)
+        browser.write("go\n")
+        #expect(browser.waitForLines(2, timeout: 30))
+        let finished = browser.finish()
+        #expect(finished.status == 0, "\(finished)")
+        let live = try JSONValue(parsing: finished.stdout.split(separator: "\n").last.map(String.init) ?? "")
+        #expect(live["liveValue"] == .string("\"neon\""), "the open key updates without a reload: \(finished.stdout)")
+        let result = try JSONValue(parsing: first)
+        #expect(result["keys"] == .array([.string("user/theme = \"solarized\"")]), "\(first)")
+        #expect(result["keyTitle"] == .string("user/theme") && result["keyValue"] == .string("\"solarized\""), "\(first)")
+        #expect(result["variant"] == .string("internal") && result["reason"] == .string("TARGETING_MATCH"), "\(first)")
+        #expect(result["value"] == .string("\"INTERNAL\""), "\(first)")
         #expect(FileManager.default.fileExists(atPath: screenshot), "a screenshot under .build/")
         let stopped = server.stop()
         #expect(stopped.status == 0 && stopped.stderr.contains("GET /inspector.js 200"), "\(stopped)")

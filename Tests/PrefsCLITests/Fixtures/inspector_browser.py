@@ -5,7 +5,9 @@ inspector of a running `prefs serve` (websocket-client from PyPI):
 
 Loads the page, types SEARCH into the key search, opens the first key found, evaluates FLAG
 for CONTEXT_JSON through the form, saves a screenshot, and prints one JSON object: the keys
-listed, the key pane's title and value, and the form's value, variant and reason.
+listed, the key pane's title and value, and the form's value, variant and reason. Then waits
+for a line on stdin (the caller has changed that key meanwhile) and prints the key's value as
+the page shows it once it changed, with the seconds that took.
 """
 import base64
 import json
@@ -83,7 +85,13 @@ def main():
         shot = call("Page.captureScreenshot", format="png")
         with open(screenshot, "wb") as f:
             f.write(base64.b64decode(shot["data"]))
-        print(json.dumps({"keys": keys, "keyTitle": key_title, "keyValue": key_value, **result}, ensure_ascii=False))
+        print(json.dumps({"keys": keys, "keyTitle": key_title, "keyValue": key_value, **result}, ensure_ascii=False), flush=True)
+        # Live updates: the caller changes the open key with the CLI, then writes a line; the
+        # page must show the new value without a reload (server-sent events).
+        sys.stdin.readline()
+        start = time.time()
+        wait_for("document.getElementById('key-value') && document.getElementById('key-value').textContent !== %s" % json.dumps(key_value), "the live update")
+        print(json.dumps({"liveValue": js("document.getElementById('key-value').textContent"), "seconds": round(time.time() - start, 3)}), flush=True)
         ws.close()
     finally:
         browser.terminate()
