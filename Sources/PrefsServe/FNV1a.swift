@@ -14,8 +14,5 @@ struct FNV1a {
     }
 
     /// Sixteen lower-case hex digits.
-    var hex: String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
+    var hex: String { FNV1aText.hex(value) }
 }

@@ -8,6 +8,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import PrefsCore
@@ -178,7 +179,10 @@ let app = Application(
     responder: responder,
     server: .http1(
         configuration: .init(additionalChannelHandlers: [RequestDeadlineHandler(timeout: readTimeout)])),
-    configuration: ApplicationConfiguration(address: .hostname(invocation.host, port: invocation.port), serverName: "prefs"),
+    // At most 1,024 open connections: more wait in the backlog (file descriptors stay bounded).
+    configuration: ApplicationConfiguration(
+        address: .hostname(invocation.host, port: invocation.port), serverName: "prefs",
+        availableConnectionsDelegate: MaximumAvailableConnections(1024)),
     onServerRunning: { channel in
         let port = channel.localAddress?.port ?? invocation.port
         let host = invocation.host.contains(":") ? "[\(invocation.host)]" : invocation.host
