@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 // CI sets PREFS_STRICT=1 to build the project's own targets with warnings as errors.
@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "prefs", targets: ["prefs"]),
         .executable(name: "prefs-http-get", targets: ["prefs-http-get"]),
         .executable(name: "prefs-sync", targets: ["prefs-sync"]),
+        .executable(name: "prefs-serve", targets: ["prefs-serve"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -21,6 +22,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
         // `swift package generate-documentation --target PrefsCore` (DocC; CI builds it).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
+        // prefs serve: HTTP server and graceful shutdown (traits off: no swift-configuration).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", exact: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", exact: "1.8.0"),
     ],
     targets: [
         .target(
@@ -78,6 +85,27 @@ let package = Package(
             dependencies: ["PrefsCore", "PrefsSync"],
             swiftSettings: strict
         ),
+        // prefs serve: the serving core (routing, OFREP encoding, ETags, limits) without
+        // sockets, and the Hummingbird helper that `prefs serve` runs.
+        .target(
+            name: "PrefsServe",
+            dependencies: ["PrefsCore"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "prefs-serve",
+            dependencies: [
+                "PrefsCore", "PrefsServe",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "prefs-sync-bench",
             dependencies: ["PrefsCore", "PrefsSync"],
@@ -88,6 +116,12 @@ let package = Package(
             name: "prefs-queue-bench",
             dependencies: ["PrefsCore"],
             path: "Benchmarks/QueueBench",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "prefs-serve-bench",
+            dependencies: ["PrefsCore", "PrefsServe"],
+            path: "Benchmarks/ServeBench",
             swiftSettings: strict
         ),
         .executableTarget(
@@ -108,9 +142,14 @@ let package = Package(
             dependencies: ["PrefsCore", "PrefsTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
+            name: "PrefsServeTests",
+            dependencies: ["PrefsServe", "PrefsCore", "PrefsTestSupport"]
+        ),
+        .testTarget(
             name: "PrefsCLITests",
             dependencies: [
-                "prefs", "prefs-http-get", "prefs-sync", "PrefsCore", "PrefsTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "prefs", "prefs-http-get", "prefs-sync", "prefs-serve", "PrefsCore", "PrefsTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             exclude: ["Fixtures"]
         ),

@@ -187,13 +187,13 @@ _prefs() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    get|set|rm|list|domains|export|import|batch|incr|apply|log|watch|schema|describe|reset|flag|refresh|remote|sync|doctor|backup|restore|edit|help)
+    get|set|rm|list|domains|export|import|batch|incr|apply|log|watch|schema|describe|reset|flag|refresh|remote|sync|serve|doctor|backup|restore|edit|help)
         # Offer subcommand argument completions
         "_prefs_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'get set rm list domains export import batch incr apply log watch schema describe reset flag refresh remote sync doctor backup restore edit help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'get set rm list domains export import batch incr apply log watch schema describe reset flag refresh remote sync serve doctor backup restore edit help' -- "${cur}"))
         ;;
     esac
 }
@@ -1307,6 +1307,40 @@ _prefs_sync() {
         return
         ;;
     '--timeout')
+        return
+        ;;
+    esac
+}
+
+_prefs_serve() {
+    repeating_flags=()
+    non_repeating_flags=(--no-access-log --version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor --listen --token-file --max-body --read-timeout)
+    __prefs_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __prefs_add_completions -f
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    '--listen')
+        return
+        ;;
+    '--token-file')
+        return
+        ;;
+    '--max-body')
+        return
+        ;;
+    '--read-timeout')
         return
         ;;
     esac

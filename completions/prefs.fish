@@ -102,6 +102,8 @@ function __prefs_parse_tokens -S
             end
         case 'sync'
             __prefs_parse_subcommand -r 1 'store=' 'actor=' 'override=+' 'status' 'json' 'watch=' 'timeout=' 'version' 'h/help'
+        case 'serve'
+            __prefs_parse_subcommand 0 'store=' 'actor=' 'override=+' 'listen=' 'token-file=' 'max-body=' 'read-timeout=' 'no-access-log' 'version' 'h/help'
         case 'doctor'
             __prefs_parse_subcommand 0 'store=' 'actor=' 'override=+' 'json' 'version' 'h/help'
         case 'backup'
@@ -189,6 +191,7 @@ complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" 
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'refresh' -d 'Refresh a server-fed domain from a URL or a file; keep the last good copy on failure.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'remote' -d 'Set, show or unset the PostgreSQL database this store syncs with.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'sync' -d 'Pull remote operations, apply them, push pending ones (offline first; exit 7 when unreachable).'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'serve' -d 'Serve the switch domain\'s flags over OFREP (OpenFeature) and a read-only web inspector.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'doctor' -d 'Check the store: integrity, schema version, WAL, permissions, orphaned memory files, expired keys.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'backup' -d 'Write a consistent copy of the store while other processes keep writing (mode 0600).'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'restore' -d 'Replace the store\'s content with a backup, while other processes keep using it.'
@@ -503,6 +506,16 @@ complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "p
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs sync" timeout' -l 'timeout' -d 'Give up after this long (default 30s).' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs sync" version' -l 'version' -d 'Show the version.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs sync" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs serve" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rF
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs serve" actor' -l 'actor' -d 'Who the change log names for this command\'s writes (default: $PREFS_ACTOR, else USER@HOST).' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs serve"' -l 'override' -d 'Read VALUE for DOMAIN:KEY in this invocation instead of the store (repeatable; never written). Also $PREFS_OVERRIDES, a JSON object {"domain":{"key":value}}.' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs serve" listen' -l 'listen' -d 'HOST:PORT to listen on (default 127.0.0.1:8016; port 0 picks a free one).' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs serve" token-file' -l 'token-file' -d 'A file holding the bearer token clients must send.' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs serve" max-body' -l 'max-body' -d 'The largest request body accepted, in bytes (default 65536; larger: 413).' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs serve" read-timeout' -l 'read-timeout' -d 'Close a connection whose request takes longer than this to arrive, or that is idle this long (default 10s).' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs serve" no-access-log' -l 'no-access-log' -d 'Do not log requests on stderr.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs serve" version' -l 'version' -d 'Show the version.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs serve" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs doctor" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rF
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs doctor" actor' -l 'actor' -d 'Who the change log names for this command\'s writes (default: $PREFS_ACTOR, else USER@HOST).' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs doctor"' -l 'override' -d 'Read VALUE for DOMAIN:KEY in this invocation instead of the store (repeatable; never written). Also $PREFS_OVERRIDES, a JSON object {"domain":{"key":value}}.' -rfka ''

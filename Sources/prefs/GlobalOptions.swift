@@ -26,33 +26,7 @@ struct GlobalOptions: ParsableArguments {
 
     /// The overrides of `PREFS_OVERRIDES` with `--override` on top.
     func overrides() throws -> [Domain: [String: JSONValue]] {
-        var result: [Domain: [String: JSONValue]] = [:]
-        if let text = ProcessInfo.processInfo.environment["PREFS_OVERRIDES"], !text.isEmpty {
-            let document: JSONValue
-            do {
-                document = try JSONValue(parsing: text, wrappingLevels: 2)
-            } catch let error as PrefsError {
-                throw PrefsError(.invalidValue, "PREFS_OVERRIDES: \(error.message)")
-            }
-            guard let domains = document.objectMembers else {
-                throw PrefsError(.invalidValue, "PREFS_OVERRIDES: expected a JSON object {\"domain\":{\"key\":value}}")
-            }
-            for member in domains {
-                guard let domain = try? Domain(member.key), let keys = member.value.objectMembers else {
-                    throw PrefsError(
-                        .invalidValue, "PREFS_OVERRIDES: \(JSONValue.string(member.key).compactText) is not a domain with an object of keys"
-                    )
-                }
-                for entry in keys {
-                    do {
-                        try KeyName.validate(entry.key)
-                    } catch let error as PrefsError {
-                        throw PrefsError(.invalidValue, "PREFS_OVERRIDES: \(error.message)")
-                    }
-                    result[domain, default: [:]][entry.key] = entry.value
-                }
-            }
-        }
+        var result = try OverridesText.parse(ProcessInfo.processInfo.environment["PREFS_OVERRIDES"])
         for text in override {
             guard let colon = text.firstIndex(of: ":"), let equals = text[colon...].firstIndex(of: "=") else {
                 throw PrefsError(.usage, "--override \(JSONValue.string(text).compactText): expected DOMAIN:KEY=VALUE")

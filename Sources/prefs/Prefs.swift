@@ -22,7 +22,7 @@ struct Prefs: ParsableCommand {
         subcommands: [
             Get.self, Set.self, Remove.self, List.self, Domains.self, Export.self, Import.self, Batch.self, Incr.self,
             Apply.self, Log.self, Watch.self, SchemaGroup.self, Describe.self, Reset.self, FlagGroup.self, Refresh.self, RemoteGroup.self,
-            Sync.self, Doctor.self, Backup.self, Restore.self, Edit.self,
+            Sync.self, Serve.self, Doctor.self, Backup.self, Restore.self, Edit.self,
         ]
     )
 

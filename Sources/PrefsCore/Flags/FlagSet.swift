@@ -149,6 +149,39 @@ public struct FlagSet: Sendable {
         _ key: String, type: FlagType, default defaultValue: JSONValue, context: [String: LogicValue] = [:],
         targetingKey: String? = nil, now: Int64? = nil
     ) -> FlagResolution {
+        resolve(key, type: type, default: defaultValue, context: context, targetingKey: targetingKey, now: now)
+    }
+
+    /// Evaluates a flag with flagd's rules without asking for a type, as a remote
+    /// evaluation service does (OFREP: the client checks the type): the same result as
+    /// ``evaluate(_:type:default:context:targetingKey:now:)`` with the flag's own type, never
+    /// TYPE_MISMATCH. `value` is `null` where the caller's default would be answered
+    /// (`variant` nil and reason DISABLED, DEFAULT or ERROR).
+    public func evaluateAnyType(
+        _ key: String, context: [String: LogicValue] = [:], targetingKey: String? = nil, now: Int64? = nil
+    ) -> FlagResolution {
+        resolve(key, type: nil, default: .null, context: context, targetingKey: targetingKey, now: now)
+    }
+
+    /// The evaluation context as ``KeyValueStack/evaluateFlag(_:type:default:context:targetingKey:fractionalVersion:)``
+    /// reads it: an object's members, an empty `targetingKey` dropped (absent).
+    ///
+    /// - Throws: ``PrefsError`` of kind `invalidValue` when the context is not an object.
+    public static func context(_ context: JSONValue) throws -> [String: LogicValue] {
+        guard case .object(let members) = context else {
+            throw PrefsError(.invalidValue, "the evaluation context must be a JSON object, got \(context.typeName)")
+        }
+        var data: [String: LogicValue] = [:]
+        for member in members { data[member.key] = LogicValue(member.value) }
+        // An empty targeting key is absent, as flagd's providers treat it: the rule does not see it.
+        if data["targetingKey"] == .string("") { data["targetingKey"] = nil }
+        return data
+    }
+
+    private func resolve(
+        _ key: String, type: FlagType?, default defaultValue: JSONValue, context: [String: LogicValue], targetingKey: String?,
+        now: Int64?
+    ) -> FlagResolution {
         guard let flag = flags[key] else {
             return FlagResolution(
                 value: defaultValue, variant: nil, reason: "ERROR", errorCode: "FLAG_NOT_FOUND",
@@ -159,7 +192,7 @@ public struct FlagSet: Sendable {
             if let index = merged.firstIndex(where: { $0.key == member.key }) { merged[index] = member } else { merged.append(member) }
         }
         func result(_ value: JSONValue, _ variant: String?, _ reason: String) -> FlagResolution {
-            guard type.matches(value) else {
+            if let type, !type.matches(value) {
                 return FlagResolution(
                     value: defaultValue, variant: nil, reason: "ERROR", errorCode: "TYPE_MISMATCH",
                     errorMessage: "flag \(key) has a \(value.typeName) value, not \(type.rawValue)", metadata: merged)

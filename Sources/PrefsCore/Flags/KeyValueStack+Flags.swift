@@ -37,13 +37,7 @@ extension KeyValueStack {
         _ key: String, type: FlagType, default defaultValue: JSONValue, context: JSONValue = .object([]), targetingKey: String? = nil,
         fractionalVersion: FractionalVersion? = nil
     ) throws -> FlagResolution {
-        guard case .object(let members) = context else {
-            throw PrefsError(.invalidValue, "the evaluation context must be a JSON object, got \(context.typeName)")
-        }
-        var data: [String: LogicValue] = [:]
-        for member in members { data[member.key] = LogicValue(member.value) }
-        // An empty targeting key is absent, as flagd's providers treat it: the rule does not see it.
-        if data["targetingKey"] == .string("") { data["targetingKey"] = nil }
+        let data = try FlagSet.context(context)
         return try flags(fractionalVersion: fractionalVersion).evaluate(
             key, type: type, default: defaultValue, context: data, targetingKey: targetingKey)
     }

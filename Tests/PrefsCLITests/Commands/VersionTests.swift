@@ -14,7 +14,7 @@ struct VersionTests {
         #expect(PrefsVersion.current == "0.2.0-dev")
     }
 
-    @Test(arguments: ["prefs", "prefs-sync", "prefs-http-get"])
+    @Test(arguments: ["prefs", "prefs-sync", "prefs-http-get", "prefs-serve"])
     func versionIsPrintedWithExitZero(_ name: String) throws {
         let box = try Sandbox()
         let result = try Sandbox.exec(Self.helper(name), ["--version"], stdin: nil, environment: box.environment())

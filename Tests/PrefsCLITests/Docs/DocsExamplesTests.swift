@@ -8,7 +8,8 @@ import Testing
 /// A block whose fence reads ```` ```sh postgres ```` runs with a PostgreSQL server the test
 /// starts (PGHOST, PGPORT, PGUSER and PGDATABASE set); one whose fence reads ```` ```sh ci ````
 /// (the README's install: system packages, a release build, the test suite itself) is what
-/// `.ci/run` does, which a test checks instead; other fences (```` ```text ````, JSON, Swift) are
+/// `.ci/run` does, which a test checks instead; ```` ```sh serve ```` blocks start a server that
+/// runs until stopped, and `ServeTests.theDocsExamplesRun` runs them against one; other fences (```` ```text ````, JSON, Swift) are
 /// not shell examples.
 @Suite("docs examples")
 struct DocsExamplesTests {
@@ -152,7 +153,7 @@ struct DocsExamplesTests {
             extra["PGDATABASE"] = database.name
         }
         let environment = box.environment(extra)
-        for block in blocks where !block.tags.contains("ci") {
+        for block in blocks where !block.tags.contains("ci") && !block.tags.contains("serve") {
             for command in try Self.commands(of: block, page: page) {
                 let location = "\(page):\(command.line): \(command.text)"
                 let result = try Sandbox.exec(

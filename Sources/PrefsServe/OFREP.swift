@@ -1,0 +1,40 @@
+import PrefsCore
+
+/// The OpenFeature Remote Evaluation Protocol's JSON shapes and status codes.
+public enum OFREP {
+    /// One flag's answer: the status code and the JSON object (success or failure).
+    public static func evaluation(_ key: String, _ resolution: FlagResolution) -> (status: Int, body: JSONValue) {
+        if let code = resolution.errorCode {
+            let details = resolution.errorMessage ?? code
+            switch code {
+            case "FLAG_NOT_FOUND": return (404, failure(key, code, details))
+            case "PARSE_ERROR", "TARGETING_KEY_MISSING", "INVALID_CONTEXT": return (400, failure(key, code, details))
+            default: return (400, failure(key, "GENERAL", details))
+            }
+        }
+        var members: [JSONValue.Member] = [.init("key", .string(key))]
+        // No variant and the caller's default would apply (DISABLED, DEFAULT without a
+        // default variant): no value, so the provider answers its code default.
+        let givesValue = resolution.variant != nil || resolution.reason == "STATIC" || resolution.reason == "TARGETING_MATCH"
+        if givesValue { members.append(.init("value", resolution.value)) }
+        members.append(.init("reason", .string(resolution.reason)))
+        // Always present (null when none): providers read it unconditionally.
+        members.append(.init("variant", resolution.variant.map(JSONValue.string) ?? .null))
+        members.append(.init("metadata", .object(resolution.metadata)))
+        return (200, .object(members))
+    }
+
+    /// A failure object: `{"key","errorCode","errorDetails"}`.
+    public static func failure(_ key: String?, _ code: String, _ details: String) -> JSONValue {
+        var members: [JSONValue.Member] = []
+        if let key { members.append(.init("key", .string(key))) }
+        members.append(.init("errorCode", .string(code)))
+        members.append(.init("errorDetails", .string(details)))
+        return .object(members)
+    }
+
+    /// A failure without a flag (401, 413, 500…): `{"errorDetails": …}`.
+    public static func problem(_ details: String) -> String {
+        JSONValue.object([.init("errorDetails", .string(details))]).compactText
+    }
+}

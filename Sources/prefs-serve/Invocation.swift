@@ -1,0 +1,80 @@
+import Foundation
+import PrefsCore
+
+/// prefs-serve's arguments (`prefs serve` passes its own through).
+struct Invocation {
+    var store: String?
+    var host = "127.0.0.1"
+    var port = 8016
+    var tokenFile: String?
+    var maximumBodyBytes = 65_536
+    var readTimeout: Duration = .seconds(10)
+    var poll: Duration = .milliseconds(250)
+    var accessLog = true
+
+    static let usage = """
+        usage: prefs-serve [--store PATH] [--listen HOST:PORT] [--token-file FILE] [--max-body BYTES]
+                           [--read-timeout DURATION] [--poll DURATION] [--no-access-log]
+        """
+
+    init(_ arguments: [String]) {
+        var index = 0
+        func value(_ name: String) -> String {
+            index += 1
+            guard index < arguments.count else { fail("\(name) needs a value (see 'prefs serve --help')", 2) }
+            return arguments[index]
+        }
+        func duration(_ name: String) -> Duration {
+            guard let duration = DurationText.parse(value(name)), duration > .zero else { fail("\(name): expected a duration like 10s", 2) }
+            return duration
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "--store": store = value(argument)
+            case "--listen":
+                guard let (host, port) = Self.address(value(argument)) else {
+                    fail("--listen: expected HOST:PORT like 127.0.0.1:8016 or [::1]:8016 (port 0 picks a free one)", 2)
+                }
+                self.host = host
+                self.port = port
+            case "--token-file": tokenFile = value(argument)
+            case "--max-body":
+                guard let bytes = Int(value(argument)), bytes > 0 else { fail("--max-body: expected a number of bytes", 2) }
+                maximumBodyBytes = bytes
+            case "--read-timeout": readTimeout = duration(argument)
+            case "--poll": poll = duration(argument)
+            case "--no-access-log": accessLog = false
+            case "--version":
+                print("prefs-serve \(PrefsVersion.current)")
+                exit(0)
+            case "-h", "--help":
+                print(Self.usage)
+                exit(0)
+            default: fail("unknown argument \(argument) (see 'prefs serve --help')", 2)
+            }
+            index += 1
+        }
+    }
+
+    /// HOST:PORT, [IPv6]:PORT.
+    static func address(_ text: String) -> (String, Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else {
+            return nil
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { return nil }
+        return (host, port)
+    }
+
+    /// Whether the host is this machine's loopback only.
+    var isLoopback: Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}
+
+func fail(_ message: String, _ code: Int32) -> Never {
+    FileHandle.standardError.write(Data("prefs: \(message)\n".utf8))
+    exit(code)
+}

@@ -1,0 +1,208 @@
+// prefs-serve [--store PATH] [--listen HOST:PORT] [--token-file FILE] [--max-body BYTES]
+//             [--read-timeout DURATION] [--poll DURATION] [--no-access-log]
+//
+// The HTTP side of `prefs serve`, which execs this helper, so the `prefs` binary never loads
+// SwiftNIO and Hummingbird. OFREP evaluation and the web inspector come from PrefsServe's
+// ServeCore; this file binds the socket, streams live updates, polls the store, logs one
+// line per request on stderr and shuts down gracefully on SIGINT and SIGTERM.
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import PrefsCore
+import PrefsServe
+import ServiceLifecycle
+import Synchronization
+
+let invocation = Invocation(Array(CommandLine.arguments.dropFirst()))
+let environment = ProcessInfo.processInfo.environment
+
+var token: String?
+if let file = invocation.tokenFile {
+    guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { fail("cannot read the token file \(file)", 2) }
+    guard let value = BearerToken.token(fromFileText: text) else { fail("the token file \(file) is empty", 2) }
+    token = value
+} else if let value = environment["PREFS_SERVE_TOKEN"], !value.isEmpty {
+    token = value
+}
+// Without a token, OFREP is open on loopback, but the inspector's data (every domain, values,
+// history) needs a token of this run, printed only to the owner: other local users reach
+// 127.0.0.1 too.
+let inspectorToken: String? = token == nil ? BearerToken.random() : nil
+if !invocation.isLoopback && token == nil {
+    fail("listening on \(invocation.host) needs a bearer token: --token-file FILE or PREFS_SERVE_TOKEN (loopback needs none)", 2)
+}
+
+let stack: KeyValueStack
+let core: ServeCore
+do {
+    var options = KeyValueStack.Options(memoryTier: .shared, environment: environment)
+    options.overrides = try OverridesText.parse(environment["PREFS_OVERRIDES"])
+    if let seconds = try KeyValueStack.Options.busyTimeoutFromEnvironment(environment) { options.busyTimeout = seconds }
+    stack = try KeyValueStack(path: StoreLocation.resolve(explicit: invocation.store, environment: environment), options: options)
+    core = try ServeCore(
+        stack: stack,
+        options: ServeOptions(maximumBodyBytes: invocation.maximumBodyBytes, token: token, inspectorToken: inspectorToken))
+} catch let error as PrefsError {
+    fail(error.message, error.exitCode)
+} catch {
+    fail("\(error)", 1)
+}
+
+/// Set when shutdown begins: event streams end so the server can finish.
+let stopping = Atomic<Bool>(false)
+
+/// One line per request on stderr: time, client, method, path (no query, no token), status, bytes, milliseconds.
+func accessLog(_ remote: String, _ method: String, _ path: String, _ status: Int, _ bytes: Int, _ start: ContinuousClock.Instant) {
+    guard invocation.accessLog else { return }
+    let elapsed = ContinuousClock.now - start
+    let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+    let time = ISOTime.format(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+    let shown = path.count > 200 ? String(path.prefix(200)) + "…" : path
+    let line = "\(time) \(remote) \(method) \(shown) \(status) \(bytes) \(String(format: "%.2f", milliseconds))ms\n"
+    FileHandle.standardError.write(Data(line.utf8))
+}
+
+struct ServeContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let remote: String
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remote = source.channel.remoteAddress?.ipAddress ?? "-"
+    }
+}
+
+func response(_ answer: ServeResponse) -> Response {
+    var headers = HTTPFields()
+    for header in answer.headers {
+        if let name = HTTPField.Name(header.name) { headers.append(HTTPField(name: name, value: header.value)) }
+    }
+    return Response(
+        status: HTTPResponse.Status(code: answer.status), headers: headers,
+        body: answer.body.isEmpty ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+}
+
+/// `GET /api/events`: a `change` event whenever the store moves, a comment every 15 s.
+func eventStream() -> Response {
+    var headers = HTTPFields()
+    headers[.contentType] = "text/event-stream"
+    headers[.cacheControl] = "no-cache"
+    let body = ResponseBody { writer in
+        var last = core.snapshot
+        try await writer.write(ByteBuffer(string: ": connected\n\n"))
+        var quiet = 0
+        while !stopping.load(ordering: .relaxed) && !Task.isCancelled {
+            try await Task.sleep(for: .milliseconds(200))
+            let now = core.snapshot
+            if now.digest != last.digest || now.logSequence != last.logSequence {
+                last = now
+                quiet = 0
+                try await writer.write(ByteBuffer(string: core.changeEvent()))
+            } else {
+                quiet += 1
+                if quiet >= 75 {
+                    quiet = 0
+                    try await writer.write(ByteBuffer(string: ": ping\n\n"))
+                }
+            }
+        }
+        try await writer.finish(nil)
+    }
+    return Response(status: .ok, headers: headers, body: body)
+}
+
+let responder = CallbackResponder { (request: Request, context: ServeContext) async throws -> Response in
+    let start = ContinuousClock.now
+    let target = request.head.path ?? "/"
+    let method = request.method.rawValue
+    var fields: [String: String] = [:]
+    for field in request.headers {
+        let name = field.name.canonicalName
+        fields[name] = fields[name].map { $0 + ", " + field.value } ?? field.value
+    }
+    // HTTP/1's Host arrives as the authority pseudo-header.
+    if let authority = request.head.authority { fields["host"] = authority }
+    var serveRequest = ServeRequest(method: method, target: target, headers: fields)
+    let path = serveRequest.path
+    if path == "/api/events" && method == "GET" {
+        if let refusal = core.refusal(serveRequest) {
+            accessLog(context.remote, method, path, refusal.status, refusal.body.count, start)
+            return response(refusal)
+        }
+        accessLog(context.remote, method, path, 200, 0, start)
+        return eventStream()
+    }
+    var answer: ServeResponse
+    let limit = core.options.maximumBodyBytes
+    if let length = fields["content-length"].flatMap({ Int($0) }), length > limit {
+        answer = .json(413, OFREP.problem("the body is larger than \(limit) bytes"), headers: [("Connection", "close")])
+    } else {
+        do {
+            var request = request
+            let buffer = try await request.collectBody(upTo: limit)
+            serveRequest.body = Array(buffer.readableBytesView)
+            // Evaluation reads the compiled flags in memory; inspector JSON reads the store.
+            answer = core.handle(serveRequest)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            answer = .json(413, OFREP.problem("the body is larger than \(limit) bytes"), headers: [("Connection", "close")])
+        }
+    }
+    accessLog(context.remote, method, path, answer.status, answer.body.count, start)
+    return response(answer)
+}
+
+/// Reads the store again every `--poll`, so changes by any process are served.
+struct Poller: Service {
+    func run() async throws {
+        var failing = false
+        await withGracefulShutdownHandler {
+            while !stopping.load(ordering: .relaxed) {
+                try? await Task.sleep(for: invocation.poll)
+                do {
+                    try core.refresh()
+                    failing = false
+                } catch {
+                    if !failing { FileHandle.standardError.write(Data("prefs: serve: cannot read the store: \(error)\n".utf8)) }
+                    failing = true
+                }
+            }
+        } onGracefulShutdown: {
+            stopping.store(true, ordering: .relaxed)
+        }
+    }
+}
+
+var logger = Logger(label: "prefs-serve")
+logger.logLevel = .critical
+let readTimeout = TimeAmount.nanoseconds(
+    Int64(invocation.readTimeout.components.seconds) * 1_000_000_000
+        + Int64(invocation.readTimeout.components.attoseconds / 1_000_000_000))
+let app = Application(
+    responder: responder,
+    server: .http1(
+        configuration: .init(additionalChannelHandlers: [RequestDeadlineHandler(timeout: readTimeout)])),
+    // At most 1,024 open connections: more wait in the backlog (file descriptors stay bounded).
+    configuration: ApplicationConfiguration(
+        address: .hostname(invocation.host, port: invocation.port), serverName: "prefs",
+        availableConnectionsDelegate: MaximumAvailableConnections(1024)),
+    onServerRunning: { channel in
+        let port = channel.localAddress?.port ?? invocation.port
+        let host = invocation.host.contains(":") ? "[\(invocation.host)]" : invocation.host
+        let inspector = inspectorToken.map { "http://\(host):\(port)/#token=\($0)" } ?? "/"
+        FileHandle.standardOutput.write(
+            Data("prefs serve: listening on http://\(host):\(port)/ (OFREP at /ofrep/v1, inspector at \(inspector))\n".utf8))
+    },
+    logger: logger)
+
+// The poller comes last: shutdown runs in reverse order, so event streams end before the
+// server waits for open requests.
+let group = ServiceGroup(
+    configuration: .init(services: [app, Poller()], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+do {
+    try await group.run()
+} catch {
+    fail("serve: \(error)", 1)
+}

@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import PrefsCore
+
+extension Prefs {
+    struct Serve: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve the switch domain's flags over OFREP (OpenFeature) and a read-only web inspector.",
+            discussion: """
+                Answers POST /ofrep/v1/evaluate/flags/KEY and POST /ofrep/v1/evaluate/flags (with an ETag; \
+                If-None-Match gives 304) as 'prefs flag eval' evaluates, for any OpenFeature SDK's OFREP \
+                provider, and a web inspector at / (keys, history, flags, an evaluate form, live updates). \
+                Changes by any process are served within a second. Listens on loopback unless told otherwise; \
+                any other address needs a bearer token, read from --token-file or PREFS_SERVE_TOKEN, which \
+                every request must send as 'Authorization: Bearer TOKEN'. Prints the address on stdout, one \
+                line per request on stderr; stops on SIGINT or SIGTERM after open requests finish. Runs the \
+                prefs-serve helper installed next to prefs.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Option(
+            help: ArgumentHelp(
+                "HOST:PORT to listen on (default 127.0.0.1:8016; port 0 picks a free one).", valueName: "address"))
+        var listen: String?
+
+        @Option(help: ArgumentHelp("A file holding the bearer token clients must send.", valueName: "file"))
+        var tokenFile: String?
+
+        @Option(help: ArgumentHelp("The largest request body accepted, in bytes (default 65536; larger: 413).", valueName: "bytes"))
+        var maxBody: Int?
+
+        @Option(
+            help: ArgumentHelp(
+                "Close a connection whose request takes longer than this to arrive, or that is idle this long (default 10s).",
+                valueName: "duration"))
+        var readTimeout: TTLArgument?
+
+        @Flag(help: "Do not log requests on stderr.")
+        var noAccessLog = false
+
+        func validate() throws {
+            if let maxBody, maxBody < 1 { throw ValidationError("--max-body must be at least 1") }
+        }
+
+        func run() throws {
+            guard let helper = Helper.path("prefs-serve") else {
+                throw PrefsError(.unreachable, "prefs-serve is not installed next to prefs or on PATH")
+            }
+            var arguments = ["prefs-serve", "--store", global.storePath]
+            // --override and PREFS_OVERRIDES apply as in `prefs flag eval`: handed over as one
+            // JSON object, in the helper's environment (never on its command line).
+            let overrides = try global.overrides()
+            if !overrides.isEmpty {
+                let domains = overrides.keys.sorted().map { domain in
+                    JSONValue.Member(
+                        domain.name,
+                        .object(overrides[domain, default: [:]].sorted { $0.key < $1.key }.map { JSONValue.Member($0.key, $0.value) }))
+                }
+                setenv("PREFS_OVERRIDES", JSONValue.object(domains).compactText, 1)
+            }
+            if let listen { arguments += ["--listen", listen] }
+            if let tokenFile { arguments += ["--token-file", tokenFile] }
+            if let maxBody { arguments += ["--max-body", String(maxBody)] }
+            if let readTimeout { arguments += ["--read-timeout", "\(readTimeout.duration.milliseconds)ms"] }
+            if noAccessLog { arguments.append("--no-access-log") }
+            Output.standard.flush()
+            try Helper.exec(helper, arguments)
+        }
+    }
+}

@@ -1,0 +1,499 @@
+import Foundation
+import PrefsCore
+import PrefsTestSupport
+import Testing
+
+/// A `prefs serve` process on 127.0.0.1 with a free port, stopped with SIGTERM.
+final class ServeProcess {
+    let running: Running
+    let port: Int
+
+    init(_ box: Sandbox, _ extra: [String] = [], environment: [String: String] = [:], overrides: [String] = []) throws {
+        running = try Running(
+            ["--store", box.store] + overrides + ["serve", "--listen", "127.0.0.1:0"] + extra, environment: box.environment(environment))
+        guard running.waitForLines(1, timeout: 30), let line = running.lines.snapshot().first,
+            let range = line.range(of: #"127\.0\.0\.1:[0-9]+"#, options: .regularExpression),
+            let port = Int(line[range].split(separator: ":")[1])
+        else {
+            let result = running.finish(signal: SIGKILL)
+            throw ServeTestError(description: "prefs serve did not start: \(result)")
+        }
+        self.port = port
+        // Without a token the inspector's address carries the run's token after #.
+        if let start = line.range(of: "#token=") {
+            inspectorToken = String(line[start.upperBound...].prefix { $0.isHexDigit })
+        } else {
+            inspectorToken = nil
+        }
+    }
+
+    /// The token of this run that the inspector's data needs (printed with its address).
+    let inspectorToken: String?
+
+    var url: String { "http://127.0.0.1:\(port)/" }
+
+    /// The inspector's address as printed: with `#token=…` when the server has no token.
+    var inspectorURL: String { url + (inspectorToken.map { "#token=" + $0 } ?? "") }
+
+    /// SIGTERM, then what it printed (stdout: the address; stderr: the access log).
+    func stop() -> RunResult { running.finish(signal: SIGTERM) }
+}
+
+struct ServeTestError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// One HTTP/1.1 exchange on a new connection (`Connection: close`): status, headers, body.
+struct HTTPExchange {
+    var status: Int
+    var head: String
+    var body: String
+
+    static func connect(_ port: Int) -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            return nil
+        }
+        return fd
+    }
+
+    static func send(_ fd: Int32, _ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent <= 0 { return }
+            offset += sent
+        }
+    }
+
+    static func readAll(_ fd: Int32) -> [UInt8] {
+        var result: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            result += buffer[0..<count]
+        }
+        return result
+    }
+
+    static func request(
+        _ port: Int, _ method: String, _ path: String, body: [UInt8] = [], headers: [String: String] = [:]
+    ) throws -> HTTPExchange {
+        guard let fd = connect(port) else { throw ServeTestError(description: "cannot connect to port \(port)") }
+        defer { close(fd) }
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\nContent-Length: \(body.count)\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        send(fd, Array((head + "\r\n").utf8) + body)
+        let reply = String(decoding: readAll(fd), as: UTF8.self)
+        guard let split = reply.range(of: "\r\n\r\n"), let status = Int(reply.split(separator: " ").dropFirst().first ?? "") else {
+            throw ServeTestError(description: "no HTTP reply: \(reply.debugDescription)")
+        }
+        return HTTPExchange(status: status, head: String(reply[..<split.lowerBound]), body: String(reply[split.upperBound...]))
+    }
+
+    static func post(_ port: Int, _ path: String, _ body: String, headers: [String: String] = [:]) throws -> HTTPExchange {
+        try request(port, "POST", path, body: Array(body.utf8), headers: ["Content-Type": "application/json"].merging(headers) { $1 })
+    }
+
+    func header(_ name: String) -> String? {
+        for line in head.split(separator: "\r\n") {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == name.lowercased() { return parts[1].trimmingCharacters(in: .whitespaces) }
+        }
+        return nil
+    }
+}
+
+/// Issue 23: `prefs serve` with real clients.
+@Suite("prefs serve", .serialized)
+struct ServeTests {
+    static let testbed = URL(fileURLWithPath: repositoryRoot + "/Tests/PrefsCLITests/Fixtures/flag-testbed.json")
+        .path
+
+    func imported() throws -> Sandbox {
+        let box = try Sandbox()
+        let result = try box.run(["flag", "import", Self.testbed])
+        #expect(result.status == 0, "\(result)")
+        return box
+    }
+
+    @Test func ofrepAnswersAsFlagEvalAndServesChangesWithinASecond() throws {
+        let box = try imported()
+        let server = try ServeProcess(box)
+        let single = try HTTPExchange.post(
+            server.port, "/ofrep/v1/evaluate/flags/context-aware",
+            #"{"context":{"fn":"Sulisław","ln":"Świętopełk","age":29,"customer":false}}"#)
+        #expect(
+            single.status == 200
+                && single.body
+                    == #"{"key":"context-aware","value":"INTERNAL","reason":"TARGETING_MATCH","variant":"internal","metadata":{"flagSetId":"testbed","version":3}}"#,
+            "\(single)")
+        let bulk = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags", #"{"context":{"targetingKey":"u1"}}"#)
+        let etag = try #require(bulk.header("ETag"))
+        #expect(bulk.status == 200 && bulk.body.contains(#"{"key":"boolean-flag","value":true,"reason":"STATIC","variant":"on""#))
+        let unchanged = try HTTPExchange.post(
+            server.port, "/ofrep/v1/evaluate/flags", #"{"context":{"targetingKey":"u1"}}"#, headers: ["If-None-Match": etag])
+        #expect(unchanged.status == 304 && unchanged.body.isEmpty, "\(unchanged)")
+
+        // A change by another process: served within a second.
+        let disable = try box.run(["flag", "disable", "boolean-flag"])
+        #expect(disable.status == 0, "\(disable)")
+        let changedAt = Date()
+        var seen: TimeInterval?
+        while Date().timeIntervalSince(changedAt) < 3 {
+            let reply = try HTTPExchange.post(
+                server.port, "/ofrep/v1/evaluate/flags", #"{"context":{"targetingKey":"u1"}}"#, headers: ["If-None-Match": etag])
+            if reply.status == 200 {
+                #expect(reply.header("ETag") != etag && reply.body.contains(#"{"key":"boolean-flag","reason":"DISABLED","variant":null"#))
+                seen = Date().timeIntervalSince(changedAt)
+                break
+            }
+            usleep(20_000)
+        }
+        #expect(seen != nil && seen! < 1.0, "the change was served after \(seen ?? -1) s")
+        let stopped = server.stop()
+        #expect(stopped.status == 0, "graceful stop: \(stopped)")
+        #expect(stopped.stderr.contains("127.0.0.1 POST /ofrep/v1/evaluate/flags/context-aware 200 "), "\(stopped.stderr)")
+        #expect(stopped.stderr.contains("127.0.0.1 POST /ofrep/v1/evaluate/flags 304 "))
+    }
+
+    @Test func badInputGetsItsStatusAndTheServerKeepsServing() throws {
+        let box = try imported()
+        let tokenFile = box.root + "/token"
+        try "tok-\(UUID().uuidString)\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        let token = try String(contentsOfFile: tokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let server = try ServeProcess(box, ["--token-file", tokenFile, "--read-timeout", "1s"])
+        let auth = ["Authorization": "Bearer \(token)"]
+        let flag = "/ofrep/v1/evaluate/flags/string-flag"
+        func works() throws {
+            let ok = try HTTPExchange.post(server.port, flag, "{}", headers: auth)
+            #expect(ok.status == 200 && ok.body.hasPrefix(#"{"key":"string-flag","value":"hi""#), "\(ok)")
+        }
+        // A slow client (slowloris): half a request head, then nothing.
+        let slow = try #require(HTTPExchange.connect(server.port))
+        HTTPExchange.send(slow, Array("POST \(flag) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le".utf8))
+        let started = Date()
+
+        let cases: [(String, [UInt8], [String: String], Int, String)] = [
+            ("malformed JSON", Array(#"{"context": {"#.utf8), auth, 400, #""errorCode":"PARSE_ERROR""#),
+            ("not UTF-8", [0x7b, 0xff, 0x7d], auth, 400, #""errorCode":"PARSE_ERROR""#),
+            ("10 MB body", [UInt8](repeating: 0x20, count: 10_000_000), auth, 413, "larger than 65536 bytes"),
+            ("deep JSON", Array(("{\"context\":{\"a\":" + String(repeating: "[", count: 100_000) + "}}").utf8), auth, 413, "larger than"),
+            (
+                "deep context",
+                Array(("{\"context\":{\"a\":" + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + "}}").utf8), auth,
+                400, "deeper than 32 levels"
+            ),
+            ("no token", Array("{}".utf8), [:], 401, "bearer token"),
+            ("wrong token", Array("{}".utf8), ["Authorization": "Bearer \(token)x"], 401, "bearer token"),
+            ("another scheme", Array("{}".utf8), ["Authorization": "Basic \(token)"], 401, "bearer token"),
+        ]
+        for (name, body, headers, status, fragment) in cases {
+            let reply = try HTTPExchange.request(server.port, "POST", flag, body: body, headers: headers)
+            #expect(reply.status == status && reply.body.contains(fragment), "\(name): \(reply.status) \(reply.body.prefix(300))")
+            try works()
+        }
+        let deepBody = "{\"context\":{\"a\":" + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + "}}"
+        let deep = try HTTPExchange.post(server.port, flag, deepBody, headers: auth)
+        #expect(deep.status == 400 && deep.body.contains("nested deeper than 512 levels"), "\(deep)")
+        let unknown = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/no-such-flag", "{}", headers: auth)
+        #expect(
+            unknown.status == 404
+                && unknown.body == #"{"key":"no-such-flag","errorCode":"FLAG_NOT_FOUND","errorDetails":"flag \"no-such-flag\" not found"}"#)
+        let error = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/error-flag", "{}", headers: auth)
+        #expect(error.status == 400 && error.body.hasPrefix(#"{"key":"error-flag","errorCode":"GENERAL""#), "\(error)")
+
+        // The slow client is cut off after the read timeout; others were served meanwhile.
+        let rest = HTTPExchange.readAll(slow)
+        close(slow)
+        let waited = Date().timeIntervalSince(started)
+        #expect(rest.isEmpty && waited >= 0.9 && waited < 10, "closed after \(waited) s, sent \(rest.count) bytes")
+        try works()
+
+        let stopped = server.stop()
+        #expect(stopped.status == 0, "\(stopped)")
+        #expect(!stopped.stderr.contains(token), "the token is never logged")
+        #expect(stopped.stderr.contains(" 401 ") && stopped.stderr.contains(" 413 "))
+    }
+
+    @Test func otherLocalUsersGetFlagsButNotTheStoresData() throws {
+        // A loopback server is reachable by every user of the machine: OFREP answers them,
+        // the inspector's data needs the token printed to the owner.
+        let box = try imported()
+        try box.runOK(["set", "user", "secret", "hunter2"])
+        let server = try ServeProcess(box)
+        let token = try #require(server.inspectorToken, "no inspector token printed")
+        #expect(try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/boolean-flag", "{}").status == 200)
+        for path in ["/api/keys?q=secret", "/api/key?domain=user&key=secret", "/api/summary", "/api/flags"] {
+            let refused = try HTTPExchange.request(server.port, "GET", path)
+            #expect(refused.status == 401 && !refused.body.contains("hunter2"), "\(path): \(refused)")
+        }
+        let allowed = try HTTPExchange.request(
+            server.port, "GET", "/api/key?domain=user&key=secret", headers: ["Authorization": "Bearer " + token])
+        #expect(allowed.status == 200 && allowed.body.contains("hunter2"), "\(allowed)")
+        let stopped = server.stop()
+        #expect(stopped.status == 0 && !stopped.stderr.contains(token), "\(stopped)")
+    }
+
+    @Test func liveUpdatesStreamAndShutdownEndsThem() throws {
+        let box = try imported()
+        let server = try ServeProcess(box)
+        let fd = try #require(HTTPExchange.connect(server.port))
+        defer { close(fd) }
+        let token = try #require(server.inspectorToken, "no inspector token printed")
+        HTTPExchange.send(fd, Array("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n".utf8))
+        var received = ""
+        func read(until fragment: String, seconds: Double) -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while Date() < deadline && !received.contains(fragment) {
+                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&poller, 1, 100) > 0 else { continue }
+                let count = recv(fd, &buffer, buffer.count, 0)
+                if count <= 0 { break }
+                received += String(decoding: buffer[0..<count], as: UTF8.self)
+            }
+            return received.contains(fragment)
+        }
+        #expect(read(until: ": connected", seconds: 10) && received.contains("text/event-stream"), "\(received)")
+        let changedAt = Date()
+        #expect(try box.run(["set", "user", "theme", "dark"]).status == 0)
+        #expect(read(until: "event: change", seconds: 3), "\(received)")
+        #expect(Date().timeIntervalSince(changedAt) < 1.0, "a write by another process is announced within a second")
+        // SIGTERM with the stream open: it ends, and the server exits.
+        let stopped = server.stop()
+        #expect(stopped.status == 0 && stopped.stderr.contains("GET /api/events 200"), "\(stopped)")
+    }
+
+    @Test func otherAddressesNeedAToken() throws {
+        let box = try imported()
+        let refused = try box.run(["serve", "--listen", "0.0.0.0:0"])
+        #expect(refused.status == 2 && refused.stderr.contains("needs a bearer token"), "\(refused)")
+        let empty = box.root + "/empty"
+        try "\n".write(toFile: empty, atomically: true, encoding: .utf8)
+        let blank = try box.run(["serve", "--listen", "0.0.0.0:0", "--token-file", empty])
+        #expect(blank.status == 2 && blank.stderr.contains("is empty"), "\(blank)")
+        let badAddress = try box.run(["serve", "--listen", "nowhere"])
+        #expect(badAddress.status == 2 && badAddress.stderr.contains("--listen"), "\(badAddress)")
+        // --override applies as in flag eval (handed to the helper in PREFS_OVERRIDES).
+        let overridden = try ServeProcess(
+            box, [], overrides: ["--override", #"switch:string-flag={"state":"ENABLED","variants":{"o":"over"},"defaultVariant":"o"}"#])
+        let answer = try HTTPExchange.post(overridden.port, "/ofrep/v1/evaluate/flags/string-flag", "{}")
+        #expect(
+            answer.status == 200 && answer.body.hasPrefix(#"{"key":"string-flag","value":"over","reason":"STATIC","variant":"o""#),
+            "\(answer)")
+        #expect(overridden.stop().status == 0)
+        // With a token from the environment, another address is served (and checked).
+        let server = try ServeProcess(box, [], environment: ["PREFS_SERVE_TOKEN": "env-token"])
+        #expect(try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/string-flag", "{}").status == 401)
+        #expect(
+            try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/string-flag", "{}", headers: ["Authorization": "Bearer env-token"])
+                .status == 200)
+        #expect(server.stop().status == 0)
+    }
+}
+
+/// The Python clients' virtual environment (`.build/serve-venv`): the OpenFeature SDK with its
+/// OFREP provider, and websocket-client to drive Chromium; made on first use from PyPI.
+enum PythonClients {
+    static let root = repositoryRoot
+    static let fixtures = root + "/Tests/PrefsCLITests/Fixtures"
+    static let packages = ["openfeature-sdk==0.10.0", "openfeature-provider-ofrep==0.3.0", "websocket-client==1.9.2"]
+
+    /// The venv's python, or why there is none.
+    static let python: Result<String, ServeTestError> = {
+        let venv = root + "/.build/serve-venv/py"
+        let python = venv + "/bin/python"
+        let environment = ProcessInfo.processInfo.environment
+        func check() -> Bool {
+            let probe = try? Sandbox.exec(
+                python, ["-c", "import openfeature.contrib.provider.ofrep, websocket"], stdin: nil, environment: environment)
+            return probe?.status == 0
+        }
+        if check() { return .success(python) }
+        guard let made = try? Sandbox.exec("/usr/bin/env", ["python3", "-m", "venv", venv], stdin: nil, environment: environment),
+            made.status == 0
+        else {
+            return .failure(ServeTestError(description: "python3 -m venv failed (apt-get install python3-venv)"))
+        }
+        let pip = try? Sandbox.exec(venv + "/bin/pip", ["install", "-q"] + packages, stdin: nil, environment: environment)
+        guard pip?.status == 0, check() else {
+            return .failure(ServeTestError(description: "pip could not install \(packages.joined(separator: " ")): \(pip?.stderr ?? "")"))
+        }
+        return .success(python)
+    }()
+}
+
+/// Issue 23: real clients — the OpenFeature Python SDK and headless Chromium.
+@Suite("prefs serve clients", .serialized)
+struct ServeClientTests {
+    static let contexts: [String] = [
+        "{}", #"{"targetingKey":"u1"}"#, #"{"targetingKey":"5c3d8535-f81a-4478-a6d3-afaa4d51199e"}"#,
+        #"{"fn":"Sulisław","ln":"Świętopełk","age":29,"customer":false}"#,
+        #"{"targetingKey":"user-7","email":"ada@internal.example","version":"2.3.0","tier":"gold","user":{"name":"ada"}}"#,
+        #"{"targetingKey":"user-42","version":"1.9.0","user":{"name":"bob"}}"#,
+    ]
+    static let flags: [(String, String, String)] = [
+        ("boolean-flag", "boolean", "false"), ("string-flag", "string", "x"), ("integer-flag", "integer", "0"),
+        ("float-flag", "float", "0.25"), ("object-flag", "object", "{}"), ("context-aware", "string", "x"),
+        ("targeting-key-flag", "string", "x"), ("fractional-flag", "string", "x"), ("rollout-flag", "boolean", "false"),
+        ("semver-flag", "string", "x"), ("disabled-flag", "boolean", "false"), ("null-default-flag", "string", "x"),
+        ("error-flag", "string", "x"), ("missing-flag", "string", "x"), ("string-flag", "integer", "0"),
+    ]
+
+    @Test func theOpenFeaturePythonSDKAnswersAsFlagEval() throws {
+        let python: String
+        switch PythonClients.python {
+        case .failure(let why):
+            print("skipped: the OpenFeature Python SDK test: \(why)")
+            return
+        case .success(let path): python = path
+        }
+        let box = try ServeTests().imported()
+        let server = try ServeProcess(box)
+        var cases: [JSONValue] = []
+        for (flag, type, fallback) in Self.flags {
+            for context in Self.contexts {
+                let fallbackValue: JSONValue = type == "string" ? .string(fallback) : try JSONValue(parsing: fallback)
+                cases.append(
+                    .object([
+                        .init("flag", .string(flag)), .init("type", .string(type)), .init("default", fallbackValue),
+                        .init("context", try JSONValue(parsing: context)),
+                    ]))
+            }
+        }
+        let casesFile = box.root + "/cases.json"
+        try JSONValue.array(cases).compactText.write(toFile: casesFile, atomically: true, encoding: .utf8)
+        let sdk = try Sandbox.exec(
+            python, [PythonClients.fixtures + "/ofrep_sdk.py", server.url, "eval", casesFile], stdin: nil,
+            environment: ProcessInfo.processInfo.environment)
+        #expect(sdk.status == 0, "\(sdk)")
+        let answers = sdk.stdout.split(separator: "\n")
+        #expect(answers.count == cases.count, "\(sdk)")
+        var index = 0
+        var reasons: Swift.Set<String> = []
+        for (flag, type, fallback) in Self.flags {
+            for context in Self.contexts {
+                defer { index += 1 }
+                guard index < answers.count else { break }
+                let sdkAnswer = try JSONValue(parsing: String(answers[index]))
+                let eval = try box.run(["flag", "eval", flag, "--type", type, "--default", fallback, "--context", context, "--json"])
+                #expect(eval.status == 0, "\(eval)")
+                let expected = try JSONValue(parsing: eval.stdout)
+                let same =
+                    (sdkAnswer["value"] ?? .null).isEquivalent(to: expected["value"] ?? .null)
+                    && sdkAnswer["variant"] == expected["variant"] && sdkAnswer["reason"] == expected["reason"]
+                    && sdkAnswer["errorCode"] == expected["errorCode"]
+                #expect(same, "\(flag) as \(type) for \(context): SDK \(sdkAnswer.compactText), prefs flag eval \(eval.stdout)")
+                reasons.insert(expected["reason"]?.stringValue ?? "?")
+            }
+        }
+        #expect(reasons == ["STATIC", "TARGETING_MATCH", "DEFAULT", "DISABLED", "ERROR"], "the cases cover every reason: \(reasons)")
+
+        // A flag disabled with the CLI reaches the SDK within the server's polling (1 s).
+        let watcher = try Running(
+            [PythonClients.fixtures + "/ofrep_sdk.py", server.url, "watch", "boolean-flag"],
+            environment: ProcessInfo.processInfo.environment, executable: python)
+        #expect(watcher.waitForLines(1, timeout: 30) && watcher.lines.snapshot().first == "ready STATIC", "\(watcher.lines.snapshot())")
+        let disable = try box.run(["flag", "disable", "boolean-flag"])
+        #expect(disable.status == 0, "\(disable)")
+        watcher.write("go\n")
+        #expect(watcher.waitForLines(2, timeout: 15))
+        let watched = watcher.finish()
+        let line = watched.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        let seconds = Double(line.replacingOccurrences(of: "disabled after ", with: "")) ?? 99
+        #expect(watched.status == 0 && seconds < 1.0, "\(watched)")
+        #expect(server.stop().status == 0)
+    }
+
+    /// docs/serve.md's examples run: the curl request answers the JSON its comment shows, and
+    /// the Python snippet prints the SDK's answer (against a server on a free port).
+    @Test func theDocsExamplesRun() throws {
+        let docs = try String(contentsOfFile: PythonClients.root + "/docs/serve.md", encoding: .utf8)
+        let box = try Sandbox()
+        #expect(try box.run(["flag", "import", PythonClients.root + "/examples/flags.json"]).status == 0)
+        let server = try ServeProcess(box)
+        let lines = docs.components(separatedBy: "\n")
+        let curl = try #require(
+            lines.firstIndex { $0.hasPrefix("curl -s -X POST http://127.0.0.1:8016/ofrep/v1/evaluate/flags/new-checkout") })
+        let body = try #require(lines[curl + 1].split(separator: "'").dropFirst().first.map(String.init))
+        let shown = try #require(lines[curl + 2].hasPrefix("# {") ? String(lines[curl + 2].dropFirst(2)) : nil)
+        let answer = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/new-checkout", body)
+        #expect(answer.status == 200 && answer.body == shown, "\(answer)")
+        let eval = try box.run([
+            "flag", "eval", "new-checkout", "--type", "boolean", "--default", "false", "--targeting-key", "user-7", "--json",
+        ])
+        #expect(eval.stdout.hasPrefix(#"{"value":false,"variant":"off","reason":"TARGETING_MATCH""#), "\(eval)")
+
+        switch PythonClients.python {
+        case .failure(let why): print("skipped: the Python example of docs/serve.md: \(why)")
+        case .success(let python):
+            let start = try #require(docs.range(of: "```python\n"))
+            let end = try #require(docs.range(of: "```", range: start.upperBound..<docs.endIndex))
+            let snippet = docs[start.upperBound..<end.lowerBound].replacingOccurrences(
+                of: "http://127.0.0.1:8016", with: "http://127.0.0.1:\(server.port)")
+            let run = try Sandbox.exec(python, ["-c", snippet], stdin: nil, environment: ProcessInfo.processInfo.environment)
+            #expect(snippet.contains("# False off TARGETING_MATCH"))
+            #expect(run.status == 0 && run.stdout == "False off TARGETING_MATCH\n", "\(run)")
+        }
+        #expect(server.stop().status == 0)
+    }
+
+    @Test func theInspectorWorksInHeadlessChromium() throws {
+        let python: String
+        switch PythonClients.python {
+        case .failure(let why):
+            print("skipped: the Chromium inspector test: \(why)")
+            return
+        case .success(let path): python = path
+        }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") else {
+            print("skipped: the Chromium inspector test: chromium is not installed (apt-get install chromium)")
+            return
+        }
+        let box = try ServeTests().imported()
+        for (key, value) in [("theme", "dark"), ("language", "fr"), ("theme", "solarized")] {
+            #expect(try box.run(["set", "user", key, value]).status == 0)
+        }
+        let server = try ServeProcess(box)
+        let screenshot = PythonClients.root + "/.build/serve-inspector.png"
+        try? FileManager.default.removeItem(atPath: screenshot)
+        let context = #"{"fn":"Sulisław","ln":"Świętopełk","age":29,"customer":false}"#
+        let browser = try Running(
+            [PythonClients.fixtures + "/inspector_browser.py", server.inspectorURL, screenshot, "THEME", "context-aware", context],
+            environment: ProcessInfo.processInfo.environment, executable: python)
+        guard browser.waitForLines(1, timeout: 90) else {
+            Issue.record("the browser did not answer: \(browser.finish(signal: SIGKILL))")
+            _ = server.stop()
+            return
+        }
+        let first = browser.lines.snapshot()[0]
+        #expect(try box.run(["set", "user", "theme", "neon"]).status == 0)
+        browser.write("go\n")
+        #expect(browser.waitForLines(2, timeout: 30))
+        let finished = browser.finish()
+        #expect(finished.status == 0, "\(finished)")
+        let live = try JSONValue(parsing: finished.stdout.split(separator: "\n").last.map(String.init) ?? "")
+        #expect(live["liveValue"] == .string("\"neon\""), "the open key updates without a reload: \(finished.stdout)")
+        let result = try JSONValue(parsing: first)
+        #expect(result["keys"] == .array([.string("user/theme = \"solarized\"")]), "\(first)")
+        #expect(result["keyTitle"] == .string("user/theme") && result["keyValue"] == .string("\"solarized\""), "\(first)")
+        #expect(result["variant"] == .string("internal") && result["reason"] == .string("TARGETING_MATCH"), "\(first)")
+        #expect(result["value"] == .string("\"INTERNAL\""), "\(first)")
+        #expect(FileManager.default.fileExists(atPath: screenshot), "a screenshot under .build/")
+        let stopped = server.stop()
+        #expect(stopped.status == 0 && stopped.stderr.contains("GET /inspector.js 200"), "\(stopped)")
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+import PrefsCore
+import PrefsServe
+import PrefsTestSupport
+import Testing
+
+/// The serving core without sockets: OFREP shapes and codes, ETags, limits, tokens, Host.
+@Suite("prefs serve core")
+struct ServeCoreTests {
+    static let document = """
+        {"metadata": {"flagSetId": "shop"},
+         "flags": {
+          "new-checkout": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
+            "targeting": {"if": [{"ends_with": [{"var": "email"}, "@example.com"]}, "on", "off"]}, "metadata": {"owner": "payments"}},
+          "banner": {"state": "ENABLED", "variants": {"a": "Hello", "b": "Hi"}, "defaultVariant": "a",
+            "targeting": {"fractional": [["a", 50], ["b", 50]]}},
+          "limits": {"state": "DISABLED", "variants": {"small": {"n": 1}}, "defaultVariant": "small"},
+          "nodefault": {"state": "ENABLED", "variants": {"x": 1}, "defaultVariant": null},
+          "broken": {"state": "ENABLED", "variants": {"x": 1.5}, "defaultVariant": "x", "targeting": {"cat": ["z"]}}
+        }}
+        """
+
+    final class Fixture {
+        let directory: String
+        let stack: KeyValueStack
+
+        init() throws {
+            directory = try makeTemporaryDirectory(prefix: "prefs-serve")
+            stack = try KeyValueStack(
+                path: directory + "/prefs.db", options: .init(memoryTier: .inProcess, environment: ["XDG_RUNTIME_DIR": directory]))
+            try stack.importFlags(try JSONValue(parsing: ServeCoreTests.document))
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    func post(_ core: ServeCore, _ path: String, _ body: String, headers: [String: String] = [:]) -> ServeResponse {
+        core.handle(ServeRequest(method: "POST", path: path, headers: headers, body: Array(body.utf8)))
+    }
+
+    @Test func singleFlagAnswersAsFlagEval() throws {
+        let fixture = try Fixture()
+        let core = try ServeCore(stack: fixture.stack)
+        let staff = post(core, "/ofrep/v1/evaluate/flags/new-checkout", #"{"context":{"email":"a@example.com"}}"#)
+        #expect(staff.status == 200)
+        #expect(
+            staff.text
+                == #"{"key":"new-checkout","value":true,"reason":"TARGETING_MATCH","variant":"on","metadata":{"flagSetId":"shop","owner":"payments"}}"#
+        )
+        let library = try fixture.stack.evaluateFlag(
+            "new-checkout", type: .boolean, default: .bool(false), context: JSONValue(parsing: #"{"email":"a@example.com"}"#))
+        #expect(library.value == .bool(true) && library.variant == "on" && library.reason == "TARGETING_MATCH")
+        for i in 0..<20 {
+            let response = post(core, "/ofrep/v1/evaluate/flags/banner", #"{"context":{"targetingKey":"user-\#(i)"}}"#)
+            let expected = try fixture.stack.evaluateFlag(
+                "banner", type: .string, default: .string("?"), context: .object([.init("targetingKey", .string("user-\(i)"))]))
+            #expect(
+                response.text.contains(
+                    #""value":\#(expected.value.compactText),"reason":"TARGETING_MATCH","variant":"\#(expected.variant ?? "")""#))
+        }
+        let disabled = post(core, "/ofrep/v1/evaluate/flags/limits", "")
+        #expect(
+            disabled.status == 200
+                && disabled.text == #"{"key":"limits","reason":"DISABLED","variant":null,"metadata":{"flagSetId":"shop"}}"#)
+        let noDefault = post(core, "/ofrep/v1/evaluate/flags/nodefault", "{}")
+        #expect(noDefault.text == #"{"key":"nodefault","reason":"DEFAULT","variant":null,"metadata":{"flagSetId":"shop"}}"#)
+    }
+
+    @Test func failuresHaveTheirCodes() throws {
+        let fixture = try Fixture()
+        let core = try ServeCore(stack: fixture.stack, options: ServeOptions(maximumBodyBytes: 1000))
+        let missing = post(core, "/ofrep/v1/evaluate/flags/nope", "{}")
+        #expect(
+            missing.status == 404
+                && missing.text == #"{"key":"nope","errorCode":"FLAG_NOT_FOUND","errorDetails":"flag \"nope\" not found"}"#)
+        let general = post(core, "/ofrep/v1/evaluate/flags/broken", "{}")
+        #expect(
+            general.status == 400
+                && general.text.hasPrefix(#"{"key":"broken","errorCode":"GENERAL","errorDetails":"targeting returned \"z\""#),
+            "\(general.text)")
+        let malformed = post(core, "/ofrep/v1/evaluate/flags/banner", "{nope")
+        #expect(malformed.status == 400 && malformed.text.hasPrefix(#"{"key":"banner","errorCode":"PARSE_ERROR""#))
+        let notObject = post(core, "/ofrep/v1/evaluate/flags/banner", #"{"context":[1]}"#)
+        #expect(notObject.status == 400 && notObject.text.hasPrefix(#"{"key":"banner","errorCode":"INVALID_CONTEXT""#))
+        let deep = String(repeating: #"{"a":"#, count: 40) + "1" + String(repeating: "}", count: 40)
+        let tooDeep = post(core, "/ofrep/v1/evaluate/flags/banner", #"{"context":\#(deep)}"#)
+        #expect(tooDeep.status == 400 && tooDeep.text.contains("deeper than 32 levels"))
+        let deeper = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        let parserBound = post(core, "/ofrep/v1/evaluate/flags/banner", #"{"context":{"a":\#(deeper)}}"#)
+        #expect(parserBound.status == 413 || parserBound.status == 400)
+        let large = post(core, "/ofrep/v1/evaluate/flags/banner", #"{"context":{"a":"\#(String(repeating: "x", count: 2000))"}}"#)
+        #expect(large.status == 413 && large.text == #"{"errorDetails":"the body is larger than 1000 bytes"}"#)
+        let get = core.handle(ServeRequest(method: "GET", path: "/ofrep/v1/evaluate/flags/banner"))
+        #expect(get.status == 405 && get.header("Allow") == "POST")
+        #expect(core.handle(ServeRequest(method: "GET", path: "/nothing")).status == 404)
+        let badEscape = post(core, "/ofrep/v1/evaluate/flags/%ZZ", "{}")
+        #expect(badEscape.status == 400)
+        let encoded = post(core, "/ofrep/v1/evaluate/flags/new%2Dcheckout", "{}")
+        #expect(encoded.status == 200 && encoded.text.hasPrefix(#"{"key":"new-checkout""#))
+    }
+
+    @Test func bulkCarriesAnETagThatChangesWithSwitch() throws {
+        let fixture = try Fixture()
+        let core = try ServeCore(stack: fixture.stack)
+        let first = post(core, "/ofrep/v1/evaluate/flags", #"{"context":{"targetingKey":"u1"}}"#)
+        #expect(first.status == 200)
+        let etag = try #require(first.header("ETag"))
+        #expect(first.text.hasPrefix(#"{"flags":[{"key":"banner","#))
+        #expect(first.text.contains(#"{"key":"nope""#) == false)
+        #expect(first.text.contains(#"{"key":"limits","reason":"DISABLED","variant":null"#))
+        #expect(first.text.hasSuffix(#"],"metadata":{"flagSetId":"shop"}}"#))
+        let same = post(core, "/ofrep/v1/evaluate/flags", #"{"context":{"targetingKey":"u1"}}"#, headers: ["If-None-Match": etag])
+        #expect(same.status == 304 && same.body.isEmpty && same.header("ETag") == etag)
+        let otherContext = post(core, "/ofrep/v1/evaluate/flags", #"{"context":{"targetingKey":"u2"}}"#, headers: ["If-None-Match": etag])
+        #expect(otherContext.status == 200 && otherContext.header("ETag") != etag)
+
+        try fixture.stack.setFlag("new-checkout", enabled: false)
+        #expect(try core.refresh())
+        let changed = post(core, "/ofrep/v1/evaluate/flags", #"{"context":{"targetingKey":"u1"}}"#, headers: ["If-None-Match": etag])
+        #expect(changed.status == 200 && changed.header("ETag") != etag)
+        #expect(changed.text.contains(#"{"key":"new-checkout","reason":"DISABLED""#))
+        #expect(try core.refresh() == false, "nothing moved since")
+        try fixture.stack.set(.string("dark"), in: .user, forKey: "theme")
+        _ = try fixture.stack.flushSynchronously()
+        #expect(try core.refresh(), "another domain moved the change log")
+        let again = post(
+            core, "/ofrep/v1/evaluate/flags", #"{"context":{"targetingKey":"u1"}}"#,
+            headers: ["If-None-Match": changed.header("ETag") ?? ""])
+        #expect(again.status == 304, "the flags did not change")
+    }
+
+    @Test func tokenAndHostChecks() throws {
+        let fixture = try Fixture()
+        let open = try ServeCore(stack: fixture.stack)
+        #expect(post(open, "/ofrep/v1/evaluate/flags/banner", "{}", headers: ["Host": "127.0.0.1:8016"]).status == 200)
+        #expect(post(open, "/ofrep/v1/evaluate/flags/banner", "{}", headers: ["Host": "localhost"]).status == 200)
+        #expect(post(open, "/ofrep/v1/evaluate/flags/banner", "{}", headers: ["Host": "[::1]:80"]).status == 200)
+        let rebinding = post(open, "/ofrep/v1/evaluate/flags/banner", "{}", headers: ["Host": "evil.example:8016"])
+        #expect(rebinding.status == 403 && rebinding.text.contains("not a loopback name"))
+
+        let guarded = try ServeCore(stack: fixture.stack, options: ServeOptions(token: "s3cret-token"))
+        let none = post(guarded, "/ofrep/v1/evaluate/flags/banner", "{}")
+        #expect(none.status == 401 && none.header("WWW-Authenticate") != nil && !none.text.contains("s3cret"))
+        for wrong in ["Bearer s3cret-toke", "Bearer s3cret-token2", "Basic s3cret-token", "Bearer ", "s3cret-token"] {
+            #expect(post(guarded, "/ofrep/v1/evaluate/flags/banner", "{}", headers: ["Authorization": wrong]).status == 401, "\(wrong)")
+        }
+        let right = post(
+            guarded, "/ofrep/v1/evaluate/flags/banner", "{}", headers: ["Authorization": "Bearer s3cret-token", "Host": "flags.example"])
+        #expect(right.status == 200)
+        #expect(guarded.handle(ServeRequest(method: "GET", path: "/")).status == 200, "the page holds no data")
+        #expect(guarded.handle(ServeRequest(method: "GET", path: "/api/flags")).status == 401)
+        // Loopback without a token: flag evaluation is open to every local user, the store's
+        // data needs the token of the run.
+        let run = BearerToken.random()
+        #expect(run.count == 64 && run != BearerToken.random())
+        let loopback = try ServeCore(stack: fixture.stack, options: ServeOptions(inspectorToken: run))
+        #expect(post(loopback, "/ofrep/v1/evaluate/flags/banner", "{}").status == 200)
+        #expect(loopback.handle(ServeRequest(method: "GET", path: "/")).status == 200, "the page holds no data")
+        for path in ["/api/flags", "/api/summary", "/api/keys", "/api/key?domain=user&key=theme", "/api/events"] {
+            let refused = loopback.handle(ServeRequest(method: "GET", target: path))
+            #expect(refused.status == 401 && !refused.text.contains(run), "\(path)")
+            let wrong = loopback.handle(ServeRequest(method: "GET", target: path, headers: ["Authorization": "Bearer x"]))
+            #expect(wrong.status == 401, "\(path)")
+        }
+        #expect(
+            loopback.handle(ServeRequest(method: "GET", path: "/api/flags", headers: ["Authorization": "Bearer " + run])).status
+                == 200)
+        #expect(BearerToken.constantTimeEqual(Array("abc".utf8), Array("abc".utf8)))
+        #expect(!BearerToken.constantTimeEqual(Array("abc".utf8), Array("abd".utf8)))
+        #expect(!BearerToken.constantTimeEqual(Array("abc".utf8), Array("abcd".utf8)))
+        #expect(!BearerToken.constantTimeEqual([], Array("a".utf8)))
+    }
+
+    @Test func inspectorPagesAndJSON() throws {
+        let fixture = try Fixture()
+        try fixture.stack.set(.string("dark"), in: .user, forKey: "theme")
+        _ = try fixture.stack.flushSynchronously()
+        try fixture.stack.set(.string("light"), in: .user, forKey: "theme")
+        _ = try fixture.stack.flushSynchronously()
+        let core = try ServeCore(stack: fixture.stack)
+        let page = core.handle(ServeRequest(method: "GET", path: "/"))
+        #expect(page.status == 200 && page.header("Content-Type") == "text/html; charset=utf-8")
+        #expect(
+            page.text.contains(#"<label for="search">Search keys</label>"#) && !page.text.contains("http://")
+                && !page.text.contains("https://"))
+        #expect(core.handle(ServeRequest(method: "GET", path: "/inspector.js")).text.contains("/ofrep/v1/evaluate/flags/"))
+        let keys = core.handle(ServeRequest(method: "GET", target: "/api/keys?q=THE"))
+        #expect(keys.text == #"{"keys":[{"domain":"user","key":"theme","preview":"\"light\""}],"more":false}"#)
+        let key = core.handle(ServeRequest(method: "GET", target: "/api/key?domain=user&key=theme"))
+        #expect(key.status == 200 && key.text.contains(#""value":"light""#) && key.text.contains(#""new":"\"dark\"""#), "\(key.text)")
+        #expect(core.handle(ServeRequest(method: "GET", target: "/api/key?domain=user&key=nope")).status == 404)
+        #expect(core.handle(ServeRequest(method: "GET", target: "/api/key?domain=B%20AD&key=x")).status == 400)
+        let flags = core.handle(ServeRequest(method: "GET", path: "/api/flags"))
+        #expect(
+            flags.text.contains(
+                #"{"key":"limits","static":false,"state":"DISABLED","variants":{"small":{"n":1}},"defaultVariant":"small","targeting":null"#
+            ))
+        #expect(core.handle(ServeRequest(method: "GET", path: "/api/summary")).text.contains(#"{"name":"switch","keys":6}"#))
+    }
+}
