@@ -65,6 +65,32 @@ struct FlagInspectionCLITests {
         #expect(unknown.stdout.contains(#""errorCode":"FLAG_NOT_FOUND""#), "\(unknown)")
     }
 
+    /// A `$ref` chain as deep as an import accepts (505 evaluators, each `!` of the next):
+    /// explain, lint and diff run it without exhausting the stack.
+    @Test func deepReferenceChainsAreExplained() throws {
+        let box = try Sandbox()
+        var evaluators = (0..<505).map { "\"d\($0)\": {\"!\": {\"$ref\": \"d\($0 + 1)\"}}" }
+        evaluators.append("\"d505\": true")
+        let document = """
+            {"$evaluators": {\(evaluators.joined(separator: ", "))},
+             "flags": {"d": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
+                             "targeting": {"if": [{"$ref": "d0"}, "on", "off"]}}}}
+            """
+        let file = box.root + "/deep.json"
+        try document.write(toFile: file, atomically: true, encoding: .utf8)
+        try box.runOK(["flag", "import", file])
+        let eval = try box.runOK(["flag", "eval", "d", "--type", "boolean", "--default", "true", "--json"])
+        let explain = try box.runOK(["flag", "explain", "d", "--type", "boolean", "--default", "true", "--json"])
+        #expect(eval.stdout.hasPrefix(#"{"value":false,"variant":"off","reason":"TARGETING_MATCH""#), "\(eval)")
+        #expect(
+            explain.stdout.hasPrefix(#"{"flag":"d","value":false,"variant":"off","reason":"TARGETING_MATCH""#),
+            "\(explain.stdout.prefix(300))")
+        let text = try box.runOK(["flag", "explain", "d", "--document", file])
+        #expect(text.stdout.contains("$ref \"d504\"") && text.stdout.hasSuffix("reason   TARGETING_MATCH\n"), "\(text.stdout.suffix(300))")
+        #expect(try box.run(["flag", "lint", file]).status == 0)
+        #expect(try box.run(["flag", "diff", "@store", file, "--synthetic", "100"]).status == 0)
+    }
+
     @Test func diffReportsMovesAndExitCodes() throws {
         let box = try Sandbox()
         let same = try box.run(["flag", "diff", example("flags.json"), example("flags.json"), "--synthetic", "1000"])
