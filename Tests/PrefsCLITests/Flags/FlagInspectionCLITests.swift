@@ -15,6 +15,36 @@ struct FlagInspectionCLITests {
         return box
     }
 
+    /// The shell examples of docs/flags.md's inspection section run from a checkout and exit
+    /// as their comments say.
+    @Test func theDocumentedExamplesRun() throws {
+        let text = try String(contentsOfFile: DocsExamplesTests.repository + "/docs/flags.md", encoding: .utf8)
+        var lines: [String] = []
+        var state = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if state == 0 && line.hasPrefix("## Inspecting flags") { state = 1 }
+            if state == 1 && line == "```sh" {
+                state = 2
+            } else if state == 2 {
+                if line == "```" { break }
+                lines.append(String(line))
+            }
+        }
+        #expect(lines.count == 6, "\(lines)")
+        let box = try Sandbox()
+        let binaries = URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().path
+        let environment = box.environment([
+            "PATH": binaries + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"), "PREFS_STORE": box.store,
+            "PREFS_CHECKOUT": DocsExamplesTests.repository,
+        ])
+        for line in lines {
+            let result = try Sandbox.exec(
+                "/bin/sh", ["-c", "cd \"$PREFS_CHECKOUT\" || exit 99\n" + line], stdin: nil, environment: environment)
+            #expect(result.status == DocsExamplesTests.expectedStatus(line), "\(line): \(result)")
+            #expect(!result.stdout.isEmpty && result.stderr.isEmpty, "\(line): \(result)")
+        }
+    }
+
     @Test func explainEndsWithWhatEvalGives() throws {
         let box = try imported()
         for (key, type, fallback) in [("new-checkout", "boolean", "false"), ("banner", "string", "x"), ("limits", "object", "{}")] {
@@ -63,6 +93,32 @@ struct FlagInspectionCLITests {
         #expect(defaultWithoutType.status == 2, "\(defaultWithoutType)")
         let unknown = try box.runOK(["flag", "explain", "nope", "--json"])
         #expect(unknown.stdout.contains(#""errorCode":"FLAG_NOT_FOUND""#), "\(unknown)")
+    }
+
+    /// A `$ref` chain as deep as an import accepts (505 evaluators, each `!` of the next):
+    /// explain, lint and diff run it without exhausting the stack.
+    @Test func deepReferenceChainsAreExplained() throws {
+        let box = try Sandbox()
+        var evaluators = (0..<505).map { "\"d\($0)\": {\"!\": {\"$ref\": \"d\($0 + 1)\"}}" }
+        evaluators.append("\"d505\": true")
+        let document = """
+            {"$evaluators": {\(evaluators.joined(separator: ", "))},
+             "flags": {"d": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
+                             "targeting": {"if": [{"$ref": "d0"}, "on", "off"]}}}}
+            """
+        let file = box.root + "/deep.json"
+        try document.write(toFile: file, atomically: true, encoding: .utf8)
+        try box.runOK(["flag", "import", file])
+        let eval = try box.runOK(["flag", "eval", "d", "--type", "boolean", "--default", "true", "--json"])
+        let explain = try box.runOK(["flag", "explain", "d", "--type", "boolean", "--default", "true", "--json"])
+        #expect(eval.stdout.hasPrefix(#"{"value":false,"variant":"off","reason":"TARGETING_MATCH""#), "\(eval)")
+        #expect(
+            explain.stdout.hasPrefix(#"{"flag":"d","value":false,"variant":"off","reason":"TARGETING_MATCH""#),
+            "\(explain.stdout.prefix(300))")
+        let text = try box.runOK(["flag", "explain", "d", "--document", file])
+        #expect(text.stdout.contains("$ref \"d504\"") && text.stdout.hasSuffix("reason   TARGETING_MATCH\n"), "\(text.stdout.suffix(300))")
+        #expect(try box.run(["flag", "lint", file]).status == 0)
+        #expect(try box.run(["flag", "diff", "@store", file, "--synthetic", "100"]).status == 0)
     }
 
     @Test func diffReportsMovesAndExitCodes() throws {
