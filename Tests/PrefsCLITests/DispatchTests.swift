@@ -132,8 +132,8 @@ struct DispatchTests {
         #expect(try both(["sync"]).status == 2)
         #expect(try both(["doctor"]).status == 0)
         #expect(try both(["backup", "@ROOT@/backup.db"]).status == 0)
-        #expect(try both(["restore", "@ROOT@/backup.db"]).status == 0)
-        #expect(try both(["watch", "--once", "user", "nothing", "--prefix", "x"]).status == 2)
+        #expect(try both(["restore", "@ROOT@/backup.db"]).status == 4)
+        #expect(try both(["restore", "@ROOT@/backup.db", "--force"]).status == 0)
     }
 
     @Test func helpUsageErrorsAndUnknownCommandsKeepTheParsersText() throws {
