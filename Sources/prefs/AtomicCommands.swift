@@ -4,6 +4,7 @@ import PrefsCore
 extension Prefs {
     struct Incr: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "incr",
             abstract: "Atomically add to an integer and print the new value.",
             discussion: """
                 A missing key counts as 0. Increments from any number of processes add up exactly. \
@@ -31,6 +32,7 @@ extension Prefs {
 
     struct Apply: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "apply",
             abstract: "Apply a JSON array of operations in one transaction: all or none.",
             discussion: """
                 Each element: {"op":"set","domain":D,"key":K,"value":V[,"ttl":"30s"]}, \

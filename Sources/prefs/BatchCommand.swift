@@ -7,6 +7,7 @@ import Synchronization
 extension Prefs {
     struct Batch: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "batch",
             abstract: "Apply commands from standard input through the debounce write queue.",
             discussion: """
                 One command per line, as JSON Lines — {"op":"set","domain":"user","key":"k","value":1}, \

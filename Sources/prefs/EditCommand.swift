@@ -9,6 +9,7 @@ import PrefsCore
 extension Prefs {
     struct Edit: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "edit",
             abstract: "Edit a key's value, or a whole domain, in $VISUAL or $EDITOR.",
             discussion: """
                 The value (or the domain as one JSON object {"key":value}) is written pretty-printed \

@@ -4,6 +4,7 @@ import PrefsCore
 extension Prefs {
     struct Get: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "get",
             abstract: "Print the value of a key (or of several keys, or of every key with a prefix).",
             discussion: """
                 Strings print raw, everything else as compact JSON, followed by a newline. \

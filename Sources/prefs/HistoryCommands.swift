@@ -7,6 +7,7 @@ import Synchronization
 extension Prefs {
     struct Log: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "log",
             abstract: "Show the change log, newest first.",
             discussion: """
                 One line per change: SEQ<TAB>TIME<TAB>OP<TAB>DOMAIN<TAB>KEY<TAB>OLD<TAB>NEW<TAB>ACTOR, \
@@ -65,6 +66,7 @@ extension Prefs {
 
     struct Watch: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "watch",
             abstract: "Print every change made by any process as it is committed.",
             discussion: """
                 One line per change, in commit order: OP<TAB>DOMAIN<TAB>KEY<TAB>NEW (NEW as JSON, - \

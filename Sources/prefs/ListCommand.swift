@@ -4,6 +4,7 @@ import PrefsCore
 extension Prefs {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List keys and values.",
             discussion: """
                 One line per entry: DOMAIN<TAB>KEY<TAB>JSON, or KEY<TAB>JSON when a domain is \
@@ -103,6 +104,7 @@ extension Prefs {
 
     struct Domains: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "domains",
             abstract: "List the domains: the built-in ones and every custom domain written to.")
 
         @OptionGroup var global: GlobalOptions

@@ -4,6 +4,7 @@ import PrefsCore
 extension Prefs {
     struct Doctor: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "doctor",
             abstract: "Check the store: integrity, schema version, WAL, permissions, orphaned memory files, expired keys.",
             discussion: "One line per finding: LEVEL<TAB>CHECK<TAB>MESSAGE (ok, warning, error). Exit 0 when healthy, 3 when damaged.")
 
@@ -26,6 +27,7 @@ extension Prefs {
 
     struct Backup: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "backup",
             abstract: "Write a consistent copy of the store while other processes keep writing (mode 0600).")
 
         @OptionGroup var global: GlobalOptions
@@ -43,6 +45,7 @@ extension Prefs {
 
     struct Restore: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "restore",
             abstract: "Replace the store's content with a backup, while other processes keep using it.",
             discussion: """
                 The backup must be an intact prefs store (prefs backup makes one). The copy is \

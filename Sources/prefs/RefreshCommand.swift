@@ -6,6 +6,7 @@ import PrefsCore
 extension Prefs {
     struct Refresh: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "refresh",
             abstract: "Refresh a server-fed domain from a URL or a file; keep the last good copy on failure.",
             discussion: """
                 The document (an object of key → value; for switch also a flagd document) is checked \

@@ -10,6 +10,7 @@ extension Prefs {
 
         struct Load: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "load",
                 abstract: "Check a schema file and make it the store's schema.",
                 discussion: """
                     The file maps domain → key → {"type", "default", "description", "enum", "minimum", \
@@ -42,7 +43,8 @@ extension Prefs {
         }
 
         struct Show: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Print the active schema ({} when none is loaded).")
+            static let configuration = CommandConfiguration(
+                commandName: "show", abstract: "Print the active schema ({} when none is loaded).")
 
             @OptionGroup var global: GlobalOptions
 
@@ -54,6 +56,7 @@ extension Prefs {
 
     struct Describe: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "describe",
             abstract: "Show a key's type, default, constraints, description and current value with its origin.")
 
         @OptionGroup var global: GlobalOptions
@@ -113,6 +116,7 @@ extension Prefs {
 
     struct Reset: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "reset",
             abstract: "Remove stored values so the defaults answer again (logged as reset).",
             discussion: "prefs reset DOMAIN KEY..., prefs reset DOMAIN --prefix P, or prefs reset DOMAIN --all.")
 

@@ -5,6 +5,7 @@ import PrefsCore
 extension Prefs {
     struct Serve: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "serve",
             abstract: "Serve the switch domain's flags over OFREP (OpenFeature) and a read-only web inspector.",
             discussion: """
                 Answers POST /ofrep/v1/evaluate/flags/KEY and POST /ofrep/v1/evaluate/flags (with an ETag; \

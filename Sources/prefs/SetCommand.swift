@@ -4,6 +4,7 @@ import PrefsCore
 extension Prefs {
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "set",
             abstract: "Store a value under a key.",
             discussion: """
                 VALUE is JSON when it is valid JSON (3, true, null, "x", [1], {"a":1}), \

@@ -81,6 +81,7 @@ extension Prefs {
 
     struct Sync: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "sync",
             abstract: "Pull remote operations, apply them, push pending ones (offline first; exit 7 when unreachable).",
             discussion: """
                 Pulls the operations other stores pushed since the last sync and applies those that win \

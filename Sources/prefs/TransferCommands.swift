@@ -5,6 +5,7 @@ import PrefsCore
 extension Prefs {
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Write domains as one JSON object {\"domain\":{\"key\":value}}.",
             discussion: """
                 Without DOMAIN, every persistent domain that holds a key; memory only when named. \
@@ -68,6 +69,7 @@ extension Prefs {
 
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Load a JSON object {\"domain\":{\"key\":value}} into the store.",
             discussion: """
                 The whole document is checked first; nothing changes when any part is invalid \

@@ -132,12 +132,12 @@ struct BatchTests {
         // Feed lines until at least three progress lines came back, then more without waiting.
         while collected.count < 3 && line < 20_000 {
             line += 1
-            input.fileHandleForWriting.write(Data("set user k\(line) \(line)\n".utf8))
+            try input.fileHandleForWriting.write(contentsOf: Data("set user k\(line) \(line)\n".utf8))
             if line % 50 == 0 { Thread.sleep(forTimeInterval: 0.005) }
         }
         for _ in 0..<100 {
             line += 1
-            input.fileHandleForWriting.write(Data("set user k\(line) \(line)\n".utf8))
+            try input.fileHandleForWriting.write(contentsOf: Data("set user k\(line) \(line)\n".utf8))
         }
         kill(process.processIdentifier, signal)
         process.waitUntilExit()

@@ -15,36 +15,6 @@ struct FlagInspectionCLITests {
         return box
     }
 
-    /// The shell examples of docs/flags.md's inspection section run from a checkout and exit
-    /// as their comments say.
-    @Test func theDocumentedExamplesRun() throws {
-        let text = try String(contentsOfFile: DocsExamplesTests.repository + "/docs/flags.md", encoding: .utf8)
-        var lines: [String] = []
-        var state = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if state == 0 && line.hasPrefix("## Inspecting flags") { state = 1 }
-            if state == 1 && line == "```sh" {
-                state = 2
-            } else if state == 2 {
-                if line == "```" { break }
-                lines.append(String(line))
-            }
-        }
-        #expect(lines.count == 6, "\(lines)")
-        let box = try Sandbox()
-        let binaries = URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().path
-        let environment = box.environment([
-            "PATH": binaries + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"), "PREFS_STORE": box.store,
-            "PREFS_CHECKOUT": DocsExamplesTests.repository,
-        ])
-        for line in lines {
-            let result = try Sandbox.exec(
-                "/bin/sh", ["-c", "cd \"$PREFS_CHECKOUT\" || exit 99\n" + line], stdin: nil, environment: environment)
-            #expect(result.status == DocsExamplesTests.expectedStatus(line), "\(line): \(result)")
-            #expect(!result.stdout.isEmpty && result.stderr.isEmpty, "\(line): \(result)")
-        }
-    }
-
     @Test func explainEndsWithWhatEvalGives() throws {
         let box = try imported()
         for (key, type, fallback) in [("new-checkout", "boolean", "false"), ("banner", "string", "x"), ("limits", "object", "{}")] {

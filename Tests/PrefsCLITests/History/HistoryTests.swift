@@ -346,7 +346,7 @@ struct HistoryEdgeCaseTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
         try process.run()
-        input.fileHandleForWriting.write(Data("incr user s\n".utf8))
+        try input.fileHandleForWriting.write(contentsOf: Data("incr user s\n".utf8))
         Thread.sleep(forTimeInterval: 0.2)
         #expect(try box.run(["set", "user", "s", "\"text\""]).status == 0)
         try input.fileHandleForWriting.close()

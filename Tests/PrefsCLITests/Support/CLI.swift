@@ -98,7 +98,8 @@ final class Sandbox: Sendable {
         process.standardInput = input
         try process.run()
         let writer = Thread {
-            if let stdin { input.fileHandleForWriting.write(Data(stdin)) }
+            // write(contentsOf:) throws on EPIPE (a process that exits without reading); write(_:) crashes.
+            if let stdin { try? input.fileHandleForWriting.write(contentsOf: Data(stdin)) }
             try? input.fileHandleForWriting.close()
         }
         writer.start()

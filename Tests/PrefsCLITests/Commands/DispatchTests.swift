@@ -1,0 +1,168 @@
+import Foundation
+import PrefsTestSupport
+import Testing
+
+/// Every command starts by parsing only its own type (`CommandDispatch`); help, usage errors,
+/// completions and unknown commands go to the full parser. Each case here runs in two
+/// sandboxes that go through the same steps: once as a user runs it, once with
+/// `PREFS_FULL_PARSE=1` (a debug build parses from the root only), and stdout, stderr and
+/// the exit status must be identical (sandbox paths read as ROOT). Cases that must take the
+/// fast path run with `PREFS_REQUIRE_DISPATCH=1`, which makes a debug build exit 97 when
+/// the command was parsed from the root instead.
+@Suite("start-up dispatch")
+struct DispatchTests {
+    let fast: Sandbox
+    let full: Sandbox
+
+    init() throws {
+        fast = try Sandbox()
+        full = try Sandbox()
+    }
+
+    /// Runs `prefs ARGS` in both sandboxes (`@ROOT@` in an argument or in stdin is each
+    /// sandbox's directory) and expects the same result; returns the fast one.
+    @discardableResult
+    func both(
+        _ arguments: [String], stdin: String? = nil, dispatched: Bool = true, environment: [String: String] = [:],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> RunResult {
+        func run(_ box: Sandbox, _ extra: [String: String]) throws -> RunResult {
+            let arguments = arguments.map { $0.replacingOccurrences(of: "@ROOT@", with: box.root) }
+            let input = stdin?.replacingOccurrences(of: "@ROOT@", with: box.root)
+            var result = try box.run(arguments, stdin: input, environment: environment.merging(extra) { $1 })
+            result.stdout = result.stdout.replacingOccurrences(of: box.root, with: "ROOT")
+            result.stderr = result.stderr.replacingOccurrences(of: box.root, with: "ROOT")
+            return result
+        }
+        let quick = try run(fast, dispatched ? ["PREFS_REQUIRE_DISPATCH": "1"] : [:])
+        let slow = try run(full, ["PREFS_FULL_PARSE": "1"])
+        let shown = "prefs \(arguments.joined(separator: " ")): fast \(quick) vs full \(slow)"
+        #expect(quick.stdout == slow.stdout, "\(shown)", sourceLocation: sourceLocation)
+        #expect(quick.stderr == slow.stderr, "\(shown)", sourceLocation: sourceLocation)
+        #expect(quick.status == slow.status, "\(shown)", sourceLocation: sourceLocation)
+        return quick
+    }
+
+    /// Writes `text` to `name` in both sandboxes.
+    func file(_ name: String, _ text: String) throws {
+        for box in [fast, full] {
+            try text.replacingOccurrences(of: "@ROOT@", with: box.root).write(
+                toFile: box.root + "/" + name, atomically: true, encoding: .utf8)
+        }
+    }
+
+    @Test func theSwitchesWork() throws {
+        // The full parse with the fast path required: proves both debug switches are read.
+        let result = try fast.run(["get", "user", "x"], environment: ["PREFS_FULL_PARSE": "1", "PREFS_REQUIRE_DISPATCH": "1"])
+        #expect(result.status == 97, "\(result)")
+        #expect(try fast.run(["get", "user", "x"], environment: ["PREFS_REQUIRE_DISPATCH": "1"]).status == 1)
+    }
+
+    @Test func valueCommands() throws {
+        #expect(try both(["set", "user", "theme", "dark"]).status == 0)
+        #expect(try both(["set", "user", "offset", "-5"]).status == 0)
+        #expect(try both(["set", "user", "n", "1", "--type", "integer", "--ttl", "1h"]).status == 0)
+        #expect(try both(["set", "user", "text", "-"], stdin: "from stdin\n").status == 0)
+        #expect(try both(["set", "user", "help", "--string", "x"]).status == 0)
+        #expect(try both(["set", "user", "theme", "light", "--if-value", "\"dark\""]).status == 0)
+        #expect(try both(["set", "user", "theme", "x", "--if-absent"]).status == 5)
+        #expect(try both(["set", "memory", "token", "t1"]).status == 0)
+        #expect(try both(["get", "user", "theme"]).stdout == "light\n")
+        #expect(try both(["get", "user", "offset", "--json"]).stdout == "-5\n")
+        #expect(try both(["get", "user", "help"]).stdout == "x\n")
+        #expect(try both(["get", "user", "missing", "--default", "d"]).stdout == "d\n")
+        #expect(try both(["get", "user", "missing"]).status == 1)
+        #expect(try both(["get", "memory", "token"]).stdout == "t1\n")
+        #expect(try both(["get", "user", "theme", "offset"]).stdout == "light\n-5\n")
+        #expect(try both(["get", "user", "--prefix", "t"]).status == 0)
+        #expect(try both(["get", "user", "theme", "--show-origin"]).stdout == "stored\tlight\n")
+        #expect(try both(["get", "user", "theme", "--store", "@ROOT@/store/prefs.db"]).stdout == "light\n")
+        #expect(try both(["--override", "user:theme=o", "get", "user", "theme", "--override", "user:offset=1", "offset"]).status == 0)
+        #expect(try both(["--store=@ROOT@/other.db", "get", "user", "theme"]).status == 1)
+        #expect(try both(["incr", "user", "offset", "--by", "2"]).stdout == "-3\n")
+        #expect(try both(["incr", "user", "theme"]).status == 6)
+        #expect(try both(["list", "user"]).status == 0)
+        #expect(try both(["list", "user", "--json"]).status == 0)
+        #expect(try both(["domains"]).status == 0)
+        #expect(try both(["rm", "user", "nothing"]).status == 0)
+        #expect(try both(["rm", "user", "text", "help"]).status == 0)
+        #expect(try both(["describe", "user", "theme"]).status == 0)
+        #expect(try both(["reset", "user", "n"]).status == 0)
+        #expect(try both(["log", "user", "nothing"]).status == 0)
+        #expect(try both(["log", "--retain", "100"]).status == 0)
+        #expect(try both(["export", "user"]).status == 0)
+        try file("in.json", #"{"user":{"a":1,"b":"two"}}"#)
+        #expect(try both(["import", "@ROOT@/in.json"]).status == 0)
+        try file("ops.json", #"[{"op":"set","domain":"user","key":"c","value":3}]"#)
+        #expect(try both(["apply", "@ROOT@/ops.json"]).status == 0)
+        #expect(try both(["batch"], stdin: "set user d 4\nrm user a\n").status == 0)
+        #expect(try both(["edit", "user", "b"], environment: ["EDITOR": "true", "VISUAL": "true"]).status == 0)
+        #expect(try both(["export"]).status == 0)
+    }
+
+    @Test func schemaFlagsAndMaintenance() throws {
+        try file("schema.json", #"{"user":{"volume":{"type":"integer","default":7,"pattern":"^x"}}}"#)
+        try file("s2.json", #"{"user":{"code":{"type":"string","pattern":"^[a-z]+$"}}}"#)
+        #expect(try both(["schema", "load", "@ROOT@/schema.json"]).status != 0)
+        #expect(try both(["schema", "load", "@ROOT@/s2.json"]).status == 0)
+        #expect(try both(["schema", "show"]).status == 0)
+        #expect(try both(["set", "user", "code", "ABC"]).status == 6)
+        #expect(try both(["set", "user", "code", "abc"]).status == 0)
+        #expect(try both(["describe", "user", "code"]).status == 0)
+        let examples = repositoryRoot + "/examples"
+        let flags = try String(contentsOfFile: examples + "/flags.json", encoding: .utf8)
+        try file("flags.json", flags)
+        #expect(try both(["flag", "import", "@ROOT@/flags.json"]).status == 0)
+        #expect(try both(["flag", "list"]).status == 0)
+        #expect(try both(["flag", "show", "new-checkout"]).status == 0)
+        #expect(try both(["flag", "eval", "new-checkout", "--type", "boolean", "--default", "false"]).status == 0)
+        #expect(
+            try both(["flag", "eval", "new-checkout", "--type", "boolean", "--default", "false", "--targeting-key=", "--json"]).status == 0)
+        #expect(try both(["flag", "enabled", "new-checkout", "--context", #"{"email":"a@example.com"}"#]).status >= 0)
+        #expect(try both(["flag", "explain", "new-checkout", "--targeting-key", "u1"]).status == 0)
+        #expect(try both(["flag", "explain", "new-checkout", "--json", "--context", #"{"email":"a@example.com"}"#]).status == 0)
+        #expect(try both(["flag", "stats", "new-checkout", "--synthetic", "200"]).status == 0)
+        #expect(try both(["flag", "diff", "@store", "@ROOT@/flags.json", "--synthetic", "50"]).status == 0)
+        #expect(try both(["flag", "lint", "@ROOT@/flags.json"]).status == 0)
+        #expect(try both(["flag", "lint", "--format", "nope"], dispatched: false).status == 2)
+        #expect(try both(["serve", "--listen", "nowhere"]).status == 2)
+        #expect(try both(["flag", "disable", "new-checkout"]).status == 0)
+        #expect(try both(["flag", "enabled", "new-checkout"]).status == 1)
+        #expect(try both(["flag", "enable", "new-checkout"]).status == 0)
+        #expect(try both(["flag", "config", "fractional-version", "2"]).status == 0)
+        #expect(try both(["flag", "config", "fractional-version"]).stdout == "2\n")
+        #expect(try both(["flag", "export"]).status == 0)
+        #expect(try both(["refresh", "switch", "--from", "@ROOT@/flags.json"]).status == 0)
+        #expect(try both(["remote", "show"]).status >= 0)
+        #expect(try both(["remote", "set", "postgres://u@127.0.0.1:1/db"]).status == 0)
+        #expect(try both(["remote", "unset"]).status == 0)
+        #expect(try both(["sync"]).status == 2)
+        #expect(try both(["doctor"]).status == 0)
+        #expect(try both(["backup", "@ROOT@/backup.db"]).status == 0)
+        #expect(try both(["restore", "@ROOT@/backup.db"]).status == 4)
+        #expect(try both(["restore", "@ROOT@/backup.db", "--force"]).status == 0)
+    }
+
+    @Test func helpUsageErrorsAndUnknownCommandsKeepTheParsersText() throws {
+        let cases: [[String]] = [
+            ["--help"], ["-h"], ["help"], ["help", "set"], ["help", "flag", "eval"], ["--version"], ["set", "--help"],
+            ["flag", "eval", "--help"], ["flag"], ["schema"], ["remote"], ["flag", "nosuch"], ["gett", "user", "x"],
+            ["help", "nosuch"], ["get"], ["get", "user"], ["set", "user", "k"], ["set", "user", "k", "a", "b"],
+            ["set", "user", "k", "v", "--bogus"], ["set", "user", "k", "v", "--if-absent", "--if-version", "1"],
+            ["get", "user", "k", "--show-meta", "--show-origin"], ["list", "user", "--limit", "x"],
+            ["log", "--since", "yesterday"], ["set", "user", "k", "v", "--ttl", "soon"], ["--store"], ["--bogus", "get", "user", "k"],
+            ["get", "user", "k", "-h"], ["flag", "eval", "f", "--fractional-version", "9"], ["incr"], ["--", "get", "user", "k"],
+            ["rm"], ["watch", "--bogus"], ["sync", "--timeout", "x"],
+            ["--generate-completion-script", "bash"], ["set", "user", "k", "v", "--generate-completion-script", "bash"],
+            ["---completion", "get", "--", "positional@0", "0", ""], ["--experimental-dump-help"],
+        ]
+        for arguments in cases {
+            let result = try both(arguments, dispatched: false)
+            #expect(!(result.stdout + result.stderr).isEmpty, "prefs \(arguments): \(result)")
+        }
+        #expect(try both(["set", "user", "k"], dispatched: false).status == 2)
+        #expect(try both(["set", "user", "k", "--", "--help"], dispatched: false).status == 0)
+        #expect(try both(["get", "user", "k"], dispatched: false).stdout == "--help\n")
+        #expect(try both(["flag", "nosuch"], dispatched: false).status == 2)
+    }
+}
