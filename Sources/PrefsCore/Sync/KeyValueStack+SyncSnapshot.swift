@@ -17,6 +17,8 @@ extension KeyValueStack {
     /// - Returns: how many local keys were removed.
     /// - Throws: ``PrefsError``: `usage` when no remote is set, `cannotWrite`.
     public func forgetSyncedKeys(notIn present: Set<String>, in domains: Set<Domain>? = nil, through remoteSeq: Int64?) throws -> Int {
+        // Queued writes first: they record their pending operations when they commit.
+        _ = try flushSynchronously()
         let database = main
         do {
             return try database.writer().write { db in
