@@ -18,10 +18,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
-        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
-        .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
         // `swift package generate-documentation --target PrefsCore` (DocC; CI builds it).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
         // prefs serve: HTTP server and graceful shutdown (traits off: no swift-configuration).
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
@@ -69,17 +68,17 @@ let package = Package(
             dependencies: ["PrefsCore", "PrefsRemote"],
             swiftSettings: strict
         ),
-        // Sync through PostgreSQL: kept out of PrefsCore and of the `prefs` binary (NIO's
-        // start-up cost); `prefs sync` runs the `prefs-sync` helper.
+        // Sync through PostgreSQL on libpq: kept out of PrefsCore and of the `prefs` binary
+        // (which stays static); `prefs sync` runs the `prefs-sync` helper.
         .target(
             name: "PrefsSync",
-            dependencies: [
-                "PrefsCore",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
+            dependencies: ["PrefsCore", "CPrefsPQ"],
             swiftSettings: strict
         ),
+        // libpq, PostgreSQL's own client library: connection strings and URIs, PG* variables,
+        // service files, .pgpass, unix sockets, multiple hosts and sslmode behave as in psql.
+        // Needs libpq-dev.
+        .systemLibrary(name: "CPrefsPQ", path: "Sources/CPrefsPQ"),
         .executableTarget(
             name: "prefs-sync",
             dependencies: ["PrefsCore", "PrefsSync"],

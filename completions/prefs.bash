@@ -1286,9 +1286,9 @@ _prefs_remote_unset() {
 
 _prefs_sync() {
     repeating_flags=()
-    non_repeating_flags=(--status --json --version -h --help)
+    non_repeating_flags=(--status --json --compact --version -h --help)
     repeating_options=(--override)
-    non_repeating_options=(--store --actor --watch --timeout)
+    non_repeating_options=(--store --actor --watch --horizon --timeout)
     __prefs_offer_flags_options -1
 
     # Offer option value completions
@@ -1304,6 +1304,9 @@ _prefs_sync() {
         return
         ;;
     '--watch')
+        return
+        ;;
+    '--horizon')
         return
         ;;
     '--timeout')

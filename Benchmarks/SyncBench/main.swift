@@ -80,7 +80,6 @@ stopServer = {
     try? FileManager.default.removeItem(atPath: root)
 }
 let url = try RemoteURL(parsing: "postgres://postgres@127.0.0.1:\(port)/postgres")
-let environment: [String: String] = [:]
 
 func open(_ name: String) throws -> KeyValueStack {
     try KeyValueStack(path: "\(root)/stores/\(name).db", options: .init(environment: [:]))
@@ -105,14 +104,14 @@ Task.detached {
         try a.perform(writes)
         let recordSeconds = now() - start
         start = now()
-        let pushed = try await a.sync(environment: environment)
+        let pushed = try a.sync()
         let pushSeconds = now() - start
         guard pushed.pushed == operations else { fail("pushed \(pushed.pushed), expected \(operations)") }
         // 2. pull
         let b = try open("b")
         try b.setRemote(url, domains: nil)
         start = now()
-        let pulled = try await b.sync(environment: environment)
+        let pulled = try b.sync()
         let pullSeconds = now() - start
         guard pulled.applied == operations, try b.exportJSON() == a.exportJSON() else { fail("pull did not converge") }
         // 3. 10 stores x 1,000 operations
@@ -134,7 +133,7 @@ Task.detached {
         var converged = false
         while !converged && rounds < 5 {
             rounds += 1
-            for store in stores { try await store.sync(environment: environment) }
+            for store in stores { try store.sync() }
             let exports = try stores.map { try $0.exportJSON([try Domain("conv")]) }
             converged = Set(exports).count == 1
         }

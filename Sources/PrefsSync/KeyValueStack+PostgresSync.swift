@@ -1,6 +1,5 @@
 import Foundation
 import PrefsCore
-import Synchronization
 
 /// What one sync did.
 public struct SyncReport: Sendable, Equatable {
@@ -16,40 +15,70 @@ public struct SyncReport: Sendable, Equatable {
     public var pending = 0
     /// The remote sequence number pulled up to.
     public var remoteSeq: Int64 = 0
+    /// Whether the current state was loaded from the remote's snapshot (a new store, or one
+    /// whose cursor the log's horizon passed) instead of the log.
+    public var snapshot = false
+    /// Local keys removed because the snapshot no longer holds them (deletes compacted away).
+    public var forgotten = 0
 
     /// The report as one JSON object.
     public var json: String {
-        #"{"pulled":\#(pulled),"applied":\#(applied),"skipped":\#(skipped),"pushed":\#(pushed),"pending":\#(pending),"remoteSeq":\#(remoteSeq)}"#
+        #"{"pulled":\#(pulled),"applied":\#(applied),"skipped":\#(skipped),"pushed":\#(pushed),"pending":\#(pending),"remoteSeq":\#(remoteSeq),"snapshot":\#(snapshot)}"#
     }
 }
 
 extension KeyValueStack {
-    /// Syncs with the remote PostgreSQL database: pulls the operations other stores pushed
-    /// since the last sync and applies those that win (last writer wins by hybrid logical
-    /// clock timestamp, then node id), then pushes this store's pending operations in one
-    /// transaction. Queued writes are flushed first.
+    /// Syncs with the remote PostgreSQL database: pulls what other stores pushed since the
+    /// last sync and applies what wins (last writer wins by hybrid logical clock timestamp,
+    /// then node id), then pushes this store's pending operations in one transaction. Queued
+    /// writes are flushed first.
+    ///
+    /// A new store, or one whose cursor is older than the log's horizon (the operations it
+    /// missed were compacted away), loads the remote's current state (the snapshot) instead,
+    /// then the log after it; keys it had synced that the snapshot no longer holds are
+    /// removed (their deletes were compacted), unless they have pending writes, which are
+    /// pushed after, under the same last-writer-wins rule.
     ///
     /// Offline first: when the remote cannot be reached, or fails during the sync, nothing
     /// local is lost — what was pulled stays applied, pending operations stay pending, and
     /// the next sync completes. Pushing an operation twice is harmless.
     ///
+    /// libpq reads the connection string with the `PG*` environment variables, the service
+    /// file and the password file (`PGPASSWORD`, `PGPASSFILE`, `~/.pgpass`).
+    ///
     /// ```swift
-    /// let report = try await stack.sync()
+    /// let report = try stack.sync()
     /// print(report.pushed, report.pending)
     /// ```
     /// - Parameters:
     ///   - domains: sync only these domains (each must be synced); nil for all.
     ///   - timeout: the whole sync's time limit.
-    ///   - environment: where `PGPASSWORD`, `PGPASSFILE` and `HOME` are read.
     /// - Throws: ``PrefsError``: `unreachable` (the message ends with the pending count),
     ///   `usage` when no remote is set or a domain is not synced, `storeUnreadable` for a
     ///   newer remote schema, `cannotWrite` for the local store.
     @discardableResult
-    public func sync(
-        domains: Set<Domain>? = nil, timeout: Duration = .seconds(30),
-        environment: [String: String] = ProcessInfo.processInfo.environment
-    ) async throws -> SyncReport {
-        try await flush()
+    public func sync(domains: Set<Domain>? = nil, timeout: Duration = .seconds(30)) throws -> SyncReport {
+        try withRemote(domains: domains, timeout: timeout) { remote in
+            try self.exchange(remote, domains: domains)
+        }
+    }
+
+    /// Compacts the remote's log: removes the operations pushed longer ago than the horizon
+    /// and the tombstones they set (stores whose cursor is older load the snapshot on their
+    /// next sync). With `horizonSeconds`, that horizon becomes the remote's automatic one.
+    ///
+    /// - Throws: ``PrefsError`` as ``sync(domains:timeout:)``.
+    public func compactRemote(horizonSeconds: Int64?, timeout: Duration = .seconds(30)) throws -> PostgresRemote.Compaction {
+        try withRemote(domains: nil, timeout: timeout) { remote in
+            try remote.migrate()
+            return try remote.compact(horizonSeconds: horizonSeconds) ?? PostgresRemote.Compaction()
+        }
+    }
+
+    /// Connects to this store's remote and runs `body`; a failure to reach it is recorded
+    /// and reported with the pending count.
+    func withRemote<T>(domains: Set<Domain>?, timeout: Duration, _ body: (PostgresRemote) throws -> T) throws -> T {
+        _ = try flushSynchronously()
         guard let remote = try syncStatus().remote else {
             throw PrefsError(.usage, "no remote set (prefs remote set postgres://USER@HOST:PORT/DB)")
         }
@@ -57,124 +86,84 @@ extension KeyValueStack {
             throw PrefsError(.usage, "domain \(domain.name) is not synced (see prefs remote show)")
         }
         do {
-            var report = try await withDeadline(timeout) { session in
-                let connection = try await PostgresRemote.connect(remote.url, environment: environment, timeout: timeout)
-                await session.hold(connection)
-                do {
-                    let report = try await self.exchange(connection, domains: domains)
-                    await connection.close()
-                    return report
-                } catch {
-                    await connection.close()
-                    throw error
-                }
+            let connection = try PostgresRemote.connect(remote.url, deadline: .now + timeout)
+            defer { connection.close() }
+            do {
+                return try body(connection)
+            } catch let error as PrefsError where error.kind == .unreachable && error.message == PostgresConnection.timedOut.message {
+                throw PrefsError(.unreachable, "timed out after \(timeout.shortText)")
             }
-            report.pending = try syncStatus().pending
-            return report
         } catch let error as PrefsError where error.kind == .unreachable {
-            try? recordSyncFailure(error.message)
+            let message = error.message == PostgresConnection.timedOut.message ? "timed out after \(timeout.shortText)" : error.message
+            try? recordSyncFailure(message)
             let pending = (try? syncStatus().pending) ?? 0
             throw PrefsError(
                 .unreachable,
-                "sync: \(error.message); \(pending) operation\(pending == 1 ? "" : "s") pending, local data kept")
+                "sync: \(message); \(pending) operation\(pending == 1 ? "" : "s") pending, local data kept")
         }
     }
 
-    private func exchange(_ remote: PostgresRemote, domains: Set<Domain>?) async throws -> SyncReport {
-        try await remote.migrate()
+    func exchange(_ remote: PostgresRemote, domains: Set<Domain>?) throws -> SyncReport {
+        try remote.migrate()
         var report = SyncReport()
         let status = try syncStatus()
         let node = status.node
         var last = status.lastRemoteSeq
         let batch = 5_000
+        let position = try remote.position()
+        var needsSnapshot = last < position.compactedThrough || (last == 0 && position.hasState)
+        var snapshots = 0
+        func wanted(_ operations: [SyncOperation]) -> [SyncOperation] {
+            guard let domains else { return operations }
+            return operations.filter { operation in domains.contains { $0.name == operation.domain } }
+        }
         while true {
-            let (operations, through) = try await remote.pull(after: last, limit: batch)
-            if operations.isEmpty { break }
+            if needsSnapshot {
+                // The log no longer holds everything after the cursor: load the current state.
+                snapshots += 1
+                guard snapshots <= 10 else { throw PrefsError(.unreachable, "the remote's log is compacted faster than it can be read") }
+                report.snapshot = true
+                var present = Set<String>()
+                let through = try remote.snapshot(batch: batch) { operations in
+                    let chosen = wanted(operations)
+                    for operation in chosen { present.insert(operation.domain + "\u{0}" + operation.key) }
+                    report.pulled += chosen.filter { $0.node != node }.count
+                    let outcome = try applyRemoteOperationsCounting(chosen, through: nil, in: domains)
+                    report.applied += outcome.applied
+                    report.skipped += outcome.skipped
+                }
+                report.forgotten += try forgetSyncedKeys(notIn: present, in: domains, through: domains == nil ? through : nil)
+                last = through
+                needsSnapshot = false
+            }
+            let pulled = try remote.pull(after: last, limit: batch)
+            if last < pulled.compactedThrough {
+                needsSnapshot = true
+                continue
+            }
+            if pulled.operations.isEmpty { break }
             // This node's own operations are applied too, under the same rule: normally they
             // lose to (or tie with) what the store already has, but a store restored from a
             // backup gets its own later writes back this way.
-            let wanted = operations.filter { operation in
-                domains.map { $0.contains { $0.name == operation.domain } } ?? true
-            }
-            report.pulled += wanted.filter { $0.node != node }.count
-            let outcome = try applyRemoteOperationsCounting(wanted, through: domains == nil ? through : nil, in: domains)
+            let chosen = wanted(pulled.operations)
+            report.pulled += chosen.filter { $0.node != node }.count
+            let outcome = try applyRemoteOperationsCounting(chosen, through: domains == nil ? pulled.through : nil, in: domains)
             report.applied += outcome.applied
             report.skipped += outcome.skipped
-            last = through
+            last = pulled.through
             // A short batch may only have reached the byte budget: read on until nothing is left.
         }
         let pending = try pendingSyncOperations(in: domains)
-        let remoteSeq = try await remote.push(pending, known: domains == nil ? last : nil)
+        let remoteSeq = try remote.push(pending, known: domains == nil ? last : nil)
         try acknowledgeSyncPush(through: pending.last?.localSeq ?? 0, in: domains, remoteSeq: remoteSeq)
         report.pushed = pending.count
         report.remoteSeq = remoteSeq ?? last
+        report.pending = try syncStatus().pending
+        if !pending.isEmpty {
+            // The automatic horizon: one of the pushing stores compacts now and then.
+            try remote.compact(onlyIfDue: true)
+        }
         return report
-    }
-}
-
-/// Holds the connection so a deadline can close it.
-actor SyncSession {
-    private var connection: PostgresRemote?
-    private var expired = false
-
-    func hold(_ connection: PostgresRemote) async {
-        self.connection = connection
-        if expired { await connection.close() }
-    }
-
-    func expire() async {
-        expired = true
-        await connection?.close()
-    }
-}
-
-/// Runs `body`; after `timeout`, fails with a timeout and closes its connection. The caller
-/// is answered at the deadline even when the work is stuck in an await that ignores
-/// cancellation (a server that stopped answering, a query the client library dropped).
-func withDeadline<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable (SyncSession) async throws -> T) async throws -> T {
-    let session = SyncSession()
-    let gate = Gate<T>()
-    return try await withCheckedThrowingContinuation { continuation in
-        gate.open(continuation)
-        let work = Task {
-            do { gate.resume(.success(try await body(session))) } catch { gate.resume(.failure(error)) }
-        }
-        let watchdog = Task {
-            try await Task.sleep(for: timeout)
-            gate.resume(.failure(PrefsError(.unreachable, "timed out after \(timeout.shortText)")))
-            await session.expire()
-            work.cancel()
-        }
-        gate.onResume { watchdog.cancel() }
-    }
-}
-
-/// Resumes a continuation once, whoever comes first.
-final class Gate<T: Sendable>: Sendable {
-    private let state = Mutex<(continuation: CheckedContinuation<T, any Error>?, done: (@Sendable () -> Void)?)>((nil, nil))
-
-    func open(_ continuation: CheckedContinuation<T, any Error>) {
-        state.withLock { $0.continuation = continuation }
-    }
-
-    func onResume(_ action: @escaping @Sendable () -> Void) {
-        let finished = state.withLock { value -> Bool in
-            if value.continuation == nil { return true }
-            value.done = action
-            return false
-        }
-        if finished { action() }
-    }
-
-    func resume(_ result: Result<T, any Error>) {
-        let taken = state.withLock { value -> (CheckedContinuation<T, any Error>, (@Sendable () -> Void)?)? in
-            guard let continuation = value.continuation else { return nil }
-            value.continuation = nil
-            return (continuation, value.done)
-        }
-        guard let (continuation, done) = taken else { return }
-        continuation.resume(with: result)
-        done?()
     }
 }
 

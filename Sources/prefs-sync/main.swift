@@ -1,10 +1,10 @@
 // prefs-sync [--store PATH] [--actor NAME] sync [DOMAIN...] [--timeout DURATION] [--watch SECONDS] [--json]
+// prefs-sync [--store PATH] sync --compact [--horizon DURATION] [--json]
 // prefs-sync --version
 //
 // The PostgreSQL side of `prefs sync`, which execs this helper with its own global options
-// and arguments, so the `prefs` binary never loads SwiftNIO and PostgresNIO. Messages and
+// and arguments, so the `prefs` binary never links libpq and stays static. Messages and
 // exit codes are those of `prefs` (7: the remote is unreachable, local data kept).
-import Dispatch
 import Foundation
 import PrefsCore
 import PrefsSync
@@ -26,6 +26,8 @@ struct Invocation {
     var timeout: Duration = .seconds(30)
     var watch: Duration?
     var json = false
+    var compact = false
+    var horizon: Duration?
 
     init(_ arguments: [String]) {
         var index = 0
@@ -41,6 +43,12 @@ struct Invocation {
             case "--store": store = value(argument)
             case "--actor": actor = value(argument)
             case "--json": json = true
+            case "--compact": compact = true
+            case "--horizon":
+                guard let duration = parseDuration(value(argument)), duration > .zero else {
+                    fail("--horizon: expected a duration like 7d", 2)
+                }
+                horizon = duration
             case "--timeout":
                 guard let duration = parseDuration(value(argument)), duration > .zero else {
                     fail("--timeout: expected a duration like 10s", 2)
@@ -54,7 +62,9 @@ struct Invocation {
                 print("prefs-sync \(PrefsVersion.current)")
                 exit(0)
             case "-h", "--help":
-                print("usage: prefs-sync [--store PATH] [--actor NAME] sync [DOMAIN...] [--timeout DURATION] [--watch SECONDS] [--json]")
+                print(
+                    "usage: prefs-sync [--store PATH] [--actor NAME] sync [DOMAIN...] [--timeout DURATION] [--watch SECONDS] [--compact [--horizon DURATION]] [--json]"
+                )
                 exit(0)
             default:
                 if argument.hasPrefix("-") { fail("unknown option \(argument) (see 'prefs sync --help')", 2) }
@@ -90,40 +100,43 @@ func line(_ report: SyncReport) -> String {
 
 let domains = invocation.domains.isEmpty ? nil : Set(invocation.domains)
 
-if let interval = invocation.watch {
-    // Keep syncing until SIGINT/SIGTERM (exit 0); a failed round is reported and retried.
-    let signalSources = [SIGINT, SIGTERM].map { signalNumber in
-        signal(signalNumber, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
-        source.setEventHandler { exit(0) }
-        source.resume()
-        return source
-    }
-    Task {
-        while true {
-            do {
-                let report = try await stack.sync(domains: domains, timeout: invocation.timeout, environment: environment)
-                FileHandle.standardOutput.write(Data((line(report) + "\n").utf8))
-            } catch let error as PrefsError {
-                FileHandle.standardError.write(Data("prefs: \(error.message)\n".utf8))
-                if error.kind != .unreachable { exit(error.exitCode) }
-            }
-            try? await Task.sleep(for: interval)
-        }
-    }
-    withExtendedLifetime(signalSources) { dispatchMain() }
-}
-
-Task {
+if invocation.compact {
     do {
-        let report = try await stack.sync(domains: domains, timeout: invocation.timeout, environment: environment)
-        FileHandle.standardOutput.write(Data((line(report) + "\n").utf8))
+        let horizon = invocation.horizon.map { max(1, $0.components.seconds) }
+        let done = try stack.compactRemote(horizonSeconds: horizon, timeout: invocation.timeout)
+        print(
+            invocation.json
+                ? #"{"operations":\#(done.operations),"tombstones":\#(done.tombstones),"through":\#(done.through),"horizonSeconds":\#(done.horizonSeconds),"remaining":\#(done.remaining)}"#
+                : "compacted \(done.operations) operation\(done.operations == 1 ? "" : "s") and \(done.tombstones) tombstone\(done.tombstones == 1 ? "" : "s") "
+                    + "(horizon \(done.horizonSeconds)s), \(done.remaining) left in the log")
         try stack.close()
         exit(0)
     } catch let error as PrefsError {
         fail(error.message, error.exitCode)
-    } catch {
-        fail("\(error)", 7)
     }
 }
-dispatchMain()
+
+if let interval = invocation.watch {
+    // SIGINT/SIGTERM end the watch at once with exit 0: the server rolls back a transaction
+    // in flight, the local store's transactions are atomic. (_exit: async-signal-safe.)
+    // A parent may have spawned this process with them blocked (Foundation's Process does).
+    var unblock = sigset_t()
+    sigemptyset(&unblock)
+    for signalNumber in [SIGINT, SIGTERM] {
+        signal(signalNumber) { _ in _exit(0) }
+        sigaddset(&unblock, signalNumber)
+    }
+    sigprocmask(SIG_UNBLOCK, &unblock, nil)
+    Watcher(stack: stack, domains: domains, fallback: interval, timeout: invocation.timeout, print: line).run()
+}
+
+do {
+    let report = try stack.sync(domains: domains, timeout: invocation.timeout)
+    FileHandle.standardOutput.write(Data((line(report) + "\n").utf8))
+    try stack.close()
+    exit(0)
+} catch let error as PrefsError {
+    fail(error.message, error.exitCode)
+} catch {
+    fail("\(error)", 7)
+}

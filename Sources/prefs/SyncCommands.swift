@@ -8,8 +8,11 @@ extension Prefs {
             commandName: "remote",
             abstract: "Set, show or unset the PostgreSQL database this store syncs with.",
             discussion: """
-                The URL is postgres://USER@HOST:PORT/DB[?sslmode=disable|prefer|require|verify-full]. \
-                The password comes from PGPASSWORD or ~/.pgpass when 'prefs sync' connects; it is never \
+                The remote is a libpq connection string, as psql takes it: a URI \
+                (postgres://USER@HOST:PORT/DB?sslmode=require, postgresql:///DB?host=/run/postgresql, \
+                postgres://H1,H2/DB?target_session_attrs=read-write) or keyword=value pairs (service=NAME). \
+                libpq also reads the PG* environment variables and the service file when 'prefs sync' \
+                connects. The password comes from PGPASSWORD, ~/.pgpass or the service file; it is never \
                 stored, and a URL with a password is refused. Setting a remote connects to nothing.
                 """,
             subcommands: [RemoteSet.self, RemoteShow.self, RemoteUnset.self])
@@ -27,7 +30,7 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: ArgumentHelp("postgres://USER@HOST:PORT/DB", valueName: "url"))
+        @Argument(help: ArgumentHelp("postgres://USER@HOST:PORT/DB, or a libpq connection string (service=NAME)", valueName: "url"))
         var url: String
 
         @Option(
@@ -87,9 +90,15 @@ extension Prefs {
                 Pulls the operations other stores pushed since the last sync and applies those that win \
                 (last writer wins by hybrid logical clock timestamp, then node id: the same on every \
                 machine), then pushes this store's pending operations in one PostgreSQL transaction. \
-                Prints 'pulled N (applied N), pushed N, pending N'. When the database cannot be reached \
-                the exit code is 7, stderr names the cause and the pending count, and nothing local is \
-                lost: the next sync completes. Runs the prefs-sync helper installed next to prefs.
+                Prints 'pulled N (applied N), pushed N, pending N'. A new store, or one offline longer than \
+                the log's horizon, loads the current state instead of the log; its pending writes are \
+                pushed after. When the database cannot be reached the exit code is 7, stderr names the \
+                cause and the pending count, and nothing local is lost: the next sync completes. \
+                --watch listens for other stores' pushes (pulling within a second), pushes local writes \
+                as they are made, pulls every SECONDS as a fallback and reconnects with backoff. \
+                --compact removes operations older than the horizon (default 7d, stored on the server \
+                as the automatic horizon that pushing stores apply). Runs the prefs-sync helper \
+                installed next to prefs.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -104,15 +113,31 @@ extension Prefs {
         var json = false
 
         @Option(
-            help: ArgumentHelp("Keep syncing every SECONDS until interrupted (failures are reported and retried).", valueName: "seconds"))
+            help: ArgumentHelp(
+                "Keep syncing until interrupted: on other stores' pushes, on local writes, and every SECONDS (failures are reported and retried).",
+                valueName: "seconds"))
         var watch: TTLArgument?
+
+        @Flag(help: "Compact the remote's log instead of syncing: remove operations older than the horizon.")
+        var compact = false
+
+        @Option(
+            help: ArgumentHelp(
+                "With --compact: the horizon, kept as the remote's automatic one (default: the remote's, 7d).", valueName: "duration"))
+        var horizon: TTLArgument?
 
         @Option(help: ArgumentHelp("Give up after this long (default 30s).", valueName: "duration"))
         var timeout: TTLArgument?
 
         func validate() throws {
-            if status && (!domains.isEmpty || watch != nil || timeout != nil) {
-                throw ValidationError("--status takes no domain, --watch or --timeout")
+            if status && (!domains.isEmpty || watch != nil || timeout != nil || compact) {
+                throw ValidationError("--status takes no domain, --watch, --compact or --timeout")
+            }
+            if compact && (!domains.isEmpty || watch != nil) {
+                throw ValidationError("--compact takes no domain or --watch")
+            }
+            if horizon != nil && !compact {
+                throw ValidationError("--horizon needs --compact")
             }
         }
 
@@ -132,6 +157,8 @@ extension Prefs {
             if json { arguments.append("--json") }
             if let watch { arguments += ["--watch", "\(watch.duration.milliseconds)ms"] }
             if let timeout { arguments += ["--timeout", "\(timeout.duration.milliseconds)ms"] }
+            if compact { arguments.append("--compact") }
+            if let horizon { arguments += ["--horizon", "\(horizon.duration.milliseconds)ms"] }
             Output.standard.flush()
             try Helper.exec(helper, arguments)
         }

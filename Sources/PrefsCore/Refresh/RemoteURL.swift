@@ -1,125 +1,136 @@
 import Foundation
 
-/// Where a store syncs to: a PostgreSQL server, database and user, written
-/// `postgres://USER@HOST:PORT/DB`. It never holds a password: that comes from `PGPASSWORD`
-/// or `~/.pgpass` when connecting, so it is never stored.
+/// Where a store syncs to: a libpq connection string, as `psql` takes it — a URI
+/// (`postgres://USER@HOST:PORT/DB?sslmode=require`, `postgresql:///prefs?host=/run/postgresql`,
+/// `postgres://h1,h2/prefs?target_session_attrs=read-write`) or `keyword=value` pairs
+/// (`service=prefs`, `host=db dbname=prefs`). libpq (in the `prefs-sync` helper) reads it
+/// together with the `PG*` environment variables, the service file and the password file.
+/// It never holds a password: that comes from `PGPASSWORD`, `~/.pgpass` or the service file
+/// when connecting, so it is never stored.
+///
+/// Only the password rule and the outline are checked here (`prefs` does not link libpq);
+/// libpq reports anything else when `prefs sync` connects.
 ///
 /// ```swift
 /// let remote = try RemoteURL(parsing: "postgres://prefs@db.example.com:5432/prefs?sslmode=require")
 /// print(remote)   // postgres://prefs@db.example.com:5432/prefs?sslmode=require
 /// ```
 public struct RemoteURL: Sendable, Equatable, CustomStringConvertible {
-    /// How the connection uses TLS (libpq's `sslmode` values that apply).
-    public enum TLSMode: String, Sendable, CaseIterable {
-        /// Plain TCP.
-        case disable
-        /// TLS when the server offers it, else plain; the certificate is not checked (the default).
-        case prefer
-        /// TLS or fail; the certificate is not checked.
-        case require
-        /// TLS with the certificate checked against the system's roots and the host name.
-        case verifyFull = "verify-full"
+    /// The connection string, as given (surrounding white space removed).
+    public var text: String
+
+    /// Parses a libpq connection URI (`postgres://` or `postgresql://`) or a
+    /// `keyword=value` connection string.
+    ///
+    /// - Throws: ``PrefsError`` of kind `usage` when the text is neither, names a password
+    ///   (`USER:PASSWORD@` or a `password` parameter), or has a bad port. The message never
+    ///   repeats the text, so a password typed by mistake is not echoed.
+    public init(parsing text: String) throws {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let lowered = trimmed.lowercased()
+        if let scheme = ["postgres://", "postgresql://"].first(where: { lowered.hasPrefix($0) }) {
+            try Self.checkURI(Substring(trimmed.dropFirst(scheme.count)))
+        } else if trimmed.contains("=") && !trimmed.contains("://") {
+            for keyword in try Self.keywords(trimmed) {
+                if keyword == "password" { throw Self.passwordRefused }
+                if keyword.isEmpty { throw PrefsError(.usage, "remote: a connection string keyword is empty") }
+            }
+        } else {
+            throw PrefsError(
+                .usage,
+                "remote must be a postgres:// URI (postgres://USER@HOST:PORT/DB) or a libpq connection string (service=NAME, host=H dbname=D)"
+            )
+        }
+        self.text = trimmed
     }
 
-    /// The PostgreSQL role.
-    public var user: String
-    /// A host name or IP address (IPv6 without brackets).
-    public var host: String
-    /// The TCP port (default 5432).
-    public var port: Int
-    /// The database (default: the user name).
-    public var database: String
-    /// The TLS mode (`?sslmode=`, default ``TLSMode/prefer``).
-    public var tls: TLSMode
+    private static let passwordRefused = PrefsError(
+        .usage, "remote URL must not contain a password: use PGPASSWORD, ~/.pgpass or a service file (it is never stored)")
 
-    /// Parses `postgres://USER@HOST[:PORT][/DB][?sslmode=MODE]` (also `postgresql://`).
-    ///
-    /// - Throws: ``PrefsError`` of kind `usage` when the text is not such a URL, names a
-    ///   password, or has an unknown parameter. The message never repeats the text after
-    ///   the user name, so a password typed by mistake is not echoed.
-    public init(parsing text: String) throws {
-        let lowered = text.lowercased()
-        guard let schemeEnd = ["postgres://", "postgresql://"].first(where: { lowered.hasPrefix($0) }) else {
-            throw PrefsError(.usage, "remote URL must start with postgres:// (postgres://USER@HOST:PORT/DB)")
-        }
-        var rest = Substring(text.dropFirst(schemeEnd.count))
+    /// `[USER@]HOST[:PORT][,HOST[:PORT]...][/DB][?KEY=VALUE&...]`.
+    private static func checkURI(_ rest: Substring) throws {
+        var rest = rest
         var query: Substring = ""
         if let mark = rest.firstIndex(of: "?") {
             query = rest[rest.index(after: mark)...]
             rest = rest[..<mark]
         }
-        guard let at = rest.lastIndex(of: "@") else {
-            throw PrefsError(.usage, "remote URL needs a user: postgres://USER@HOST:PORT/DB")
+        var authority = rest
+        if let slash = rest.firstIndex(of: "/") { authority = rest[..<slash] }
+        var hosts = authority
+        if let at = authority.lastIndex(of: "@") {
+            if authority[..<at].contains(":") { throw passwordRefused }
+            hosts = authority[authority.index(after: at)...]
         }
-        let userInfo = rest[..<at]
-        if userInfo.contains(":") {
-            throw PrefsError(.usage, "remote URL must not contain a password: use PGPASSWORD or ~/.pgpass (it is never stored)")
-        }
-        var hostPart = rest[rest.index(after: at)...]
-        var databasePart: Substring = ""
-        if let slash = hostPart.firstIndex(of: "/") {
-            databasePart = hostPart[hostPart.index(after: slash)...]
-            hostPart = hostPart[..<slash]
-        }
-        var host: Substring
-        var portText: Substring?
-        if hostPart.hasPrefix("[") {
-            guard let close = hostPart.firstIndex(of: "]") else { throw PrefsError(.usage, "remote URL: unclosed [ in the host") }
-            host = hostPart[hostPart.index(after: hostPart.startIndex)..<close]
-            let after = hostPart[hostPart.index(after: close)...]
-            if after.hasPrefix(":") {
-                portText = after.dropFirst()
-            } else if !after.isEmpty {
-                throw PrefsError(.usage, "remote URL: bad host")
+        for host in hosts.split(separator: ",", omittingEmptySubsequences: false) {
+            var port: Substring?
+            if host.hasPrefix("[") {
+                guard let close = host.firstIndex(of: "]") else { throw PrefsError(.usage, "remote URL: unclosed [ in the host") }
+                let after = host[host.index(after: close)...]
+                if after.hasPrefix(":") {
+                    port = after.dropFirst()
+                } else if !after.isEmpty {
+                    throw PrefsError(.usage, "remote URL: bad host")
+                }
+            } else if let colon = host.lastIndex(of: ":") {
+                port = host[host.index(after: colon)...]
             }
-        } else if let colon = hostPart.lastIndex(of: ":") {
-            host = hostPart[..<colon]
-            portText = hostPart[hostPart.index(after: colon)...]
-        } else {
-            host = hostPart
+            if let port, !port.isEmpty {
+                guard let value = Int(port), (1...65535).contains(value) else { throw PrefsError(.usage, "remote URL: bad port") }
+            }
         }
-        guard let user = Self.decode(userInfo), !user.isEmpty else { throw PrefsError(.usage, "remote URL needs a user") }
-        guard let hostName = Self.decode(host), !hostName.isEmpty else {
-            throw PrefsError(.usage, "remote URL needs a host: postgres://USER@HOST:PORT/DB")
-        }
-        var port = 5432
-        if let portText {
-            guard let value = Int(portText), (1...65535).contains(value) else { throw PrefsError(.usage, "remote URL: bad port") }
-            port = value
-        }
-        guard let database = Self.decode(databasePart), !database.contains("/") else {
-            throw PrefsError(.usage, "remote URL: bad database name")
-        }
-        var tls = TLSMode.prefer
         for parameter in query.split(separator: "&") where !parameter.isEmpty {
-            let parts = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, parts[0] == "sslmode" else {
-                // The text is not echoed: it may be a password typed in the wrong place.
-                throw PrefsError(.usage, "remote URL: unknown parameter (only sslmode=MODE is accepted)")
-            }
-            guard let mode = TLSMode(rawValue: String(parts[1])) else {
-                throw PrefsError(.usage, "remote URL: sslmode must be disable, prefer, require or verify-full")
-            }
-            tls = mode
+            let name = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
+            if (String(name).removingPercentEncoding ?? String(name)) == "password" { throw passwordRefused }
         }
-        self.user = user
-        self.host = hostName
-        self.port = port
-        self.database = database.isEmpty ? user : database
-        self.tls = tls
     }
 
-    private static func decode(_ part: Substring) -> String? {
-        String(part).removingPercentEncoding
+    /// The keywords of `keyword = value` pairs (values bare or single-quoted with `\` escapes).
+    private static func keywords(_ text: String) throws -> [String] {
+        var keywords: [String] = []
+        let scalars = Array(text.unicodeScalars)
+        var index = 0
+        func skipSpace() { while index < scalars.count, scalars[index].properties.isWhitespace { index += 1 } }
+        while true {
+            skipSpace()
+            if index == scalars.count { break }
+            var keyword = ""
+            while index < scalars.count, scalars[index] != "=", !scalars[index].properties.isWhitespace {
+                keyword.unicodeScalars.append(scalars[index])
+                index += 1
+            }
+            skipSpace()
+            guard index < scalars.count, scalars[index] == "=" else {
+                throw PrefsError(.usage, "remote: a connection string is keyword=value pairs (missing = after a keyword)")
+            }
+            index += 1
+            skipSpace()
+            if index < scalars.count, scalars[index] == "'" {
+                index += 1
+                var closed = false
+                while index < scalars.count {
+                    if scalars[index] == "\\" {
+                        index += 2
+                        continue
+                    }
+                    if scalars[index] == "'" {
+                        closed = true
+                        index += 1
+                        break
+                    }
+                    index += 1
+                }
+                if !closed { throw PrefsError(.usage, "remote: unterminated quoted value in the connection string") }
+            } else {
+                while index < scalars.count, !scalars[index].properties.isWhitespace {
+                    index += scalars[index] == "\\" ? 2 : 1
+                }
+            }
+            keywords.append(keyword)
+        }
+        return keywords
     }
 
-    /// The URL in canonical form (what `prefs remote show` prints and the store keeps).
-    public var description: String {
-        let allowed = CharacterSet.urlUserAllowed.subtracting(CharacterSet(charactersIn: ":@/?#[]"))
-        let user = self.user.addingPercentEncoding(withAllowedCharacters: allowed) ?? self.user
-        let host =
-            self.host.contains(":") ? "[\(self.host)]" : (self.host.addingPercentEncoding(withAllowedCharacters: allowed) ?? self.host)
-        let database = self.database.addingPercentEncoding(withAllowedCharacters: allowed) ?? self.database
-        return "postgres://\(user)@\(host):\(port)/\(database)" + (tls == .prefer ? "" : "?sslmode=\(tls.rawValue)")
-    }
+    /// The connection string as stored and shown by `prefs remote show`.
+    public var description: String { text }
 }

@@ -173,4 +173,26 @@ struct SyncLedgerTests {
             ], through: 2)
         #expect(more.applied == 1 && more.skipped == 0)
     }
+
+    /// After a snapshot: keys the store had synced that the snapshot lacks (their deletes were
+    /// compacted away) are removed, unless a write of them is pending; keys it never synced stay.
+    @Test func keysMissingFromTheSnapshotAreForgottenUnlessPending() throws {
+        let stack = try TemporaryStore().open()
+        func operation(_ key: String, _ hlc: Int64) -> SyncOperation {
+            SyncOperation(
+                id: UUID().uuidString.lowercased(), domain: "default", key: key, json: "1", expiresAt: nil, hlc: hlc, node: "other",
+                actor: "test")
+        }
+        try stack.setRemote(remote, domains: nil)
+        try stack.applyRemoteOperations([operation("kept", 10), operation("deleted", 11), operation("rewritten", 12)], through: 3)
+        try stack.acknowledgeSyncPush(through: Int64.max)
+        try stack.set(.string("local"), in: .default, forKey: "rewritten")  // pending
+        let forgotten = try stack.forgetSyncedKeys(notIn: ["default\u{0}kept"], through: 9)
+        #expect(forgotten == 1)
+        #expect(try stack.storedValue(in: .default, forKey: "kept") != nil)
+        #expect(try stack.storedValue(in: .default, forKey: "deleted") == nil)
+        #expect(try stack.storedValue(in: .default, forKey: "rewritten")?.compactText == #""local""#)
+        #expect(try stack.pendingSyncOperations().map(\.key) == ["rewritten"])  // the removal is not pushed
+        #expect(try stack.syncStatus().lastRemoteSeq == 9)
+    }
 }

@@ -1,0 +1,88 @@
+import Foundation
+import PrefsCore
+import PrefsSync
+
+/// `sync --watch`: a connection LISTENs for other stores' pushes; a sync runs within a
+/// second of a notification, when local writes are pending, and every `fallback` interval
+/// (a pull that does not depend on notifications). When the server goes away the listener
+/// reconnects with backoff (1 s doubling to 30 s) and failed syncs are retried the same way.
+/// Runs until the process is signalled.
+struct Watcher {
+    let stack: KeyValueStack
+    let domains: Set<Domain>?
+    let fallback: Duration
+    let timeout: Duration
+    let print: (SyncReport) -> String
+
+    /// How often local pending writes and the socket are looked at.
+    static let tick: Duration = .milliseconds(200)
+    static let longestBackoff: Duration = .seconds(30)
+
+    func run() -> Never {
+        let clock = ContinuousClock()
+        var listener: PostgresRemote?
+        var reconnectAt = clock.now
+        var reconnectBackoff: Duration = .seconds(1)
+        var syncAt = clock.now  // the first sync at once
+        var retryAt = clock.now
+        var retryBackoff: Duration = .zero
+        var seenSeq: Int64 = 0
+        while true {
+            if listener == nil && clock.now >= reconnectAt {
+                do {
+                    guard let remote = try stack.syncStatus().remote else {
+                        fail("no remote set (prefs remote set postgres://USER@HOST:PORT/DB)", 2)
+                    }
+                    let connection = try PostgresRemote.connect(remote.url, deadline: clock.now + timeout)
+                    try connection.migrate()
+                    try connection.listen()
+                    listener = connection
+                    reconnectBackoff = .seconds(1)
+                    syncAt = clock.now  // what was pushed while nobody listened
+                } catch let error as PrefsError {
+                    if error.kind != .unreachable { fail(error.message, error.exitCode) }
+                    reconnectAt = clock.now + reconnectBackoff
+                    reconnectBackoff = min(reconnectBackoff * 2, Self.longestBackoff)
+                } catch {
+                    fail("\(error)", 7)
+                }
+            }
+            let pending = (try? stack.syncStatus().pending) ?? 0
+            if clock.now >= syncAt || (pending > 0 && clock.now >= retryAt) {
+                do {
+                    let report = try stack.sync(domains: domains, timeout: timeout)
+                    seenSeq = max(seenSeq, report.remoteSeq)
+                    FileHandle.standardOutput.write(Data((print(report) + "\n").utf8))
+                    retryBackoff = .zero
+                    retryAt = clock.now
+                    syncAt = clock.now + fallback
+                } catch let error as PrefsError {
+                    FileHandle.standardError.write(Data("prefs: \(error.message)\n".utf8))
+                    if error.kind != .unreachable { exit(error.exitCode) }
+                    retryBackoff = min(max(retryBackoff * 2, .seconds(1)), Self.longestBackoff)
+                    retryAt = clock.now + retryBackoff
+                    syncAt = min(syncAt, retryAt)
+                } catch {
+                    fail("\(error)", 7)
+                }
+            }
+            // Wait for a notification, at most one tick.
+            if let connection = listener {
+                var descriptor = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
+                let ready = poll(
+                    &descriptor, 1, Int32(Self.tick.components.seconds * 1000 + Self.tick.components.attoseconds / 1_000_000_000_000_000))
+                if ready > 0 {
+                    do {
+                        if let newest = try connection.receivedNotifications(), newest > seenSeq { syncAt = min(syncAt, retryAt) }
+                    } catch {
+                        connection.close()
+                        listener = nil
+                        reconnectAt = clock.now + reconnectBackoff
+                    }
+                }
+            } else {
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+        }
+    }
+}

@@ -1,0 +1,277 @@
+import Foundation
+import Testing
+
+/// Sync at fleet scale (issue 22): libpq connection strings (unix socket, service file,
+/// several hosts), the snapshot, the bounded log, the watch that listens. Part of
+/// ``SyncTests`` (serialized: one test there stops the shared server).
+extension SyncTests {
+    // MARK: - libpq connection strings
+
+    @Test func aUnixSocketAServiceFileAndASecondHostAllReachTheServer() throws {
+        let a = try Sandbox()
+        // The socket directory of the suite's server; libpq takes a host that starts with /.
+        try a.runOK(["remote", "set", "postgresql://postgres@/\(database)?host=\(server.root)&port=\(server.port)"])
+        try a.runOK(["set", "default", "via", "socket"])
+        #expect(try sync(a).stdout == "pulled 0 (applied 0), pushed 1, pending 0\n")
+
+        let b = try Sandbox()
+        let services = b.root + "/pg_service.conf"
+        let service = """
+            [prefs-test]
+            host=127.0.0.1
+            port=\(server.port)
+            user=postgres
+            dbname=\(database)
+            """
+        try service.write(toFile: services, atomically: true, encoding: .utf8)
+        try b.runOK(["remote", "set", "service=prefs-test"])
+        #expect(try b.run(["remote", "show"]).stdout == "service=prefs-test\n")
+        // Without the service file libpq does not know the service.
+        let unknown = try b.run(["sync"])
+        expectFailure(unknown, 7, contains: "prefs-test")
+        let viaService = try b.run(["sync"], environment: ["PGSERVICEFILE": services])
+        #expect(viaService.status == 0 && viaService.stdout == "pulled 1 (applied 1), pushed 0, pending 0\n", "\(viaService)")
+        #expect(try b.run(["get", "default", "via"]).stdout == "socket\n")
+
+        // PGSERVICE with an empty URI: the whole set-up comes from the environment.
+        let c = try Sandbox()
+        try c.runOK(["remote", "set", "postgresql://"])
+        try c.runOK(["set", "default", "from", "env"])
+        let viaEnvironment = try c.run(["sync"], environment: ["PGSERVICEFILE": services, "PGSERVICE": "prefs-test"])
+        #expect(viaEnvironment.status == 0 && viaEnvironment.stdout.hasSuffix("pushed 1, pending 0\n"), "\(viaEnvironment)")
+
+        // Two hosts: the first refuses, libpq goes on to the second (a writable one).
+        let d = try Sandbox()
+        try d.runOK([
+            "remote", "set", "postgres://postgres@127.0.0.1:1,127.0.0.1:\(server.port)/\(database)?target_session_attrs=read-write",
+        ])
+        let failover = try d.run(["sync"])
+        #expect(failover.status == 0 && failover.stdout == "pulled 2 (applied 2), pushed 0, pending 0\n", "\(failover)")
+        #expect(try d.run(["get", "default", "from"]).stdout == "env\n")
+    }
+
+    // MARK: - Snapshot, horizon, compaction
+
+    /// The log's horizon as the server sees it: make every operation so far older than 1 s.
+    func ageTheLog() throws {
+        try server.psql("UPDATE prefs_ops SET at = at - interval '1 minute'", database: database)
+    }
+
+    @Test func aNewStoreLoadsTheSnapshotNotTheLog() throws {
+        let a = try syncedStore()
+        let operations = (0..<200).map { #"{"op":"set","domain":"default","key":"k\#($0 % 20)","value":\#($0)}"# }
+        try a.runOK(["apply", "-"], stdin: "[" + operations.joined(separator: ",") + "]")
+        _ = try sync(a)
+        #expect(try server.psql("SELECT count(*) FROM prefs_ops", database: database) == "200\n")
+        for round in 0..<5 {
+            try a.runOK(["set", "default", "k1", String(round)])
+            _ = try sync(a)
+        }
+        let b = try syncedStore()
+        let loaded = try sync(b, ["--json"])
+        #expect(loaded.stdout.contains(#""pulled":20,"applied":20,"#) && loaded.stdout.contains(#""snapshot":true"#), "\(loaded)")
+        #expect(try export(a) == export(b))
+        // Afterwards it follows the log.
+        try a.runOK(["set", "default", "k2", "later"])
+        _ = try sync(a)
+        let next = try sync(b, ["--json"])
+        #expect(next.stdout.contains(#""pulled":1,"applied":1,"#) && next.stdout.contains(#""snapshot":false"#), "\(next)")
+    }
+
+    @Test func aStoreOfflinePastTheHorizonReloadsAndKeepsItsPendingWrites() throws {
+        let a = try syncedStore()
+        let b = try syncedStore()
+        try a.runOK(["set", "default", "shared", "1"])
+        try a.runOK(["set", "default", "gone", "1"])
+        _ = try sync(a)
+        _ = try sync(b)
+        #expect(try b.run(["get", "default", "gone"]).stdout == "1\n")
+        // b goes offline and writes; a changes, deletes, and the log passes the horizon.
+        try b.runOK(["set", "default", "offline", "written"])
+        try b.runOK(["set", "default", "shared", "from-b"])
+        try a.runOK(["set", "default", "shared", "2"])  // after b's write: a's wins
+        try a.runOK(["rm", "default", "gone"])
+        try a.runOK(["set", "default", "new", "1"])
+        _ = try sync(a)
+        try ageTheLog()
+        let compacted = try a.run(["sync", "--compact", "--horizon", "30s"])
+        #expect(
+            compacted.status == 0 && compacted.stdout == "compacted 5 operations and 1 tombstone (horizon 30s), 0 left in the log\n",
+            "\(compacted)")
+        #expect(try server.psql("SELECT count(*) FROM prefs_ops", database: database) == "0\n")
+        #expect(try server.psql("SELECT count(*) FROM prefs_state WHERE key = 'gone'", database: database) == "0\n")
+        // b comes back: its cursor is below the compaction point, so it loads the snapshot.
+        let back = try sync(b, ["--json"])
+        #expect(back.stdout.contains(#""snapshot":true"#) && back.stdout.contains(#""pushed":2,"#), "\(back)")
+        expectFailure(try b.run(["get", "default", "gone"]), 1)  // the delete is not lost with its tombstone
+        #expect(try b.run(["get", "default", "new"]).stdout == "1\n")
+        #expect(try b.run(["get", "default", "offline"]).stdout == "written\n")
+        _ = try sync(a)
+        #expect(try a.run(["get", "default", "offline"]).stdout == "written\n")
+        // shared: both wrote it; the later write (a's) wins everywhere.
+        #expect(try a.run(["get", "default", "shared"]).stdout == "2\n")
+        #expect(try b.run(["get", "default", "shared"]).stdout == "2\n")
+        #expect(try export(a) == export(b))
+    }
+
+    @Test func aDeleteOlderThanTheHorizonIsNotResurrected() throws {
+        let a = try syncedStore()
+        let b = try syncedStore()
+        try a.runOK(["set", "default", "k", "v"])
+        try a.runOK(["set", "default", "keep", "v"])
+        _ = try sync(a)
+        _ = try sync(b)
+        try a.runOK(["rm", "default", "k"])
+        _ = try sync(a)
+        try ageTheLog()
+        try a.runOK(["sync", "--compact", "--horizon", "30s"])
+        // Neither b (which still has k), nor a new store, nor a brings it back.
+        let c = try syncedStore()
+        _ = try sync(c)
+        _ = try sync(b)
+        _ = try sync(a)
+        _ = try sync(b)
+        for box in [a, b, c] {
+            expectFailure(try box.run(["get", "default", "k"]), 1)
+            #expect(try box.run(["get", "default", "keep"]).stdout == "v\n")
+        }
+        #expect(try server.psql("SELECT count(*) FROM prefs_state WHERE key = 'k'", database: database) == "0\n")
+    }
+
+    @Test func theAutomaticHorizonBoundsTheLog() throws {
+        let a = try syncedStore()
+        try a.runOK(["set", "default", "k", "0"])
+        _ = try sync(a)
+        try a.runOK(["sync", "--compact", "--horizon", "2s"])  // stored as the remote's horizon
+        for round in 1...3 {
+            try a.runOK(["set", "default", "k", String(round)])
+            _ = try sync(a)
+        }
+        #expect(try server.psql("SELECT horizon_seconds FROM prefs_meta", database: database) == "2\n")
+        try ageTheLog()
+        try server.psql("UPDATE prefs_meta SET compacted_at = now() - interval '1 hour'", database: database)
+        try a.runOK(["set", "default", "k", "last"])
+        _ = try sync(a)  // a push that finds a compaction due runs it
+        #expect(try server.psql("SELECT count(*) FROM prefs_ops", database: database) == "1\n")
+        let b = try syncedStore()
+        _ = try sync(b)
+        #expect(try b.run(["get", "default", "k"]).stdout == "last\n")
+    }
+
+    @Test func compactionConcurrentWithPushesLosesNothing() throws {
+        let stores = try (0..<3).map { _ in try syncedStore() }
+        let compactor = try syncedStore()
+        _ = try sync(compactor)
+        let failures = LockedList()
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            for _ in 0..<15 {
+                do {
+                    try self.ageTheLog()
+                    let result = try compactor.run(["sync", "--compact", "--horizon", "30s"])
+                    if result.status != 0 { failures.append("compact: \(result)") }
+                } catch {
+                    failures.append("\(error)")
+                }
+            }
+        }
+        for (index, store) in stores.enumerated() {
+            DispatchQueue.global().async(group: group) {
+                for round in 0..<6 {
+                    do {
+                        let operations = (0..<20).map {
+                            #"{"op":"set","domain":"default","key":"s\#(index)-\#(round)-\#($0)","value":\#($0)}"#
+                        }
+                        _ = try store.run(["apply", "-"], stdin: "[" + operations.joined(separator: ",") + "]")
+                        let result = try store.run(["sync"])
+                        if result.status != 0 { failures.append("sync: \(result)") }
+                    } catch {
+                        failures.append("\(error)")
+                    }
+                }
+            }
+        }
+        group.wait()
+        #expect(failures.items.isEmpty, "\(failures.items)")
+        for store in stores + [compactor] { _ = try sync(store) }
+        for store in stores { _ = try sync(store) }
+        let expected = try export(compactor)
+        for store in stores { #expect(try export(store) == expected) }
+        #expect(try compactor.run(["list", "default", "--keys-only"]).stdout.split(separator: "\n").count == 3 * 6 * 20)
+        #expect(try server.psql("SELECT count(*) FROM prefs_state", database: database) == "360\n")
+    }
+
+    @Test func aVersion1RemoteSchemaIsMigrated() throws {
+        // The tables as prefs 0.x (schema version 1) left them, with one key.
+        try server.psql(
+            """
+            CREATE TABLE prefs_meta (id int PRIMARY KEY CHECK (id = 1), version int NOT NULL);
+            CREATE TABLE prefs_ops (seq bigserial PRIMARY KEY, op_id uuid NOT NULL UNIQUE, domain text COLLATE "C" NOT NULL,
+                key text COLLATE "C" NOT NULL, value text, expires_at bigint, hlc bigint NOT NULL, node text COLLATE "C" NOT NULL,
+                actor text NOT NULL, at timestamptz NOT NULL DEFAULT now());
+            CREATE TABLE prefs_state (domain text COLLATE "C" NOT NULL, key text COLLATE "C" NOT NULL, value text, expires_at bigint,
+                hlc bigint NOT NULL, node text COLLATE "C" NOT NULL, PRIMARY KEY (domain, key));
+            INSERT INTO prefs_meta VALUES (1, 1);
+            INSERT INTO prefs_ops (op_id, domain, key, value, hlc, node, actor)
+                VALUES (gen_random_uuid(), 'default', 'old', '"v1"', 1000, 'old-node', 'someone');
+            INSERT INTO prefs_state (domain, key, value, hlc, node) VALUES ('default', 'old', '"v1"', 1000, 'old-node');
+            """, database: database)
+        let a = try syncedStore()
+        #expect(try sync(a).stdout == "pulled 1 (applied 1), pushed 0, pending 0\n")
+        #expect(try a.run(["get", "default", "old"]).stdout == "v1\n")
+        #expect(try server.psql("SELECT version FROM prefs_meta", database: database) == "2\n")
+        #expect(try server.psql("SELECT seq > 0, actor FROM prefs_state", database: database) == "t|someone\n")
+    }
+
+    // MARK: - Watch
+
+    @Test func watchPullsWithinASecondOfAnotherStoresPushAndSurvivesARestart() throws {
+        let a = try syncedStore()
+        let b = try syncedStore()
+        _ = try sync(a)
+        // A fallback far away: only the notification can bring the change.
+        let watcher = b.process(["sync", "--watch", "3600", "--json"])
+        watcher.standardOutput = FileHandle.nullDevice
+        watcher.standardError = FileHandle.nullDevice
+        try watcher.run()
+        defer { if watcher.isRunning { watcher.terminate() } }
+        usleep(1_000_000)  // listening
+        func waitFor(_ value: String, seconds: Double) throws -> Double? {
+            let start = Date()
+            while Date().timeIntervalSince(start) < seconds {
+                if try b.run(["get", "default", "pushed", "--default", "none"]).stdout == value + "\n" {
+                    return Date().timeIntervalSince(start)
+                }
+                usleep(50_000)
+            }
+            return nil
+        }
+        try a.runOK(["set", "default", "pushed", "1"])
+        _ = try sync(a)
+        let first = try waitFor("1", seconds: 5)
+        #expect(first != nil && first ?? 99 < 2, "seen after \(String(describing: first)) s")
+
+        // The server goes away and comes back: the watcher reconnects (backoff) and listens again.
+        try server.stop()
+        usleep(1_500_000)
+        try server.start()
+        usleep(4_000_000)
+        try a.runOK(["set", "default", "pushed", "2"])
+        _ = try sync(a)
+        let second = try waitFor("2", seconds: 10)
+        #expect(second != nil, "not seen after a restart")
+        watcher.terminate()
+        watcher.waitUntilExit()
+        #expect(watcher.terminationStatus == 0)
+    }
+}
+
+/// A list appended to from several threads.
+final class LockedList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [String] = []
+
+    func append(_ item: String) { lock.withLock { list.append(item) } }
+
+    var items: [String] { lock.withLock { list } }
+}
