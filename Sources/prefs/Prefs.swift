@@ -20,7 +20,7 @@ struct Prefs: ParsableCommand {
             """,
         version: PrefsVersion.current,
         subcommands: [
-            Get.self, Set.self, Remove.self, List.self, Domains.self, Export.self, Import.self, Batch.self, Incr.self,
+            Get.self, SetCommand.self, Remove.self, List.self, Domains.self, Export.self, Import.self, Batch.self, Incr.self,
             Apply.self, Log.self, Watch.self, SchemaGroup.self, Describe.self, Reset.self, FlagGroup.self, Refresh.self, RemoteGroup.self,
             Sync.self, Serve.self, Doctor.self, Backup.self, Restore.self, Edit.self,
         ]

@@ -2,7 +2,7 @@ import ArgumentParser
 import PrefsCore
 
 extension Prefs {
-    struct Set: ParsableCommand {
+    struct SetCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "set",
             abstract: "Store a value under a key.",

@@ -25,13 +25,7 @@ public enum EvaluationContexts: Sendable {
     ///
     /// - Throws: ``PrefsError`` of kind `invalidValue` when the value is not an object.
     public static func data(_ context: JSONValue) throws -> [String: LogicValue] {
-        guard case .object(let members) = context else {
-            throw PrefsError(.invalidValue, "the evaluation context must be a JSON object, got \(context.typeName)")
-        }
-        var data: [String: LogicValue] = [:]
-        for member in members { data[member.key] = LogicValue(member.value) }
-        if data["targetingKey"] == .string("") { data["targetingKey"] = nil }
-        return data
+        try FlagSet.context(context)
     }
 
     /// The synthetic targeting key number `index` (from 0) of `seed`: `user-` and 16 hex digits.

@@ -71,6 +71,9 @@ public struct FlagDiff: Sendable {
     /// - Parameters:
     ///   - examples: how many contexts to keep per cell.
     ///   - now: seconds since 1970 for `$flagd.timestamp`; nil: the current time.
+    ///   - old: the flags before the change.
+    ///   - new: the flags after it.
+    ///   - contexts: the evaluation contexts, each evaluated under both.
     /// - Throws: ``PrefsError`` from reading the contexts (`invalidValue` with the line).
     public static func compare(_ old: FlagSet, _ new: FlagSet, contexts: EvaluationContexts, examples: Int = 3, now: Int64? = nil) throws
         -> FlagDiff

@@ -31,7 +31,11 @@ public struct FlagDistribution: Sendable {
 
     /// Evaluates the flag for every context.
     ///
-    /// - Parameter now: seconds since 1970 for `$flagd.timestamp`; nil: the current time.
+    /// - Parameters:
+    ///   - flags: the flags.
+    ///   - key: the flag.
+    ///   - contexts: the evaluation contexts.
+    ///   - now: seconds since 1970 for `$flagd.timestamp`; nil: the current time.
     /// - Throws: ``PrefsError`` from reading the contexts.
     public static func measure(_ key: String, in flags: FlagSet, contexts: EvaluationContexts, now: Int64? = nil) throws -> FlagDistribution
     {

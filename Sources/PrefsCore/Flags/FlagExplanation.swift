@@ -10,7 +10,7 @@ public struct FlagExplanation: Sendable {
     public var steps: [String]
     /// The targeting rule as evaluated, when it ran.
     public var trace: FlagTraceNode?
-    /// Whether the trace stopped recording at ``RuleTracer/maximumNodes`` nodes.
+    /// Whether the trace stopped recording at the tracer's limit (10,000 nodes).
     public var truncated: Bool
     /// The data the rule saw: the context with `targetingKey` and `$flagd` set.
     public var data: JSONValue

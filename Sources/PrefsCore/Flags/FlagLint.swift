@@ -15,6 +15,7 @@ public enum FlagLint {
     ///     error becomes a finding.
     ///   - everEnabled: for a store, the keys of flags whose history shows them ENABLED; a
     ///     DISABLED flag not among them is reported. nil: no history (a file).
+    ///   - bytes: the document as read (for line:column of each finding).
     public static func lint(_ bytes: [UInt8], validate: ((JSONValue) throws -> Void)? = nil, everEnabled: Set<String>? = nil)
         -> [FlagLintFinding]
     {

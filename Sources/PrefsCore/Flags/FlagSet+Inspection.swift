@@ -30,6 +30,10 @@ extension FlagSet {
     /// - Parameters:
     ///   - type: nil: ``naturalType(of:)``.
     ///   - now: seconds since 1970 for `$flagd.timestamp`; nil: the current time.
+    ///   - key: the flag.
+    ///   - defaultValue: what the caller gets when evaluation fails.
+    ///   - context: the evaluation context (a JSON object).
+    ///   - targetingKey: overrides the context's `targetingKey`.
     public func explain(
         _ key: String, type: FlagType? = nil, default defaultValue: JSONValue = .null, context: [String: LogicValue] = [:],
         targetingKey: String? = nil, now: Int64? = nil
@@ -64,9 +68,9 @@ extension FlagSet {
         for member in evaluators { table[member.key] = member.value }
         var compiler = RuleCompiler(evaluators: table)
         compiler.marksReferences = true
-        let logic: JsonLogic
+        let logic: JSONLogic
         do throws(RuleCompiler.Failure) {
-            logic = JsonLogic(root: try compiler.compile(targeting).node, fractionalVersion: fractionalVersion)
+            logic = JSONLogic(root: try compiler.compile(targeting).node, fractionalVersion: fractionalVersion)
         } catch {
             explanation.steps.append(
                 "the targeting cannot be compiled: \(error.describe(root: "$.flags" + JSONPath.member(key) + ".targeting"))")

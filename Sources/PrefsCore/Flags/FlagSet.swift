@@ -61,7 +61,7 @@ public struct FlagSet: Sendable {
         /// The default variant, if any.
         public var defaultVariant: String?
         /// The targeting rule with `$ref`s expanded, if any.
-        var rule: Result<JsonLogic, RuleError>?
+        var rule: Result<JSONLogic, RuleError>?
         /// The flag's own metadata.
         public var metadata: [JSONValue.Member]
 
@@ -122,10 +122,10 @@ public struct FlagSet: Sendable {
             return Flag(
                 key: key, definition: value, isStatic: true, state: "ENABLED", variants: [], defaultVariant: nil, rule: nil, metadata: [])
         }
-        var rule: Result<JsonLogic, RuleError>?
+        var rule: Result<JSONLogic, RuleError>?
         if let targeting = value["targeting"], targeting != .object([]), targeting != .null {
             do throws(RuleCompiler.Failure) {
-                rule = .success(JsonLogic(root: try compiler.compile(targeting).node, fractionalVersion: fractionalVersion))
+                rule = .success(JSONLogic(root: try compiler.compile(targeting).node, fractionalVersion: fractionalVersion))
             } catch {
                 rule = .failure(RuleError(message: error.describe(root: "$.flags" + JSONPath.member(key) + ".targeting")))
             }
@@ -212,7 +212,7 @@ public struct FlagSet: Sendable {
             return FlagResolution(value: defaultValue, variant: nil, reason: "DEFAULT", errorCode: nil, errorMessage: nil, metadata: merged)
         }
         guard let rule = flag.rule else { return defaultAnswer("STATIC") }
-        let logic: JsonLogic
+        let logic: JSONLogic
         switch rule {
         case .success(let compiled): logic = compiled
         case .failure(let failure): return error("PARSE_ERROR", failure.message)

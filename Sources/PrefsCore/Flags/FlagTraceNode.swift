@@ -1,4 +1,4 @@
-/// One step of a traced flag evaluation (`prefs flag explain`): a JsonLogic node with what it
+/// One step of a traced flag evaluation (`prefs flag explain`): a JSONLogic node with what it
 /// was given, what it decided and its result.
 public struct FlagTraceNode: Sendable, Equatable {
     /// What the node is: an operator (`if`, `var`, `fractional`), `$ref NAME`, `literal` or `array`.

@@ -1,17 +1,19 @@
 /// flagd's `fractional` operator.
 enum Fractional {
+    /// The operands of `fractional`: the value to bucket by (nil: flagKey + targetingKey) and
+    /// the buckets. A first operand that is not a bucket is the bucketing value; one that
+    /// evaluates to null (a missing property) falls back to flagKey + targetingKey, as flagd
+    /// does.
+    static func operands(_ args: [LogicValue]) -> (bucketBy: LogicValue?, buckets: ArraySlice<LogicValue>) {
+        guard let first = args.first else { return (nil, args[...]) }
+        if case .array = first { return (nil, args[...]) }
+        return (first == .null ? nil : first, args.dropFirst())
+    }
+
     /// `args` are already evaluated: `[bucketBy?, [variant, weight?], ...]`.
     static func evaluate(_ args: [LogicValue], data: LogicValue, version: FractionalVersion) -> LogicValue {
         guard !args.isEmpty else { return .null }
-        var buckets = args[...]
-        var bucketBy: LogicValue?
-        if case .array = args[0] {
-        } else {
-            // A bucketBy that evaluates to null (a missing property) falls back to
-            // flagKey + targetingKey, as flagd does.
-            if args[0] != .null { bucketBy = args[0] }
-            buckets = args.dropFirst()
-        }
+        let (bucketBy, buckets) = operands(args)
         guard !buckets.isEmpty else { return .null }
         var variants: [(LogicValue, UInt64)] = []
         var total: UInt64 = 0

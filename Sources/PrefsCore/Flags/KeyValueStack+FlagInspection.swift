@@ -12,8 +12,10 @@ extension FlagDocument {
 
     /// Lints a document given as its text (``FlagLint``), with the validity check of an import.
     ///
-    /// - Parameter everEnabled: for a store, the flags its history shows ENABLED at some time
-    ///   (``KeyValueStack/flagsEverEnabled()``); nil for a file.
+    /// - Parameters:
+    ///   - bytes: the document as read (for line:column of each finding).
+    ///   - everEnabled: for a store, the flags its history shows ENABLED at some time
+    ///     (``KeyValueStack/flagsEverEnabled()``); nil for a file.
     public static func lint(_ bytes: [UInt8], everEnabled: Set<String>? = nil) -> [FlagLintFinding] {
         FlagLint.lint(bytes, validate: { _ = try validate($0) }, everEnabled: everEnabled)
     }

@@ -244,7 +244,7 @@ public enum FlagDocument {
             default: throw fail(path + ".defaultVariant", "expected a variant name or null")
             }
             if let targeting = flag.value["targeting"] {
-                guard case .object = targeting else { throw fail(path + ".targeting", "expected a JsonLogic object") }
+                guard case .object = targeting else { throw fail(path + ".targeting", "expected a JSONLogic object") }
             }
             if let metadata = flag.value["metadata"] { try checkMetadata(metadata, path: path + ".metadata") }
             result.append(plainValue(of: flag.value).map { JSONValue.Member(flag.key, $0) } ?? flag)

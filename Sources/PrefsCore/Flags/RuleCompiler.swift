@@ -6,7 +6,7 @@
 /// ``maximumExpandedSize`` nodes and ``maximumDepth`` levels, with no cycles; what goes beyond
 /// is refused with the JSON path of the `$ref` (by import) or is a PARSE_ERROR (evaluation of
 /// a document that reached the store another way). Evaluating shared nodes counts every visit
-/// in ``JsonLogic/evaluationBudget``.
+/// in ``JSONLogic/evaluationBudget``.
 struct RuleCompiler {
     /// The most nodes a rule may have with every `$ref` expanded.
     static let maximumExpandedSize = 1_000_000
@@ -16,7 +16,7 @@ struct RuleCompiler {
 
     /// A compiled rule with its expanded size and height.
     struct Compiled {
-        var node: JsonLogic.Node
+        var node: JSONLogic.Node
         var size: Int
         var height: Int
     }
@@ -42,7 +42,7 @@ struct RuleCompiler {
     /// Whether unknown operators and `$ref`s to missing evaluators compile (to null): import
     /// checks only the size, depth and cycles and leaves those to evaluation (PARSE_ERROR).
     let lenient: Bool
-    /// Whether a `$ref` compiles to a ``JsonLogic/Node/reference(_:_:)`` naming its evaluator
+    /// Whether a `$ref` compiles to a ``JSONLogic/Node/reference(_:_:)`` naming its evaluator
     /// (for `flag explain`); otherwise to the evaluator's node itself.
     var marksReferences = false
     private var compiled: [String: Compiled] = [:]
@@ -78,7 +78,7 @@ struct RuleCompiler {
     }
 
     private mutating func compileArray(_ items: [JSONValue], depth: Int) throws(Failure) -> Compiled {
-        var nodes: [JsonLogic.Node] = []
+        var nodes: [JSONLogic.Node] = []
         nodes.reserveCapacity(items.count)
         var size = 1
         var height = 0
@@ -91,14 +91,14 @@ struct RuleCompiler {
     }
 
     private mutating func compileOperator(_ member: JSONValue.Member, depth: Int) throws(Failure) -> Compiled {
-        let op = JsonLogic.Operator(rawValue: member.key)
+        let op = JSONLogic.Operator(rawValue: member.key)
         if op == nil && !lenient {
             throw Failure(message: "unknown operator \(JSONValue.string(member.key).compactText)")
         }
         let component = JSONPath.member(member.key)
         var size = 1
         var height = 0
-        var args: [JsonLogic.Node] = []
+        var args: [JSONLogic.Node] = []
         // `{"op": {"$ref": …}}` whose evaluator is an array reads as `{"op": [...]}`, as
         // flagd's textual replacement does.
         let value = argumentsThroughReferences(member.value)
@@ -130,16 +130,26 @@ struct RuleCompiler {
         let part: Compiled
         do throws(Failure) {
             part = try compile(rule, depth: depth)
-        } catch var failure {
-            if failure.evaluator == nil { failure.components.append(component) }
-            throw failure
+        } catch {
+            throw Self.located(error, component)
         }
-        size += part.size
-        if size > Self.maximumExpandedSize {
-            let what = Self.referenceName(rule).map { "$ref \(JSONValue.string($0).compactText) expands" } ?? "expands"
-            throw Failure(message: "\(what) the rule beyond \(Self.maximumExpandedSize) nodes", components: [component])
-        }
+        try Self.add(part.size, of: rule, component, to: &size)
         return part
+    }
+
+    /// A part's failure, its place named (unless it lies inside an evaluator, which names its own).
+    private static func located(_ failure: Failure, _ component: String) -> Failure {
+        var failure = failure
+        if failure.evaluator == nil { failure.components.append(component) }
+        return failure
+    }
+
+    /// Adds a part's size to the whole, refusing the part that makes the whole too large.
+    private static func add(_ partSize: Int, of part: JSONValue, _ component: String, to size: inout Int) throws(Failure) {
+        size += partSize
+        guard size > maximumExpandedSize else { return }
+        let what = referenceName(part).map { "$ref \(JSONValue.string($0).compactText) expands" } ?? "expands"
+        throw Failure(message: "\(what) the rule beyond \(maximumExpandedSize) nodes", components: [component])
     }
 
     /// The name in `{"$ref": "name"}`, when the value is one.
@@ -254,15 +264,10 @@ struct RuleCompiler {
         let part: (value: JSONValue, size: Int, height: Int)
         do throws(Failure) {
             part = try literal(value, depth: depth)
-        } catch var failure {
-            if failure.evaluator == nil { failure.components.append(component) }
-            throw failure
+        } catch {
+            throw Self.located(error, component)
         }
-        size += part.size
-        if size > Self.maximumExpandedSize {
-            let what = Self.referenceName(value).map { "$ref \(JSONValue.string($0).compactText) expands" } ?? "expands"
-            throw Failure(message: "\(what) the rule beyond \(Self.maximumExpandedSize) nodes", components: [component])
-        }
+        try Self.add(part.size, of: value, component, to: &size)
         return part
     }
 

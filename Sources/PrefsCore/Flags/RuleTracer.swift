@@ -1,9 +1,9 @@
 import Foundation
 
-/// Evaluates a compiled rule as ``JsonLogic`` does while recording every node
+/// Evaluates a compiled rule as ``JSONLogic`` does while recording every node
 /// (`prefs flag explain`). A separate path: plain evaluation carries no tracing cost.
 ///
-/// Each operator's result comes from ``JsonLogic``'s own `apply` given the traced operands as
+/// Each operator's result comes from ``JSONLogic``'s own `apply` given the traced operands as
 /// literals, so the values are the evaluator's; only the order of evaluation (`if`, `and`,
 /// `or`, `var`'s default) is repeated here. The operands of `map`, `filter`, `all`, `none`,
 /// `some` and `reduce` are traced, their per-item rule is not. At most ``maximumNodes`` nodes
@@ -12,14 +12,14 @@ struct RuleTracer {
     /// The most nodes one trace records.
     static let maximumNodes = 10_000
 
-    let logic: JsonLogic
+    let logic: JSONLogic
     /// The budget of plain evaluation three times over: tracing evaluates operands once for
     /// the record and once more inside `apply` (as literals).
-    var budget = JsonLogic.Budget(remaining: 3 * JsonLogic.evaluationBudget)
+    var budget = JSONLogic.Budget(remaining: 3 * JSONLogic.evaluationBudget)
     private(set) var recorded = 0
     private(set) var truncated = false
 
-    init(logic: JsonLogic) {
+    init(logic: JSONLogic) {
         self.logic = logic
     }
 
@@ -34,7 +34,7 @@ struct RuleTracer {
         }
     }
 
-    private mutating func trace(_ node: JsonLogic.Node, _ data: LogicValue) throws -> (LogicValue, FlagTraceNode?) {
+    private mutating func trace(_ node: JSONLogic.Node, _ data: LogicValue) throws -> (LogicValue, FlagTraceNode?) {
         guard recorded < Self.maximumNodes else {
             truncated = true
             return (try logic.eval(node, data, &budget), nil)
@@ -68,7 +68,7 @@ struct RuleTracer {
         }
     }
 
-    private mutating func traceOperator(_ op: JsonLogic.Operator, _ args: [JsonLogic.Node], _ data: LogicValue) throws -> (
+    private mutating func traceOperator(_ op: JSONLogic.Operator, _ args: [JSONLogic.Node], _ data: LogicValue) throws -> (
         LogicValue, FlagTraceNode?
     ) {
         var children: [FlagTraceNode] = []
@@ -114,7 +114,7 @@ struct RuleTracer {
             value = args.isEmpty ? .bool(false) : last
         case .var:
             let path = args.isEmpty ? LogicValue.null : try operand(0)
-            if let found = JsonLogic.find(data, path) {
+            if let found = JSONLogic.find(data, path) {
                 notes.append("\(Self.pathText(path)) found")
                 value = found
             } else if args.count > 1 {
@@ -125,7 +125,7 @@ struct RuleTracer {
                 value = .null
             }
         case .map, .filter, .all, .none, .some, .reduce:
-            var literal: [JsonLogic.Node] = []
+            var literal: [JSONLogic.Node] = []
             for index in args.indices {
                 if index == 1 {
                     literal.append(args[1])
@@ -183,13 +183,7 @@ struct RuleTracer {
     /// `fractional`'s bucketing: the value hashed, its hash, the bucket and each variant's range.
     static func fractionalNotes(_ args: [LogicValue], data: LogicValue, version: FractionalVersion) -> ([String], [JSONValue.Member]) {
         guard !args.isEmpty else { return (["no operands: null"], []) }
-        var buckets = args[...]
-        var bucketBy: LogicValue?
-        if case .array = args[0] {
-        } else {
-            if args[0] != .null { bucketBy = args[0] }
-            buckets = args.dropFirst()
-        }
+        let (bucketBy, buckets) = Fractional.operands(args)
         var variants: [(String, UInt64)] = []
         var total: UInt64 = 0
         for bucket in buckets {

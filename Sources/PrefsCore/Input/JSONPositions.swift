@@ -1,5 +1,5 @@
 /// Where each value of a JSON text starts, by JSON path (`$.flags.f.targeting`, as
-/// ``JSONPath`` writes paths, `[0]` for array items), for messages that name a line and a
+/// `JSONPath` writes paths, `[0]` for array items), for messages that name a line and a
 /// column (the top-level `$evaluators` as `$.$evaluators`, as flag messages write it). The text
 /// must already be valid JSON (``JSONParser`` checked it).
 public struct JSONPositions: Sendable {

@@ -2,13 +2,13 @@ import Foundation
 import PrefsCore
 import Testing
 
-/// Evaluates a JsonLogic rule (JSON text) against data (JSON text).
+/// Evaluates a JSONLogic rule (JSON text) against data (JSON text).
 func logic(_ rule: String, _ data: String = "{}", version: FractionalVersion = .v2) throws -> JSONValue {
-    try JsonLogic(JSONValue(parsing: rule), fractionalVersion: version).evaluate(LogicValue(JSONValue(parsing: data))).json
+    try JSONLogic(JSONValue(parsing: rule), fractionalVersion: version).evaluate(LogicValue(JSONValue(parsing: data))).json
 }
 
-@Suite("JsonLogic operators")
-struct JsonLogicTests {
+@Suite("JSONLogic operators")
+struct JSONLogicTests {
     @Test(arguments: [
         // var, missing
         (#"{"var":"a.b"}"#, #"{"a":{"b":3}}"#, "3"), (#"{"var":["x", 9]}"#, "{}", "9"), (#"{"var":"list.1"}"#, #"{"list":[5,6]}"#, "6"),
@@ -49,8 +49,8 @@ struct JsonLogicTests {
     }
 
     @Test func unknownOperatorsAreRuleErrors() {
-        #expect(throws: RuleError.self) { try JsonLogic(JSONValue(parsing: #"{"frobnicate":[1]}"#)) }
-        #expect(throws: RuleError.self) { try JsonLogic(JSONValue(parsing: #"{"if":[{"nope":1},1,2]}"#)) }
+        #expect(throws: RuleError.self) { try JSONLogic(JSONValue(parsing: #"{"frobnicate":[1]}"#)) }
+        #expect(throws: RuleError.self) { try JSONLogic(JSONValue(parsing: #"{"if":[{"nope":1},1,2]}"#)) }
     }
 
     @Test(arguments: [
@@ -129,7 +129,7 @@ struct FractionalTests {
     }
 
     @Test func splitLandsWithinOnePercentOfTheWeights() throws {
-        let rule = try JsonLogic(JSONValue(parsing: #"{"fractional":[["a",50],["b",30],["c",20]]}"#))
+        let rule = try JSONLogic(JSONValue(parsing: #"{"fractional":[["a",50],["b",30],["c",20]]}"#))
         var counts: [String: Int] = [:]
         for i in 0..<100_000 {
             let data = LogicValue.object(["targetingKey": .string("user-\(i)"), "$flagd": .object(["flagKey": .string("split")])])
@@ -287,9 +287,9 @@ struct FlagEvaluationTests {
     }
 }
 
-/// Issue 17: edges where prefs differed from json-logic-js and the JsonLogic suites.
-@Suite("JsonLogic edge semantics")
-struct JsonLogicEdgeTests {
+/// Issue 17: edges where prefs differed from json-logic-js and the JSONLogic suites.
+@Suite("JSONLogic edge semantics")
+struct JSONLogicEdgeTests {
     @Test(arguments: [
         // cat: null and missing values concatenate as empty (Array.prototype.join).
         (#"{"cat":[null,"test",null]}"#, "{}", #""test""#), (#"{"cat":[{"var":"nope"},"test",{"var":"x"}]}"#, #"{"x":null}"#, #""test""#),
@@ -312,8 +312,8 @@ struct JsonLogicEdgeTests {
     }
 }
 
-@Suite("JsonLogic review cases")
-struct JsonLogicReviewTests {
+@Suite("JSONLogic review cases")
+struct JSONLogicReviewTests {
     @Test func hugeAndNonFiniteNumbersNeverCrash() throws {
         #expect(try logic(#"{"substr":["abc",{"var":"from"}]}"#, #"{"from":1e19}"#) == .string(""))
         #expect(try logic(#"{"substr":["abc",{"/":[1,0]}]}"#) == .string(""))
@@ -367,7 +367,7 @@ struct EvaluationLimitTests {
     /// `reduce` doubling a string 40 times wanted 2^40 bytes: the fuzzer's out-of-memory.
     @Test func doublingStringIsStopped() throws {
         let ones = Array(repeating: "1", count: 40).joined(separator: ",")
-        let rule = try JsonLogic(
+        let rule = try JSONLogic(
             JSONValue(parsing: #"{"reduce":[[\#(ones)],{"cat":[{"var":"accumulator"},{"var":"accumulator"}]},"x"]}"#))
         #expect(throws: RuleError.self) { try rule.evaluate(checking: .object([:])) }
         #expect(rule.evaluate(.object([:])) == .null)
@@ -376,7 +376,7 @@ struct EvaluationLimitTests {
     /// The same with arrays: sharing keeps memory small until the result is written out.
     @Test func doublingArrayIsStopped() throws {
         let ones = Array(repeating: "1", count: 60).joined(separator: ",")
-        let rule = try JsonLogic(
+        let rule = try JSONLogic(
             JSONValue(parsing: #"{"reduce":[[\#(ones)],{"merge":[[{"var":"accumulator"}],[{"var":"accumulator"}]]},[]]}"#))
         #expect(throws: RuleError.self) { try rule.evaluate(checking: .object([:])) }
     }
@@ -384,11 +384,11 @@ struct EvaluationLimitTests {
     /// Wrapping the accumulator once per item built a value 100,000 levels deep: the process
     /// died with a segmentation fault (stack overflow).
     @Test func deepAccumulatorIsStopped() throws {
-        let rule = try JsonLogic(JSONValue(parsing: #"{"reduce":[{"var":"items"},[{"var":"accumulator"}],0]}"#))
+        let rule = try JSONLogic(JSONValue(parsing: #"{"reduce":[{"var":"items"},[{"var":"accumulator"}],0]}"#))
         let data = LogicValue.object(["items": .array(Array(repeating: .number(1), count: 100_000))])
         #expect(throws: RuleError.self) { try rule.evaluate(checking: data) }
         // A shallow reduce over the same items still works.
-        let sum = try JsonLogic(JSONValue(parsing: #"{"reduce":[{"var":"items"},{"+":[{"var":"current"},{"var":"accumulator"}]},0]}"#))
+        let sum = try JSONLogic(JSONValue(parsing: #"{"reduce":[{"var":"items"},{"+":[{"var":"current"},{"var":"accumulator"}]},0]}"#))
         #expect(try sum.evaluate(checking: data) == .number(100_000))
     }
 
@@ -396,7 +396,7 @@ struct EvaluationLimitTests {
     /// a release build, minutes for the million here.
     @Test(.timeLimit(.minutes(1))) func longNumericStringIsLinear() throws {
         let digits = String(repeating: "1", count: 1_000_000)
-        let rule = try JsonLogic(JSONValue(parsing: #"{"+":[{"var":"s"}]}"#))
+        let rule = try JSONLogic(JSONValue(parsing: #"{"+":[{"var":"s"}]}"#))
         #expect(try rule.evaluate(checking: .object(["s": .string(digits)])) == .number(.infinity))
         // JavaScript's parseFloat: the longest decimal prefix.
         #expect(try logic(#"{"+":["12.5e1x"," 7.","-.5e","0x10","1e+"]}"#) == .number("132.5"))

@@ -1,4 +1,4 @@
-// libFuzzer target: the JsonLogic evaluator with flagd's operators (sem_ver, fractional,
+// libFuzzer target: the JSONLogic evaluator with flagd's operators (sem_ver, fractional,
 // MurmurHash3, CBOR). Built by scripts/fuzz together with the GRDB-free sources it needs.
 
 /// The first line of the input is a rule, the rest the data it is evaluated against. Both
@@ -23,13 +23,13 @@ public func jsonLogicFuzzTest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
         for member in evaluators { table[member.key] = member.value }
         var compiler = RuleCompiler(evaluators: table)
         if let compiled = try? compiler.compile(ruleJSON) {
-            _ = JsonLogic(root: compiled.node, fractionalVersion: .v3).evaluate(context)
+            _ = JSONLogic(root: compiled.node, fractionalVersion: .v3).evaluate(context)
         }
         var check = RuleCompiler(evaluators: table, lenient: true)
         _ = try? check.checkEvaluators(evaluators.map(\.key))
     }
     for version in FractionalVersion.allCases {
-        guard let rule = try? JsonLogic(ruleJSON, fractionalVersion: version) else { return 0 }
+        guard let rule = try? JSONLogic(ruleJSON, fractionalVersion: version) else { return 0 }
         let result = rule.evaluate(context).json
         guard let again = try? JSONValue(parsing: result.compactText), again == result else {
             fatalError("result is not valid JSON: \(result.compactText.debugDescription)")

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A JSON value inside rule evaluation, with numbers as doubles (JsonLogic follows
+/// A JSON value inside rule evaluation, with numbers as doubles (JSONLogic follows
 /// JavaScript's arithmetic).
 public indirect enum LogicValue: Sendable, Equatable {
     case null
@@ -85,7 +85,7 @@ public indirect enum LogicValue: Sendable, Equatable {
         }
     }
 
-    /// JavaScript truthiness as JsonLogic defines it (an empty array is false).
+    /// JavaScript truthiness as JSONLogic defines it (an empty array is false).
     var truthy: Bool {
         switch self {
         case .null: false
@@ -150,13 +150,13 @@ public enum FractionalVersion: Int, Sendable, CaseIterable {
     public static let `default` = FractionalVersion.v3
 }
 
-/// A compiled JsonLogic rule with flagd's operators.
+/// A compiled JSONLogic rule with flagd's operators.
 ///
 /// ```swift
-/// let rule = try JsonLogic(JSONValue(parsing: #"{"ends_with":[{"var":"email"},"@example.com"]}"#))
+/// let rule = try JSONLogic(JSONValue(parsing: #"{"ends_with":[{"var":"email"},"@example.com"]}"#))
 /// rule.evaluate(LogicValue(JSONValue(parsing: #"{"email":"a@example.com"}"#)))  // .bool(true)
 /// ```
-public struct JsonLogic: Sendable {
+public struct JSONLogic: Sendable {
     indirect enum Node: Sendable {
         case literal(LogicValue)
         case array([Node])
@@ -212,7 +212,7 @@ public struct JsonLogic: Sendable {
     /// - Throws: ``RuleError`` when the evaluation would exceed ``evaluationBudget`` or build
     ///   a value nested deeper than ``JSONParser/maximumDepth`` levels.
     public func evaluate(checking data: LogicValue) throws(RuleError) -> LogicValue {
-        var budget = Budget(remaining: JsonLogic.evaluationBudget)
+        var budget = Budget(remaining: JSONLogic.evaluationBudget)
         do {
             return try eval(root, data, &budget)
         } catch let error as RuleError {
@@ -229,7 +229,7 @@ public struct JsonLogic: Sendable {
         mutating func charge(_ cost: Int) throws {
             remaining -= cost
             if remaining < 0 {
-                throw RuleError(message: "the rule needs more than \(JsonLogic.evaluationBudget) steps to evaluate")
+                throw RuleError(message: "the rule needs more than \(JSONLogic.evaluationBudget) steps to evaluate")
             }
         }
 
@@ -283,20 +283,20 @@ public struct JsonLogic: Sendable {
         func arg(_ i: Int) throws -> LogicValue { i < args.count ? try eval(args[i], data, &budget) : .null }
         switch op {
         case .var:
-            guard let found = JsonLogic.find(data, try arg(0)) else { return args.count > 1 ? try arg(1) : .null }
+            guard let found = JSONLogic.find(data, try arg(0)) else { return args.count > 1 ? try arg(1) : .null }
             return found
         case .missing:
             var keys = try args.map { try eval($0, data, &budget) }
             if case .array(let first)? = keys.first { keys = first }
             return .array(
                 keys.filter {
-                    let v = JsonLogic.lookup(data, $0); return v == .null || v == .string("")
+                    let v = JSONLogic.lookup(data, $0); return v == .null || v == .string("")
                 })
         case .missingSome:
-            let need = JsonLogic.int(try arg(0).number)
+            let need = JSONLogic.int(try arg(0).number)
             guard case .array(let keys) = try arg(1) else { return .array([]) }
             let missing = keys.filter {
-                let v = JsonLogic.lookup(data, $0); return v == .null || v == .string("")
+                let v = JSONLogic.lookup(data, $0); return v == .null || v == .string("")
             }
             return keys.count - missing.count >= need ? .array([]) : .array(missing)
         case .if, .ternary:
@@ -306,14 +306,14 @@ public struct JsonLogic: Sendable {
                 i += 2
             }
             return args.count % 2 == 1 ? try eval(args[args.count - 1], data, &budget) : .null
-        case .eq: return try .bool(JsonLogic.looseEquals(arg(0), arg(1)))
-        case .ne: return try .bool(!JsonLogic.looseEquals(arg(0), arg(1)))
-        case .strictEq: return try .bool(JsonLogic.strictEquals(arg(0), arg(1)))
-        case .strictNe: return try .bool(!JsonLogic.strictEquals(arg(0), arg(1)))
+        case .eq: return try .bool(JSONLogic.looseEquals(arg(0), arg(1)))
+        case .ne: return try .bool(!JSONLogic.looseEquals(arg(0), arg(1)))
+        case .strictEq: return try .bool(JSONLogic.strictEquals(arg(0), arg(1)))
+        case .strictNe: return try .bool(!JSONLogic.strictEquals(arg(0), arg(1)))
         case .not: return try .bool(!arg(0).truthy)
         case .notNot: return try .bool(arg(0).truthy)
         case .or:
-            // json-logic-js returns undefined for no arguments; false as the JsonLogic suites expect.
+            // json-logic-js returns undefined for no arguments; false as the JSONLogic suites expect.
             guard !args.isEmpty else { return .bool(false) }
             var last = LogicValue.null
             for node in args {
@@ -333,17 +333,17 @@ public struct JsonLogic: Sendable {
             let values = try args.map { try eval($0, data, &budget) }
             guard values.count >= 2 else { return .bool(false) }
             let compare: (LogicValue, LogicValue) -> Bool =
-                op == .lt ? { JsonLogic.less($0, $1) } : { !JsonLogic.less($1, $0) && JsonLogic.comparable($0, $1) }
+                op == .lt ? { JSONLogic.less($0, $1) } : { !JSONLogic.less($1, $0) && JSONLogic.comparable($0, $1) }
             if values.count == 3 { return .bool(compare(values[0], values[1]) && compare(values[1], values[2])) }
             return .bool(compare(values[0], values[1]))
         // A missing operand is JavaScript's undefined: every comparison with it is false, and
         // arithmetic with it is NaN (no JSON form: null in results).
         case .gt:
             guard args.count >= 2 else { return .bool(false) }
-            return try .bool(JsonLogic.less(arg(1), arg(0)))
+            return try .bool(JSONLogic.less(arg(1), arg(0)))
         case .ge:
             guard args.count >= 2 else { return .bool(false) }
-            return try .bool(!JsonLogic.less(arg(0), arg(1)) && JsonLogic.comparable(arg(0), arg(1)))
+            return try .bool(!JSONLogic.less(arg(0), arg(1)) && JSONLogic.comparable(arg(0), arg(1)))
         case .mod:
             guard args.count >= 2 else { return .number(.nan) }
             return try .number(arg(0).number.truncatingRemainder(dividingBy: arg(1).number))
@@ -351,7 +351,7 @@ public struct JsonLogic: Sendable {
             guard args.count >= 2 else { return .number(.nan) }
             return try .number(arg(0).number / arg(1).number)
         case .mul:
-            // One operand: JavaScript's `+x` (true 1, null 0, "" 0), as the JsonLogic suites expect.
+            // One operand: JavaScript's `+x` (true 1, null 0, "" 0), as the JSONLogic suites expect.
             if args.count == 1 { return try .number(arg(0).number) }
             return .number(try args.reduce(1) { try $0 * eval($1, data, &budget).parsedFloat })
         case .add: return .number(try args.reduce(0) { try $0 + eval($1, data, &budget).parsedFloat })
@@ -385,12 +385,12 @@ public struct JsonLogic: Sendable {
             // JavaScript strings are UTF-16.
             let units = Array(try arg(0).text.utf16)
             try budget.charge(units.count / 16)
-            var start = JsonLogic.int(try arg(1).number)
+            var start = JSONLogic.int(try arg(1).number)
             if start < 0 { start = max(units.count + start, 0) }
             start = min(start, units.count)
             var end = units.count
             if args.count > 2 {
-                let length = JsonLogic.int(try arg(2).number)
+                let length = JSONLogic.int(try arg(2).number)
                 end = length < 0 ? max(units.count + length, start) : min(start &+ min(length, units.count), units.count)
             }
             return .string(String(decoding: units[start..<max(end, start)], as: UTF16.self))
@@ -401,7 +401,7 @@ public struct JsonLogic: Sendable {
                 let text = needle.text
                 try budget.charge((haystack.utf8.count + text.utf8.count) / 16)
                 return .bool(text.isEmpty || haystack.utf8.count >= text.utf8.count && haystack.range(of: text, options: .literal) != nil)
-            case .array(let items): return .bool(items.contains { JsonLogic.strictEquals($0, needle) })
+            case .array(let items): return .bool(items.contains { JSONLogic.strictEquals($0, needle) })
             default: return .bool(false)
             }
         case .map, .filter, .all, .none, .some:
@@ -432,7 +432,7 @@ public struct JsonLogic: Sendable {
             let part = Array(affix.utf8)
             return .bool(op == .startsWith ? bytes.starts(with: part) : bytes.reversed().starts(with: part.reversed()))
         case .semVer:
-            return JsonLogic.semVer(try args.map { try eval($0, data, &budget) })
+            return JSONLogic.semVer(try args.map { try eval($0, data, &budget) })
         case .fractional:
             return Fractional.evaluate(try args.map { try eval($0, data, &budget) }, data: data, version: fractionalVersion)
         }
