@@ -68,9 +68,16 @@ struct Invocation {
         return (host, port)
     }
 
-    /// Whether the host is this machine's loopback only.
+    /// Whether the host is this machine's loopback only: `localhost`, or an address literal in
+    /// 127.0.0.0/8 or ::1. A name is not judged by its spelling (`127.0.0.1.example.com` may
+    /// resolve anywhere): it needs a token.
     var isLoopback: Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        if host == "localhost" { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, host, &v6) == 1 else { return false }
+        return withUnsafeBytes(of: &v6) { bytes in bytes.dropLast().allSatisfy { $0 == 0 } && bytes.last == 1 }
     }
 }
 

@@ -21,6 +21,17 @@ let environment = ProcessInfo.processInfo.environment
 
 var token: String?
 if let file = invocation.tokenFile {
+    // A secret: the caller's (or root's) regular file, private to its owner, small.
+    var info = stat()
+    guard stat(file, &info) == 0 else { fail("cannot read the token file \(file)", 2) }
+    guard (info.st_mode & S_IFMT) == S_IFREG else { fail("the token file \(file) is not a regular file", 2) }
+    guard info.st_uid == getuid() || info.st_uid == 0 else {
+        fail("the token file \(file) belongs to another user (uid \(info.st_uid))", 2)
+    }
+    guard info.st_mode & 0o077 == 0 else {
+        fail("the token file \(file) is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))): chmod 600 it", 2)
+    }
+    guard info.st_size <= 4096 else { fail("the token file \(file) is larger than 4096 bytes", 2) }
     guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { fail("cannot read the token file \(file)", 2) }
     guard let value = BearerToken.token(fromFileText: text) else { fail("the token file \(file) is empty", 2) }
     token = value
@@ -147,6 +158,9 @@ let responder = CallbackResponder { (request: Request, context: ServeContext) as
             // Evaluation reads the compiled flags in memory; inspector JSON reads the store.
             answer = core.handle(serveRequest)
         } catch let error as HTTPError where error.status == .contentTooLarge {
+            answer = .json(413, OFREP.problem("the body is larger than \(limit) bytes"), headers: [("Connection", "close")])
+        } catch is NIOTooManyBytesError {
+            // A chunked body (no Content-Length) over the limit.
             answer = .json(413, OFREP.problem("the body is larger than \(limit) bytes"), headers: [("Connection", "close")])
         }
     }

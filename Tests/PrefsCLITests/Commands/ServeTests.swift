@@ -173,6 +173,7 @@ struct ServeTests {
         let box = try imported()
         let tokenFile = box.root + "/token"
         try "tok-\(UUID().uuidString)\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: tokenFile)
         let token = try String(contentsOfFile: tokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         let server = try ServeProcess(box, ["--token-file", tokenFile, "--read-timeout", "1s"])
         let auth = ["Authorization": "Bearer \(token)"]
@@ -205,6 +206,18 @@ struct ServeTests {
             #expect(reply.status == status && reply.body.contains(fragment), "\(name): \(reply.status) \(reply.body.prefix(300))")
             try works()
         }
+        // A chunked body (no Content-Length) over the limit: 413 too, not a server error.
+        let chunked = try #require(HTTPExchange.connect(server.port))
+        let chunk = String(repeating: " ", count: 100_000)
+        HTTPExchange.send(
+            chunked,
+            Array(
+                ("POST \(flag) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nTransfer-Encoding: chunked\r\n"
+                    + "Connection: close\r\n\r\n" + String(chunk.utf8.count, radix: 16) + "\r\n" + chunk + "\r\n0\r\n\r\n").utf8))
+        let chunkedReply = String(decoding: HTTPExchange.readAll(chunked), as: UTF8.self)
+        close(chunked)
+        #expect(chunkedReply.hasPrefix("HTTP/1.1 413") && chunkedReply.contains("larger than 65536 bytes"), "\(chunkedReply.prefix(300))")
+        try works()
         let deepBody = "{\"context\":{\"a\":" + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + "}}"
         let deep = try HTTPExchange.post(server.port, flag, deepBody, headers: auth)
         #expect(deep.status == 400 && deep.body.contains("nested deeper than 512 levels"), "\(deep)")
@@ -283,8 +296,18 @@ struct ServeTests {
         #expect(refused.status == 2 && refused.stderr.contains("needs a bearer token"), "\(refused)")
         let empty = box.root + "/empty"
         try "\n".write(toFile: empty, atomically: true, encoding: .utf8)
+        let open = try box.run(["serve", "--listen", "0.0.0.0:0", "--token-file", empty])
+        #expect(open.status == 2 && open.stderr.contains("is open to other users (mode 644)"), "\(open)")
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: empty)
         let blank = try box.run(["serve", "--listen", "0.0.0.0:0", "--token-file", empty])
         #expect(blank.status == 2 && blank.stderr.contains("is empty"), "\(blank)")
+        let directory = try box.run(["serve", "--listen", "0.0.0.0:0", "--token-file", box.root])
+        #expect(directory.status == 2 && directory.stderr.contains("not a regular file"), "\(directory)")
+        // A name that merely starts like a loopback address may resolve anywhere: it needs a token.
+        for host in ["127.0.0.1.nip.io:0", "localhost.example:0", "[::ffff:127.0.0.1]:0"] {
+            let named = try box.run(["serve", "--listen", host])
+            #expect(named.status == 2 && named.stderr.contains("needs a bearer token"), "\(host): \(named)")
+        }
         let badAddress = try box.run(["serve", "--listen", "nowhere"])
         #expect(badAddress.status == 2 && badAddress.stderr.contains("--listen"), "\(badAddress)")
         // --override applies as in flag eval (handed to the helper in PREFS_OVERRIDES).
