@@ -193,7 +193,7 @@ public final class ServeCore: Sendable {
         return .json(answer.status, answer.body.compactText)
     }
 
-    /// `POST /ofrep/v1/evaluate/flags`: every flag, with an ETag of the flags and context.
+    /// `POST /ofrep/v1/evaluate/flags`: every flag, with an ETag of the answer.
     func evaluateAll(_ request: ServeRequest) -> ServeResponse {
         let parsed: (JSONValue, [String: LogicValue])
         switch context(request, key: nil) {
@@ -201,20 +201,29 @@ public final class ServeCore: Sendable {
         case .success(let value): parsed = value
         }
         let current = snapshot
-        var hasher = FNV1a()
-        hasher.add(String(current.digest))
-        hasher.add(parsed.0.compactText)
-        let etag = "\"\(hasher.hex)\""
-        if let match = request.headers["if-none-match"],
-            match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag })
-        {
-            return ServeResponse(status: 304, headers: [("ETag", etag)])
-        }
         var results: [JSONValue] = []
         for key in current.keys {
             results.append(OFREP.evaluation(key, current.flags.evaluateAnyType(key, context: parsed.1)).body)
         }
-        let body = JSONValue.object([.init("flags", .array(results)), .init("metadata", .object(current.flags.metadata))])
-        return .json(200, body.compactText, headers: [("ETag", etag)])
+        let text = JSONValue.object([.init("flags", .array(results)), .init("metadata", .object(current.flags.metadata))])
+            .compactText
+        // The tag of what is answered, not of the inputs: a rule that reads `$flagd.timestamp`
+        // answers differently later with the same flags and context.
+        var hasher = FNV1a()
+        hasher.add(text)
+        let etag = "\"\(hasher.hex)\""
+        if let match = request.headers["if-none-match"], Self.matches(match, etag) {
+            return ServeResponse(status: 304, headers: [("ETag", etag)])
+        }
+        return .json(200, text, headers: [("ETag", etag)])
+    }
+
+    /// Whether an `If-None-Match` list names `etag`: `*`, or the tag itself, weak (`W/`) or
+    /// strong (RFC 9110's weak comparison).
+    static func matches(_ header: String, _ etag: String) -> Bool {
+        header.split(separator: ",").contains { candidate in
+            let tag = candidate.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == etag || tag == "W/" + etag
+        }
     }
 }

@@ -111,8 +111,15 @@ struct ServeCoreTests {
         #expect(first.text.hasSuffix(#"],"metadata":{"flagSetId":"shop"}}"#))
         let same = post(core, "/ofrep/v1/evaluate/flags", #"{"context":{"targetingKey":"u1"}}"#, headers: ["If-None-Match": etag])
         #expect(same.status == 304 && same.body.isEmpty && same.header("ETag") == etag)
-        let otherContext = post(core, "/ofrep/v1/evaluate/flags", #"{"context":{"targetingKey":"u2"}}"#, headers: ["If-None-Match": etag])
-        #expect(otherContext.status == 200 && otherContext.header("ETag") != etag)
+        // The tag is the answer's: another context gets another tag exactly when its answer differs.
+        let otherContext = post(core, "/ofrep/v1/evaluate/flags", #"{"context":{"targetingKey":"u2"}}"#)
+        #expect(otherContext.status == 200 && (otherContext.header("ETag") == etag) == (otherContext.text == first.text))
+        let email = post(core, "/ofrep/v1/evaluate/flags", #"{"context":{"targetingKey":"u1","email":"a@example.com"}}"#)
+        #expect(email.text != first.text && email.header("ETag") != etag, "\(email.text)")
+        for match in ["W/" + etag, "*", "\"other\", " + etag] {
+            let weak = post(core, "/ofrep/v1/evaluate/flags", #"{"context":{"targetingKey":"u1"}}"#, headers: ["If-None-Match": match])
+            #expect(weak.status == 304, "\(match)")
+        }
 
         try fixture.stack.setFlag("new-checkout", enabled: false)
         #expect(try core.refresh())
