@@ -49,9 +49,8 @@ if !invocation.isLoopback && token == nil {
 let stack: KeyValueStack
 let core: ServeCore
 do {
-    var options = KeyValueStack.Options(memoryTier: .shared, environment: environment)
+    var options = try KeyValueStack.Options.commandLine(environment: environment)
     options.overrides = try OverridesText.parse(environment["PREFS_OVERRIDES"])
-    if let seconds = try KeyValueStack.Options.busyTimeoutFromEnvironment(environment) { options.busyTimeout = seconds }
     stack = try KeyValueStack(path: StoreLocation.resolve(explicit: invocation.store, environment: environment), options: options)
     core = try ServeCore(
         stack: stack,

@@ -81,11 +81,10 @@ struct Invocation {
 
 let invocation = Invocation(Array(CommandLine.arguments.dropFirst()))
 let environment = ProcessInfo.processInfo.environment
-var options = KeyValueStack.Options(memoryTier: .shared, environment: environment)
-options.actor = invocation.actor
 let stack: KeyValueStack
 do {
-    if let seconds = try KeyValueStack.Options.busyTimeoutFromEnvironment(environment) { options.busyTimeout = seconds }
+    var options = try KeyValueStack.Options.commandLine(environment: environment)
+    options.actor = invocation.actor
     stack = try KeyValueStack(path: StoreLocation.resolve(explicit: invocation.store, environment: environment), options: options)
 } catch let error as PrefsError {
     fail(error.message, error.exitCode)

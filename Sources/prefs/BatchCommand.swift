@@ -31,19 +31,11 @@ extension Prefs {
 
         func run() throws {
             let progress = BatchProgress()
-            let environment = ProcessInfo.processInfo.environment
-            var options = KeyValueStack.Options(memoryTier: .shared, window: window.duration, environment: environment)
+            var options = try global.stackOptions(force: force, window: window.duration)
             options.onFlush = { report in progress.flushed(report) }
             // Bulk input: larger transactions. One of more keys than the change log keeps
             // (10,000 by default) skips the records its own commit would prune.
             options.maximumPending = 50_000
-            options.actor = global.actor
-            options.overrides = try global.overrides()
-            if force {
-                options.validatesWrites = false
-                Output.error("warning: --force: values are not checked against the schema")
-            }
-            if let seconds = try KeyValueStack.Options.busyTimeoutFromEnvironment(environment) { options.busyTimeout = seconds }
             let stack = try KeyValueStack(path: global.storePath, options: options)
             let signals = SignalDrain(stack: stack, progress: progress)
             signals.install()

@@ -51,16 +51,20 @@ struct GlobalOptions: ParsableArguments {
     /// Opens the store; the CLI shares the memory tier between processes. With `force`,
     /// writes skip the schema's checks (and a warning says so).
     func openStack(force: Bool = false) throws -> KeyValueStack {
-        let environment = ProcessInfo.processInfo.environment
-        var options = KeyValueStack.Options(memoryTier: .shared, environment: environment)
+        try KeyValueStack(path: storePath, options: stackOptions(force: force))
+    }
+
+    /// The options every command opens its stack with (``openStack(force:)``; `batch` adds its
+    /// own): the program's options, this invocation's actor and overrides, and `force`.
+    func stackOptions(force: Bool, window: Duration = .seconds(1)) throws -> KeyValueStack.Options {
+        var options = try KeyValueStack.Options.commandLine(window: window, environment: ProcessInfo.processInfo.environment)
         options.actor = actor
         options.overrides = try overrides()
         if force {
             options.validatesWrites = false
             Output.error("warning: --force: values are not checked against the schema")
         }
-        if let seconds = try KeyValueStack.Options.busyTimeoutFromEnvironment(environment) { options.busyTimeout = seconds }
-        return try KeyValueStack(path: storePath, options: options)
+        return options
     }
 }
 

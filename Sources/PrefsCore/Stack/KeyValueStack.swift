@@ -41,6 +41,15 @@ public final class KeyValueStack: Sendable {
         /// The longest lock wait a stack accepts: one day.
         public static let maximumBusyTimeout: TimeInterval = 86_400
 
+        /// The options of the package's programs (`prefs`, `prefs-sync`, `prefs-serve`): the
+        /// memory tier shared between processes and `PREFS_BUSY_TIMEOUT` from `environment`.
+        /// - Throws: ``PrefsError`` of kind `usage` for an invalid `PREFS_BUSY_TIMEOUT`.
+        package static func commandLine(window: Duration = .seconds(1), environment: [String: String]) throws -> Options {
+            var options = Options(memoryTier: .shared, window: window, environment: environment)
+            if let seconds = try busyTimeoutFromEnvironment(environment) { options.busyTimeout = seconds }
+            return options
+        }
+
         /// `PREFS_BUSY_TIMEOUT` from `environment`: nil when unset or empty.
         ///
         /// ```swift
