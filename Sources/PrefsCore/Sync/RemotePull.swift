@@ -28,7 +28,11 @@ struct RemotePull {
         try screen()
     }
 
-    /// Refuses what a local write would refuse: ``SyncOperation/problem``, a flag document
+    /// Refuses what a local write would refuse: ``SyncOperation/problem``, a timestamp below 0
+    /// or more than ``SyncLedger/maximumDrift`` ahead of this store's wall clock (no local
+    /// write gets one; an operation stamped far in the future would win its key against every
+    /// later write, while the server's state table keeps what stores pushed since, so stores
+    /// that pull the log and stores that load the snapshot would disagree for good), a flag document
     /// whose rules would not compile (a $ref bomb, refused as `flag import` refuses it), and a
     /// new domain beyond ``SyncOperation/maximumDomains`` (a peer cannot create domains
     /// without end).
@@ -36,9 +40,10 @@ struct RemotePull {
         let db = transaction.db
         var domainCount = try DomainTable.all(db).count
         var known = Set<String>()
+        let latest = (WallClock.nowMilliseconds() + SyncLedger.maximumDrift) << 16
         for (index, operation) in operations.enumerated() {
             guard synced.contains(operation.domain) else { continue }
-            var refused = operation.problem != nil
+            var refused = operation.problem != nil || operation.hlc < 0 || operation.hlc > latest
             if !refused, operation.domain == Domain.switch.name, let text = operation.json, let value = try? JSONValue(parsing: text) {
                 refused = !FlagDocument.accepts(value, forKey: operation.key)
             }

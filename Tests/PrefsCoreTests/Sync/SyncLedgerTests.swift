@@ -58,6 +58,31 @@ struct SyncLedgerTests {
         #expect(try stack.syncStatus().lastRemoteSeq == 42)
     }
 
+    @Test func anOperationStampedBeyondTheDriftIsSkippedAndCannotPinItsKey() throws {
+        // A forged (or badly clocked) operation years ahead would win its key against every
+        // later write; it is refused like any invalid operation, one a day ahead still applies.
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        try stack.setRemote(remote, domains: nil)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        func operation(_ json: String, _ hlc: Int64) -> SyncOperation {
+            SyncOperation(id: UUID().uuidString, domain: "switch", key: "k", json: json, expiresAt: nil, hlc: hlc, node: "z", actor: "x")
+        }
+        let forged = try stack.applyRemoteOperationsCounting(
+            [operation(#""evil""#, Int64.max), operation(#""past""#, -1)], through: 1)
+        #expect(forged.applied == 0 && forged.skipped == 2)
+        #expect(try stack.storedValue(in: .switch, forKey: "k") == nil)
+        let ahead = try stack.applyRemoteOperationsCounting([operation(#""tomorrow""#, (now + 86_400_000) << 16)], through: 2)
+        #expect(ahead.applied == 1 && ahead.skipped == 0)
+        #expect(try stack.storedValue(in: .switch, forKey: "k") == .string("tomorrow"))
+        // The forged one again, now over a stored value: still nothing changes, and a local
+        // write after it is what the key holds.
+        #expect(try stack.applyRemoteOperationsCounting([operation(#""evil""#, Int64.max)], through: 3).skipped == 1)
+        try stack.set(.string("mine"), in: .switch, forKey: "k")
+        try stack.flushSynchronously()
+        #expect(try stack.storedValue(in: .switch, forKey: "k") == .string("mine"))
+    }
+
     @Test func localWritesAfterAPullGetLaterTimestampsAndWin() throws {
         let store = try TemporaryStore()
         let stack = try store.open()
