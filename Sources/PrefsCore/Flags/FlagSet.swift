@@ -7,7 +7,8 @@ public enum FlagType: String, Sendable, CaseIterable {
     func matches(_ value: JSONValue) -> Bool {
         switch (self, value) {
         case (.boolean, .bool), (.string, .string), (.float, .number), (.object, .object): true
-        case (.integer, .number): value.isIntegerNumber || (Double(value.compactText).map { $0 == $0.rounded() } ?? false)
+        // OpenFeature's integers are 64-bit: 2.0 is one, 1e20, 9223372036854775808 and 1e999 are not.
+        case (.integer, .number(let text)): Int64(text) != nil || Double(text).flatMap { Int64(exactly: $0) } != nil
         default: false
         }
     }

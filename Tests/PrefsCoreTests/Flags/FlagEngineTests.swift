@@ -241,6 +241,14 @@ struct FlagEvaluationTests {
         #expect((r.reason, r.errorCode, r.value) == ("ERROR", "TYPE_MISMATCH", .string("s")))
         r = try eval("plain", .integer, "{}", .number("0"))
         #expect((r.reason, r.value) == ("STATIC", .number("42")), "plain values are static flags")
+        for (value, integer) in [
+            ("2.0", true), ("-9223372036854775808", true), ("1e20", false), ("9223372036854775808", false), ("1e999", false),
+        ] {
+            let plain = FlagSet(entries: [("n", .number(value))])
+            let result = plain.evaluate("n", type: .integer, default: .number("0"), context: [:])
+            #expect(
+                result.reason == (integer ? "STATIC" : "ERROR") && (integer || result.errorCode == "TYPE_MISMATCH"), "\(value): \(result)")
+        }
         r = try eval("flagd-context", .string, #"{"$flagd":{"flagKey":"spoofed"}}"#, .string("?"))
         #expect(r.value == .string("B"), "$flagd is set by the evaluator")
         r = try eval("version-gate", .string, #"{"email":"a@example.com","app":"v2.3.0"}"#, .string("?"))
