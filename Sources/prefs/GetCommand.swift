@@ -55,6 +55,11 @@ extension Prefs {
         }
 
         func run() throws {
+            if keys.count == 1, prefix == nil, defaultValue == nil, !showMeta, !showOrigin, global.override.isEmpty,
+                QuickGet.answer(store: global.store, domain: domain, key: key, json: json)
+            {
+                return
+            }
             let domain = try parseDomain(domain)
             for key in keys { try KeyName.validate(key) }
             let stack = try global.openStack()

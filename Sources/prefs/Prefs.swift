@@ -32,6 +32,14 @@ struct Prefs: ParsableCommand {
 @main
 enum Main {
     static func main() {
+        #if DEBUG
+            PropertyDump.printIfRequested()
+            // Tests compare what the table and the parser read from the same command lines.
+            if getenv("PREFS_COMPARE_PARSERS") != nil {
+                TableParser.compareWithTheParser()
+                exit(0)
+            }
+        #endif
         let arguments = Array(CommandLine.arguments.dropFirst())
         // Swift repairs invalid UTF-8 in arguments with U+FFFD; refuse it instead.
         for index in 1..<Int(CommandLine.argc) {
@@ -46,9 +54,13 @@ enum Main {
             Output.error("missing command (see 'prefs --help')")
             exit(2)
         }
-        if QuickGet.run(arguments) { exit(0) }
         let split = Prefs.EvaluationOptions.splittingEmptyTargetingKey(arguments)
-        if var command = CommandDispatch.command(split) {
+        if let help = tableHelp(split) {
+            Output.standard.write(help)
+            Output.standard.flush()
+            exit(0)
+        }
+        if var command = tableCommand(split) ?? CommandDispatch.command(split) {
             do {
                 try command.run()
                 Output.standard.flush()
@@ -77,6 +89,31 @@ enum Main {
             Output.standard.flush()
             exit(report(error))
         }
+    }
+
+    /// The help text kept in the generated table (``TableParser/help(_:)``), or nil.
+    static func tableHelp(_ arguments: [String]) -> String? {
+        #if DEBUG
+            if let flag = getenv("PREFS_FULL_PARSE"), flag[0] != 0 { return nil }
+        #endif
+        return TableParser.help(arguments)
+    }
+
+    /// The command read with the generated table (``TableParser``), or nil.
+    static func tableCommand(_ arguments: [String]) -> (any ParsableCommand)? {
+        #if DEBUG
+            // Tests run every command both ways and compare what they print.
+            if let flag = getenv("PREFS_FULL_PARSE"), flag[0] != 0 { return nil }
+            let command = TableParser.command(arguments)
+            // Tests check that the commands they expect on the table's path take it.
+            if command == nil, let flag = getenv("PREFS_REQUIRE_TABLE"), flag[0] != 0 {
+                Output.error("debug: not read with the command table (PREFS_REQUIRE_TABLE)")
+                exit(97)
+            }
+            return command
+        #else
+            return TableParser.command(arguments)
+        #endif
     }
 
     /// Prints one diagnostic line (or help text) and returns the exit code.

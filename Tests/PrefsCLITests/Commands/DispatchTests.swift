@@ -2,13 +2,14 @@ import Foundation
 import PrefsTestSupport
 import Testing
 
-/// Every command starts by parsing only its own type (`CommandDispatch`); help, usage errors,
-/// completions and unknown commands go to the full parser. Each case here runs in two
-/// sandboxes that go through the same steps: once as a user runs it, once with
-/// `PREFS_FULL_PARSE=1` (a debug build parses from the root only), and stdout, stderr and
-/// the exit status must be identical (sandbox paths read as ROOT). Cases that must take the
-/// fast path run with `PREFS_REQUIRE_DISPATCH=1`, which makes a debug build exit 97 when
-/// the command was parsed from the root instead.
+/// Every command is read with the generated command table (`TableParser`), else by parsing
+/// only its own type (`CommandDispatch`); help, usage errors, completions and unknown commands
+/// go to the full parser. Each case here runs in two sandboxes that go through the same steps:
+/// once as a user runs it, once with `PREFS_FULL_PARSE=1` (a debug build parses from the root
+/// only), and stdout, stderr and the exit status must be identical (sandbox paths read as
+/// ROOT). Cases that must take the table run with `PREFS_REQUIRE_TABLE=1`, which makes a debug
+/// build exit 97 when the table declined the command line; `dispatched: false` cases (the
+/// parser's own answers) run without it.
 @Suite("start-up dispatch")
 struct DispatchTests {
     let fast: Sandbox
@@ -34,7 +35,7 @@ struct DispatchTests {
             result.stderr = result.stderr.replacingOccurrences(of: box.root, with: "ROOT")
             return result
         }
-        let quick = try run(fast, dispatched ? ["PREFS_REQUIRE_DISPATCH": "1"] : [:])
+        let quick = try run(fast, dispatched ? ["PREFS_REQUIRE_TABLE": "1"] : [:])
         let slow = try run(full, ["PREFS_FULL_PARSE": "1"])
         let shown = "prefs \(arguments.joined(separator: " ")): fast \(quick) vs full \(slow)"
         #expect(quick.stdout == slow.stdout, "\(shown)", sourceLocation: sourceLocation)
@@ -56,6 +57,11 @@ struct DispatchTests {
         let result = try fast.run(["get", "user", "x"], environment: ["PREFS_FULL_PARSE": "1", "PREFS_REQUIRE_DISPATCH": "1"])
         #expect(result.status == 97, "\(result)")
         #expect(try fast.run(["get", "user", "x"], environment: ["PREFS_REQUIRE_DISPATCH": "1"]).status == 1)
+        #expect(try fast.run(["get", "user", "x"], environment: ["PREFS_REQUIRE_TABLE": "1"]).status == 1)
+        // A negative number before the positional values is the parser's to place.
+        let declined = try fast.run(["set", "-5", "user", "x"], environment: ["PREFS_REQUIRE_TABLE": "1"])
+        #expect(declined.status == 97, "\(declined)")
+        #expect(declined.stderr.contains("PREFS_REQUIRE_TABLE"), "\(declined)")
     }
 
     @Test func valueCommands() throws {
