@@ -49,7 +49,7 @@ let package = Package(
                 "PrefsCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: strict
+            swiftSettings: strict + [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])]
         ),
         .target(
             name: "PrefsRemote",
