@@ -1,5 +1,3 @@
-import GRDB
-
 extension PrefsError {
     /// Maps a SQLite error to the exit-code categories.
     static func database(_ error: any Error, path: String, writing: Bool) -> PrefsError {

@@ -1,4 +1,3 @@
-import GRDB
 
 /// Operations pulled from the sync remote, applied in one ``WriteTransaction`` logged as
 /// `sync` with each writing store's actor: what a local write would refuse is skipped and

@@ -1,4 +1,3 @@
-import GRDB
 
 /// Which domains a store syncs.
 enum SyncDomains: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PrefsCore
 import Testing
 
 /// Cases found in review: concurrency on a new store, bytewise keys, option parsing, nesting.
