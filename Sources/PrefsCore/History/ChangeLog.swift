@@ -58,7 +58,7 @@ struct ChangeLog: Sendable {
     /// Triggers are a setting of the connection, not of the transaction.
     static func enableTriggers(_ db: Database, _ enabled: Bool) throws {
         guard prefs_sqlite_enable_triggers(db.sqliteConnection, enabled ? 1 : 0) == SQLITE_OK else {
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "cannot \(enabled ? "resume" : "suspend") the change log")
+            throw DatabaseError(resultCode: .misuse, message: "cannot \(enabled ? "resume" : "suspend") the change log")
         }
     }
 

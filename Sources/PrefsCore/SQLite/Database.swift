@@ -82,7 +82,7 @@ package final class Database {
     // MARK: - Statements
 
     private func checkOpen(_ sql: String) throws {
-        guard !closed else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "connection is closed", sql: sql) }
+        guard !closed else { throw DatabaseError(resultCode: .misuse, message: "connection is closed", sql: sql) }
     }
 
     /// Prepares a statement for this call only.
@@ -123,7 +123,7 @@ package final class Database {
                 defer { sqlite3_finalize(handle) }
                 let count = Int(sqlite3_bind_parameter_count(handle))
                 guard consumed + count <= arguments.values.count else {
-                    throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "wrong number of statement arguments", sql: sql)
+                    throw DatabaseError(resultCode: .misuse, message: "wrong number of statement arguments", sql: sql)
                 }
                 for index in 0..<count {
                     Statement.bind(arguments.values[consumed + index], to: handle, at: Int32(index + 1))
@@ -139,7 +139,7 @@ package final class Database {
             }
         }
         guard consumed == arguments.values.count else {
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "wrong number of statement arguments", sql: sql)
+            throw DatabaseError(resultCode: .misuse, message: "wrong number of statement arguments", sql: sql)
         }
     }
 
@@ -166,7 +166,8 @@ package final class Database {
         let destination = target.sqliteConnection
         guard let backup = sqlite3_backup_init(destination, "main", sqliteConnection, "main") else {
             throw DatabaseError(
-                resultCode: ResultCode(rawValue: sqlite3_extended_errcode(destination)), message: String(cString: sqlite3_errmsg(destination)))
+                resultCode: ResultCode(rawValue: sqlite3_extended_errcode(destination)),
+                message: String(cString: sqlite3_errmsg(destination)))
         }
         let step = sqlite3_backup_step(backup, -1)
         guard step == SQLITE_DONE || step == SQLITE_OK else {
@@ -230,7 +231,7 @@ package final class Database {
                 result = try body(self)
                 return .commit
             }
-            guard let result else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "no result") }
+            guard let result else { throw DatabaseError(resultCode: .misuse, message: "no result") }
             return result
         }
     }

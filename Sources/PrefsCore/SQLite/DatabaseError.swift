@@ -8,7 +8,7 @@ package struct DatabaseError: Error, CustomStringConvertible {
     /// The SQL being prepared or run, if any.
     package let sql: String?
 
-    package init(resultCode: ResultCode = .SQLITE_ERROR, message: String? = nil, sql: String? = nil) {
+    package init(resultCode: ResultCode = .error, message: String? = nil, sql: String? = nil) {
         self.extendedResultCode = resultCode
         self.message = message
         self.sql = sql

@@ -52,7 +52,7 @@ package final class DatabaseQueue: @unchecked Sendable {
                 result = try body(db)
                 return .commit
             }
-            guard let result else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "no result") }
+            guard let result else { throw DatabaseError(resultCode: .misuse, message: "no result") }
             return result
         }
     }

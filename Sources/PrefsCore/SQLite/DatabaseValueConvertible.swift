@@ -43,7 +43,7 @@ extension DatabaseValueConvertible {
             let column = statement.value(at: 0)
             guard let value = fromDatabaseValue(column) else {
                 throw DatabaseError(
-                    resultCode: .SQLITE_ERROR, message: "could not decode \(column) as \(Self.self)", sql: statement.sql)
+                    resultCode: .error, message: "could not decode \(column) as \(Self.self)", sql: statement.sql)
             }
             values.append(value)
         }

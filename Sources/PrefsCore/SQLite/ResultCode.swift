@@ -18,22 +18,22 @@ package struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     }
 
     /// A pattern matches an extended code of its primary code, as GRDB's did:
-    /// `case .SQLITE_BUSY` matches `SQLITE_BUSY_SNAPSHOT`.
+    /// `case .busy` matches `SQLITE_BUSY_SNAPSHOT`.
     package static func ~= (pattern: ResultCode, code: ResultCode) -> Bool {
         pattern == code || pattern == code.primaryResultCode
     }
 
-    package static let SQLITE_OK = ResultCode(rawValue: CSQLite.SQLITE_OK)
-    package static let SQLITE_ERROR = ResultCode(rawValue: CSQLite.SQLITE_ERROR)
-    package static let SQLITE_INTERNAL = ResultCode(rawValue: CSQLite.SQLITE_INTERNAL)
-    package static let SQLITE_PERM = ResultCode(rawValue: CSQLite.SQLITE_PERM)
-    package static let SQLITE_BUSY = ResultCode(rawValue: CSQLite.SQLITE_BUSY)
-    package static let SQLITE_LOCKED = ResultCode(rawValue: CSQLite.SQLITE_LOCKED)
-    package static let SQLITE_READONLY = ResultCode(rawValue: CSQLite.SQLITE_READONLY)
-    package static let SQLITE_IOERR = ResultCode(rawValue: CSQLite.SQLITE_IOERR)
-    package static let SQLITE_CORRUPT = ResultCode(rawValue: CSQLite.SQLITE_CORRUPT)
-    package static let SQLITE_FULL = ResultCode(rawValue: CSQLite.SQLITE_FULL)
-    package static let SQLITE_CANTOPEN = ResultCode(rawValue: CSQLite.SQLITE_CANTOPEN)
-    package static let SQLITE_MISUSE = ResultCode(rawValue: CSQLite.SQLITE_MISUSE)
-    package static let SQLITE_NOTADB = ResultCode(rawValue: CSQLite.SQLITE_NOTADB)
+    package static let ok = ResultCode(rawValue: CSQLite.SQLITE_OK)
+    package static let error = ResultCode(rawValue: CSQLite.SQLITE_ERROR)
+    package static let internalError = ResultCode(rawValue: CSQLite.SQLITE_INTERNAL)
+    package static let permission = ResultCode(rawValue: CSQLite.SQLITE_PERM)
+    package static let busy = ResultCode(rawValue: CSQLite.SQLITE_BUSY)
+    package static let locked = ResultCode(rawValue: CSQLite.SQLITE_LOCKED)
+    package static let readonly = ResultCode(rawValue: CSQLite.SQLITE_READONLY)
+    package static let ioError = ResultCode(rawValue: CSQLite.SQLITE_IOERR)
+    package static let corrupt = ResultCode(rawValue: CSQLite.SQLITE_CORRUPT)
+    package static let full = ResultCode(rawValue: CSQLite.SQLITE_FULL)
+    package static let cantOpen = ResultCode(rawValue: CSQLite.SQLITE_CANTOPEN)
+    package static let misuse = ResultCode(rawValue: CSQLite.SQLITE_MISUSE)
+    package static let notADatabase = ResultCode(rawValue: CSQLite.SQLITE_NOTADB)
 }

@@ -34,7 +34,7 @@ package final class Statement {
         }
         if trailing {
             sqlite3_finalize(prepared)
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "multiple statements found", sql: sql)
+            throw DatabaseError(resultCode: .misuse, message: "multiple statements found", sql: sql)
         }
         self.handle = prepared
         self.connection = connection
@@ -73,7 +73,7 @@ package final class Statement {
         let count = Int(sqlite3_bind_parameter_count(handle))
         guard arguments.values.count == count else {
             throw DatabaseError(
-                resultCode: .SQLITE_MISUSE, message: "wrong number of statement arguments: \(arguments.values.count), expected \(count)",
+                resultCode: .misuse, message: "wrong number of statement arguments: \(arguments.values.count), expected \(count)",
                 sql: sql)
         }
         setUncheckedArguments(arguments)
@@ -96,7 +96,9 @@ package final class Statement {
         case .double(let number): sqlite3_bind_double(handle, index, number)
         case .text(let text): sqlite3_bind_text(handle, index, text, -1, sqliteTransient)
         case .blob(let bytes):
-            _ = bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), sqliteTransient) }
+            _ = bytes.withUnsafeBytes {
+                sqlite3_bind_blob(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), sqliteTransient)
+            }
         }
     }
 

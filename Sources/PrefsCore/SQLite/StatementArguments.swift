@@ -19,8 +19,4 @@ package struct StatementArguments: ExpressibleByArrayLiteral {
     package mutating func append(contentsOf other: StatementArguments) {
         values += other.values
     }
-
-    package static func += (lhs: inout StatementArguments, rhs: StatementArguments) {
-        lhs.values += rhs.values
-    }
 }

@@ -1,4 +1,3 @@
-
 extension StoreDatabase {
     /// Maps an error of this database to a ``PrefsError`` (the one place that does).
     func failure(_ error: any Error, writing: Bool) -> PrefsError {

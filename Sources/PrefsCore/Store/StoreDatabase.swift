@@ -115,7 +115,7 @@ final class StoreDatabase: Sendable {
                 _ = try prepare(opened, path: ":memory:", writable: true, create: true)
             case .file(let path):
                 if kind == .memoryTier {
-                    guard try Self.checkPrivateDirectory(Self.parentDirectory(of: path), create: create) else {
+                    guard try Self.checkPrivateDirectory(StorePath.parentDirectory(of: path), create: create) else {
                         return nil
                     }
                 }
@@ -222,7 +222,7 @@ final class StoreDatabase: Sendable {
     }
 
     static func isBusy(_ error: DatabaseError) -> Bool {
-        error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+        error.resultCode == .busy || error.resultCode == .locked
     }
 
     private func prepareOnce(_ db: DatabaseQueue, path: String, writable: Bool, create: Bool) throws -> Bool {

@@ -1,4 +1,3 @@
-
 /// Which domains a store syncs.
 enum SyncDomains: Sendable, Equatable {
     /// Every persistent domain except `user` (the default; custom domains included).

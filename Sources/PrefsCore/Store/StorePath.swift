@@ -1,7 +1,8 @@
-extension StoreDatabase {
+/// Path arithmetic on store paths, without Foundation's `NSString`.
+package enum StorePath {
     /// The directory part of `path`, as `NSString.deletingLastPathComponent` gives it:
     /// `/a/b/c` and `/a/b/c/` give `/a/b`, `/a` gives `/`, `a` gives the empty string.
-    static func parentDirectory(of path: String) -> String {
+    package static func parentDirectory(of path: String) -> String {
         var bytes = Array(path.utf8)
         while bytes.count > 1 && bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
         guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return "" }
