@@ -16,7 +16,6 @@ let package = Package(
         .executable(name: "prefs-serve", targets: ["prefs-serve"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         // `swift package generate-documentation --target PrefsCore` (DocC; CI builds it).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
@@ -33,15 +32,17 @@ let package = Package(
             name: "PrefsCore",
             dependencies: [
                 "CPrefsSQLite",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "CSQLite",
             ],
             swiftSettings: strict
         ),
-        // One C function: sqlite3_db_config is variadic, which Swift cannot call.
+        // The system SQLite (libsqlite3-dev; scripts/install links libsqlite3.a). PrefsCore's
+        // own small layer over it lives in Sources/PrefsCore/SQLite.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        // sqlite3_db_config is variadic, which Swift cannot call.
         .target(
             name: "CPrefsSQLite",
-            dependencies: [.product(name: "GRDBSQLite", package: "GRDB.swift")]
+            dependencies: ["CSQLite"]
         ),
         .executableTarget(
             name: "prefs",
@@ -138,7 +139,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PrefsCoreTests",
-            dependencies: ["PrefsCore", "PrefsTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["PrefsCore", "PrefsTestSupport"]
         ),
         .testTarget(
             name: "PrefsServeTests",
@@ -148,7 +149,6 @@ let package = Package(
             name: "PrefsCLITests",
             dependencies: [
                 "prefs", "prefs-http-get", "prefs-sync", "prefs-serve", "PrefsCore", "PrefsTestSupport",
-                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             exclude: ["Fixtures"]
         ),

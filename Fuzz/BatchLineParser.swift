@@ -1,5 +1,5 @@
 // libFuzzer target: the `prefs batch` line parser (BatchLine.parse), short form and JSON Lines.
-// Built by scripts/fuzz together with the GRDB-free sources it needs.
+// Built by scripts/fuzz together with the SQLite-free sources it needs.
 
 /// Parses arbitrary bytes as one batch line; asserts that a parsed command has a valid key
 /// and, written back as a JSON line, parses to the same command.

@@ -1,5 +1,5 @@
 // libFuzzer target: the JSONLogic evaluator with flagd's operators (sem_ver, fractional,
-// MurmurHash3, CBOR). Built by scripts/fuzz together with the GRDB-free sources it needs.
+// MurmurHash3, CBOR). Built by scripts/fuzz together with the SQLite-free sources it needs.
 
 /// The first line of the input is a rule, the rest the data it is evaluated against. Both
 /// are parsed, the rule compiled and evaluated with every fractional hashing version; the

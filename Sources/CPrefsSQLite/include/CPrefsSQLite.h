@@ -8,4 +8,8 @@
 /// Statements prepared afterwards follow the setting; prepared ones keep theirs.
 int prefs_sqlite_enable_triggers(sqlite3 *db, int enabled);
 
+/// Turns off double-quoted string literals (SQLITE_DBCONFIG_DQS_DDL and _DML), so a
+/// misspelt "column" is an error instead of a string.
+void prefs_sqlite_disable_dqs(sqlite3 *db);
+
 #endif

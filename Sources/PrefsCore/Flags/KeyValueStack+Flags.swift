@@ -1,5 +1,5 @@
-import Foundation
-import GRDB
+import FoundationEssentials
+import Glibc
 
 extension KeyValueStack {
     /// The flags of the `switch` domain (overrides and defaults included), compiled.

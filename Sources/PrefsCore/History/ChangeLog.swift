@@ -1,6 +1,5 @@
 import CPrefsSQLite
-import GRDB
-import GRDBSQLite
+import CSQLite
 
 /// The change log: the `changelog` table, filled by triggers on every domain table in the
 /// writing transaction itself, and the one-row `write_context` table that tells the
@@ -58,8 +57,8 @@ struct ChangeLog: Sendable {
     /// Turns the change-log triggers of statements prepared from now on off or on again.
     /// Triggers are a setting of the connection, not of the transaction.
     static func enableTriggers(_ db: Database, _ enabled: Bool) throws {
-        guard let connection = db.sqliteConnection, prefs_sqlite_enable_triggers(connection, enabled ? 1 : 0) == SQLITE_OK else {
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "cannot \(enabled ? "resume" : "suspend") the change log")
+        guard prefs_sqlite_enable_triggers(db.sqliteConnection, enabled ? 1 : 0) == SQLITE_OK else {
+            throw DatabaseError(resultCode: .misuse, message: "cannot \(enabled ? "resume" : "suspend") the change log")
         }
     }
 

@@ -1,5 +1,5 @@
-import Foundation
-import GRDB
+import FoundationEssentials
+import Glibc
 
 /// One record of the change log: a committed change of one key.
 ///
@@ -81,15 +81,15 @@ extension KeyValueStack {
         var arguments: StatementArguments = []
         if let domain = filter.domain {
             conditions.append("domain = ?")
-            _ = arguments.append(contentsOf: [domain.name])
+            arguments.append(contentsOf: [domain.name])
         }
         if let key = filter.key {
             conditions.append("key = ?")
-            _ = arguments.append(contentsOf: [key])
+            arguments.append(contentsOf: [key])
         }
         if let since {
             conditions.append("at >= ?")
-            _ = arguments.append(contentsOf: [since])
+            arguments.append(contentsOf: [since])
         }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let sql = "SELECT seq, at, domain, key, op, old, new, actor FROM changelog \(whereClause) ORDER BY seq DESC"
@@ -202,15 +202,17 @@ package enum ISOTime {
             + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(milliseconds % 1000), 3))Z"
     }
 
+    /// With fractional seconds, without, and a date alone.
+    private static let parseStyles: [Date.ISO8601FormatStyle] = [
+        Date.ISO8601FormatStyle(includingFractionalSeconds: true), Date.ISO8601FormatStyle(),
+        Date.ISO8601FormatStyle().year().month().day(),
+    ]
+
     /// Parses `2026-11-22T02:10:00Z`, `2026-11-22T02:10:00.5Z`, `2026-11-22T02:10:00+02:00`
     /// or `2026-11-22`; nil when malformed.
     package static func parse(_ text: String) -> Int64? {
-        let formatter = ISO8601DateFormatter()
-        for options: ISO8601DateFormatter.Options in [
-            [.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime], [.withFullDate],
-        ] {
-            formatter.formatOptions = options
-            if let date = formatter.date(from: text) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+        for style in parseStyles {
+            if let date = try? style.parse(text) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }
         }
         return nil
     }

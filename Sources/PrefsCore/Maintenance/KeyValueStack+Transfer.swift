@@ -1,5 +1,5 @@
-import Foundation
-import GRDB
+import FoundationEssentials
+import Glibc
 
 /// What an import changes (or, for a dry run, would change).
 public struct ImportPlan: Sendable, Equatable {

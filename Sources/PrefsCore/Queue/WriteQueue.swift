@@ -1,5 +1,6 @@
-import Foundation
-import GRDB
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// A domain and key, compared byte for byte (Swift's `String` equality would merge

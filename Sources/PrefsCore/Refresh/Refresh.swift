@@ -1,5 +1,5 @@
-import Foundation
-import GRDB
+import FoundationEssentials
+import Glibc
 
 /// One HTTP GET for `refresh`: implemented with libcurl by the `PrefsRemote` library and by
 /// the `prefs-http-get` helper the CLI runs, so the core and the `prefs` binary do not load an
@@ -379,6 +379,13 @@ extension KeyValueStack {
     }
 
     private static func describe(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? "\(Int(seconds))s" : String(format: "%.1fs", seconds)
+        seconds == seconds.rounded() ? "\(Int(seconds))s" : Self.oneDecimal(seconds) + "s"
+    }
+
+    /// `seconds` with one decimal, as printf's `%.1f` writes it.
+    private static func oneDecimal(_ seconds: Double) -> String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        let count = withVaList([seconds]) { vsnprintf(&buffer, buffer.count, "%.1f", $0) }
+        return String(decoding: buffer.prefix(max(0, min(Int(count), buffer.count - 1))).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

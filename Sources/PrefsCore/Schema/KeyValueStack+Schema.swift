@@ -1,5 +1,5 @@
-import Foundation
-import GRDB
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Defaults registered in code, and the cached schema of the store.

@@ -1,5 +1,5 @@
-import Foundation
-import GRDB
+import FoundationEssentials
+import Glibc
 
 extension KeyValueStack {
     /// One write of an all-or-nothing list (see ``perform(_:)``).

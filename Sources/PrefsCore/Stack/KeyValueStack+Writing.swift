@@ -1,5 +1,6 @@
-import Foundation
-import GRDB
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 extension KeyValueStack {
     /// A condition a write checks, in its transaction, before it changes anything.

@@ -1,5 +1,5 @@
-import Foundation
-import GRDB
+import FoundationEssentials
+import Glibc
 
 /// The prefs store: domains of keys with JSON values, on one SQLite file, plus the RAM-only
 /// `memory` domain.

@@ -1,5 +1,3 @@
-import GRDB
-
 extension PrefsError {
     /// Maps a SQLite error to the exit-code categories.
     static func database(_ error: any Error, path: String, writing: Bool) -> PrefsError {
@@ -9,15 +7,15 @@ extension PrefsError {
         }
         let detail = dbError.message ?? "SQLite error \(dbError.resultCode.rawValue)"
         switch dbError.resultCode {
-        case .SQLITE_BUSY, .SQLITE_LOCKED:
+        case .busy, .locked:
             return PrefsError(.cannotWrite, "store \(path) is locked by another process; gave up waiting")
-        case .SQLITE_FULL:
+        case .full:
             return PrefsError(.cannotWrite, "cannot write store \(path): disk full")
-        case .SQLITE_READONLY, .SQLITE_PERM:
+        case .readonly, .permission:
             return PrefsError(.cannotWrite, "cannot write store \(path): \(detail)")
-        case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+        case .corrupt, .notADatabase:
             return PrefsError(.storeUnreadable, "\(path) is corrupt or not a prefs store (\(detail))")
-        case .SQLITE_CANTOPEN, .SQLITE_IOERR:
+        case .cantOpen, .ioError:
             return PrefsError(writing ? .cannotWrite : .storeUnreadable, "cannot \(writing ? "write" : "read") store \(path): \(detail)")
         default:
             return PrefsError(writing ? .cannotWrite : .storeUnreadable, "store \(path): \(detail)")

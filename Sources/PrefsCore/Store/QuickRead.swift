@@ -1,4 +1,4 @@
-import GRDBSQLite
+import CSQLite
 
 /// One stored value read straight through the SQLite C API, for `prefs get`'s start-up path.
 ///

@@ -1,5 +1,3 @@
-import GRDB
-
 extension StoreDatabase {
     /// Maps an error of this database to a ``PrefsError`` (the one place that does).
     func failure(_ error: any Error, writing: Bool) -> PrefsError {

@@ -1,5 +1,5 @@
-import Foundation
-import GRDB
+import FoundationEssentials
+import Glibc
 
 extension StoreDatabase {
     /// The migrations in order, each with the `user_version` it leaves; each sets it.

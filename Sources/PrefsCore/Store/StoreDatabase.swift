@@ -1,6 +1,5 @@
-import Foundation
-import GRDB
-import GRDBSQLite
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// One SQLite database holding domain tables: the store file, or the `memory` tier (a file
@@ -42,7 +41,7 @@ final class StoreDatabase: Sendable {
     init(location: Location, kind: Kind, busyTimeout: TimeInterval, actor: String = "unknown", ownerPath: String? = nil) {
         self.location = location
         self.kind = kind
-        // GRDB converts the timeout to milliseconds in an Int32: keep it in range.
+        // The timeout goes to SQLite in milliseconds in an Int32: keep it in range.
         self.busyTimeout = busyTimeout.isNaN ? 5 : min(max(busyTimeout, 0), KeyValueStack.Options.maximumBusyTimeout)
         self.changeLog = ChangeLog(actor: actor)
         self.recordsSync = kind == .main
@@ -89,8 +88,7 @@ final class StoreDatabase: Sendable {
         var config = Configuration()
         config.foreignKeysEnabled = false
         config.readonly = readonly
-        config.busyMode = .timeout(busyTimeout)
-        config.label = kind == .main ? "prefs" : "prefs-memory"
+        config.busyTimeout = busyTimeout
         // Every commit reaches the disk before prefs reports success (WAL, synchronous FULL).
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
@@ -117,7 +115,7 @@ final class StoreDatabase: Sendable {
                 _ = try prepare(opened, path: ":memory:", writable: true, create: true)
             case .file(let path):
                 if kind == .memoryTier {
-                    guard try Self.checkPrivateDirectory((path as NSString).deletingLastPathComponent, create: create) else {
+                    guard try Self.checkPrivateDirectory(StorePath.parentDirectory(of: path), create: create) else {
                         return nil
                     }
                 }
@@ -224,7 +222,7 @@ final class StoreDatabase: Sendable {
     }
 
     static func isBusy(_ error: DatabaseError) -> Bool {
-        error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+        error.resultCode == .busy || error.resultCode == .locked
     }
 
     private func prepareOnce(_ db: DatabaseQueue, path: String, writable: Bool, create: Bool) throws -> Bool {

@@ -1,5 +1,3 @@
-import GRDB
-
 /// The owner of the `meta` table's keys: every read and write of a `meta` row goes through
 /// here (the released migrations keep their frozen SQL).
 enum StoreMeta {

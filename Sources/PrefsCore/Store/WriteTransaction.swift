@@ -1,5 +1,3 @@
-import GRDB
-
 /// One write transaction of a store database, the only way prefs changes keys:
 /// ``run(on:op:_:)`` begins an immediate transaction, names its op in the change log, notes
 /// where the log stands when the store syncs, runs the body, then (before the commit) turns

@@ -1,5 +1,5 @@
-import Foundation
-import GRDB
+import FoundationEssentials
+import Glibc
 
 /// A store's remote: where it syncs and which domains.
 public struct SyncRemote: Sendable, Equatable {

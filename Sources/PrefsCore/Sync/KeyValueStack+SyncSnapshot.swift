@@ -1,5 +1,5 @@
-import Foundation
-import GRDB
+import FoundationEssentials
+import Glibc
 
 extension KeyValueStack {
     /// After loading the remote's snapshot (the current state of every key, tombstones

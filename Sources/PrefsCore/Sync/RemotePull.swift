@@ -1,5 +1,3 @@
-import GRDB
-
 /// Operations pulled from the sync remote, applied in one ``WriteTransaction`` logged as
 /// `sync` with each writing store's actor: what a local write would refuse is skipped and
 /// counted (and never takes part, not even in choosing a winner); among a batch's operations

@@ -1,5 +1,3 @@
-import GRDB
-
 /// Which domains a store syncs.
 enum SyncDomains: Sendable, Equatable {
     /// Every persistent domain except `user` (the default; custom domains included).

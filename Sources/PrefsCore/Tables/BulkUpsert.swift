@@ -1,8 +1,7 @@
-import GRDB
-import GRDBSQLite
+import CSQLite
 
 /// The flush's hot loop: upserts prepared once per domain and bound through the SQLite C
-/// API, which costs a fraction of building GRDB arguments for every row. Rows are written
+/// API, which costs a fraction of building statement arguments for every row. Rows are written
 /// `rowsPerStatement` at a time (one statement's start and end serve them all); call
 /// ``finish()`` before anything else reads or writes the table in the transaction.
 final class BulkUpsert {
@@ -38,7 +37,7 @@ final class BulkUpsert {
     private var buffer = Buffer()
 
     init(_ db: Database, table: DomainTable) throws {
-        guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "closed") }
+        let connection = db.sqliteConnection
         self.connection = connection
         func prepare(rows count: Int) throws -> OpaquePointer? {
             let sql = table.upsertSQL(rows: count)

@@ -1,5 +1,3 @@
-import GRDB
-
 /// Applies changes of keys inside one ``WriteTransaction``: the one place that readies a
 /// domain's table (purging its expired keys, logged as `expire`, or creating it), reads the
 /// previous value, stores, removes and increments, and names each change's op in the change

@@ -1,5 +1,5 @@
-import Foundation
-import GRDB
+import FoundationEssentials
+import Glibc
 
 /// SQL for one domain's table. Domain names reach SQL only after ``Domain`` validated them,
 /// and always as quoted identifiers; keys and values are always bound parameters.

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PrefsCore
 import Testing
 
 /// The version `get --show-meta` reports for a key of `user`.

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PrefsCore
 import Testing
 
 /// Cases found in review: concurrency on a new store, bytewise keys, option parsing, nesting.
@@ -88,13 +88,12 @@ struct EdgeCaseTests {
             """
         #expect(try box.run(["import"], stdin: document).status == 0)
         let exported = try box.run(["export"])
-        #expect(
-            exported.stdout == #"{"switch":{"#
-                + (0..<20).map { "k\($0)" }.sorted().map {
-                    "\"\($0)\":" + ($0 == "k3" ? "\"last\"" : $0 == "k19" ? "null" : $0.dropFirst())
-                }
-                .joined(separator: ",")
-                + #"},"user":{"a":2,"b":{"x":[1,2],"y":"A\n"}}}"# + "\n", "\(exported)")
+        let members = (0..<20).map { "k\($0)" }.sorted().map { (key: String) -> String in
+            let value: String = key == "k3" ? "\"last\"" : key == "k19" ? "null" : String(key.dropFirst())
+            return "\"\(key)\":" + value
+        }
+        let expected = #"{"switch":{"# + members.joined(separator: ",") + #"},"user":{"a":2,"b":{"x":[1,2],"y":"A\n"}}}"# + "\n"
+        #expect(exported.stdout == expected, "\(exported)")
         // A repeated domain name: the last object counts, as in any JSON object.
         let other = try Sandbox()
         #expect(try other.run(["import"], stdin: #"{"user":{"a":1},"user":{"b":2}}"#).status == 0)

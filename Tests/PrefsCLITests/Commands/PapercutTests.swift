@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PrefsCore
 import Testing
 
 /// Newcomer papercuts (issue 20): negative option values, unknown commands, removals vs

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PrefsCore
 import Testing
 
 /// `prefs get` answers plain lookups without the argument parser (QuickGet); every answer must

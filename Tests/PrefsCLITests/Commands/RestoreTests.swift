@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PrefsCore
 import Testing
 
 /// `prefs restore`: a backup replaces the store's content atomically, online.

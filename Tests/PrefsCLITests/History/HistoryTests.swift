@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PrefsCore
 import Testing
 
 @Suite("history, watch, expiry, CAS, counters, apply")

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PrefsCore
 import Testing
 
 /// A randomized multi-process checker: workers run a seeded random mix of writing and reading

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PrefsCore
 import Testing
 
 /// SQLite's "How To Corrupt An SQLite Database File", walked for what can apply to prefs:

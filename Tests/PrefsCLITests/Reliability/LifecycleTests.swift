@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PrefsCore
 import Testing
 
 /// Acknowledged writes survive the creation and migration of a store while other processes

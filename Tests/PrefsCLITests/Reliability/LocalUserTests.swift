@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PrefsCore
 import Testing
 
 /// Other users on the same machine (issue 16, findings 3, 4, 7, 11): files they prepared are

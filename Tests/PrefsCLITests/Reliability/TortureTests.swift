@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PrefsCore
 import Testing
 
 /// Reliability: crashes, concurrency, full disks, damaged stores, doctor and backup.

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PrefsCore
 import Testing
 
 /// `prefs remote` and `prefs sync` against a real PostgreSQL server (``TestPostgres``).

@@ -1,0 +1,6 @@
+extension String {
+    /// The string as a quoted SQL identifier: `"name"`, inner quotes doubled.
+    package var quotedDatabaseIdentifier: String {
+        "\"" + replacing("\"", with: "\"\"") + "\""
+    }
+}
