@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import PrefsCore
 
 /// Shell completion of domains and keys: the completion scripts call the binary back

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import PrefsCore
 
 /// Parses a duration in prefs's one grammar (``DurationText``); nil when malformed.

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import PrefsCore
 
 /// Options that every command accepts, before or after the command name.

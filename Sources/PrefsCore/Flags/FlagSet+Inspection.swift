@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension FlagSet {
     /// The type a flag is evaluated as when the caller gives none (explain, diff, stats): its

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The type a flag evaluation asks for (OpenFeature's resolver types).
 public enum FlagType: String, Sendable, CaseIterable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension FlagDocument {
     /// A flagd document checked as an import checks it, compiled for evaluation (what

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension KeyValueStack {
     /// Decodes the value of `key` as `T` by the lookup order (override, stored, registered

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The wall clock prefs stamps writes with: milliseconds since 1970 (`updated_at`,
 /// versions, expiry, change-log times).

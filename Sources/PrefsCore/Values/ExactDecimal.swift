@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A JSON number as sign, significant digits and decimal exponent, for exact comparison:
 /// the value is `0.DIGITS × 10^exponent` with no leading or trailing zero digits. The
