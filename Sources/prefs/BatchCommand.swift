@@ -1,6 +1,5 @@
 import ArgumentParser
 import Dispatch
-import FoundationEssentials
 import Glibc
 import PrefsCore
 import Synchronization

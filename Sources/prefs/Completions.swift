@@ -1,6 +1,5 @@
 import ArgumentParser
 import FoundationEssentials
-import Glibc
 import PrefsCore
 
 /// Shell completion of domains and keys: the completion scripts call the binary back

@@ -1,6 +1,5 @@
 import ArgumentParser
 import FoundationEssentials
-import Glibc
 import PrefsCore
 
 /// Parses a duration in prefs's one grammar (``DurationText``); nil when malformed.

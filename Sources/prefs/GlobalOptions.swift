@@ -1,6 +1,5 @@
 import ArgumentParser
 import FoundationEssentials
-import Glibc
 import PrefsCore
 
 /// Options that every command accepts, before or after the command name.

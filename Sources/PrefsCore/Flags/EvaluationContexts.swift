@@ -1,6 +1,3 @@
-import FoundationEssentials
-import Glibc
-
 /// The evaluation contexts `flag diff` and `flag stats` evaluate: a JSON Lines file (one object
 /// per line), or N synthetic targeting keys from a seeded generator (the same N and seed give
 /// the same keys).

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 
 extension FlagSet {
     /// The type a flag is evaluated as when the caller gives none (explain, diff, stats): its

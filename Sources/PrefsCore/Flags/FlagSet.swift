@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 
 /// The type a flag evaluation asks for (OpenFeature's resolver types).
 public enum FlagType: String, Sendable, CaseIterable {

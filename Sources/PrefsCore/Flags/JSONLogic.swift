@@ -1,6 +1,3 @@
-import FoundationEssentials
-import Glibc
-
 /// A JSON value inside rule evaluation, with numbers as doubles (JSONLogic follows
 /// JavaScript's arithmetic).
 public indirect enum LogicValue: Sendable, Equatable {

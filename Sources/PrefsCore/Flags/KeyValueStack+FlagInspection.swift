@@ -1,6 +1,3 @@
-import FoundationEssentials
-import Glibc
-
 extension FlagDocument {
     /// A flagd document checked as an import checks it, compiled for evaluation (what
     /// `flag diff OLD NEW` compares when given files).

@@ -1,6 +1,3 @@
-import FoundationEssentials
-import Glibc
-
 /// Evaluates a compiled rule as ``JSONLogic`` does while recording every node
 /// (`prefs flag explain`). A separate path: plain evaluation carries no tracing cost.
 ///

@@ -1,5 +1,3 @@
-import FoundationEssentials
-import Glibc
 import Synchronization
 
 /// One committed change of one key, delivered to observers after its transaction commits.

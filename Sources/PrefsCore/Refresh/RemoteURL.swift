@@ -1,6 +1,3 @@
-import FoundationEssentials
-import Glibc
-
 /// Where a store syncs to: a libpq connection string, as `psql` takes it — a URI
 /// (`postgres://USER@HOST:PORT/DB?sslmode=require`, `postgresql:///prefs?host=/run/postgresql`,
 /// `postgres://h1,h2/prefs?target_session_attrs=read-write`) or `keyword=value` pairs

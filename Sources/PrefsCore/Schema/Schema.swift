@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 
 /// Typed keys with defaults and constraints, per domain: the `prefs schema` file.
 ///

@@ -1,6 +1,3 @@
-import FoundationEssentials
-import Glibc
-
 /// One stored key with its value and metadata.
 ///
 /// ```swift

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 
 extension KeyValueStack {
     /// Decodes the value of `key` as `T` by the lookup order (override, stored, registered

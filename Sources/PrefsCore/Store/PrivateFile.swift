@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// Files that prefs writes for the user (backups, exports): made under an unpredictable

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// The files of a store: ownership and permission checks, read-only media, private

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// The wall clock prefs stamps writes with: milliseconds since 1970 (`updated_at`,

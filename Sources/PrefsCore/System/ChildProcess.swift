@@ -10,15 +10,15 @@ import Glibc
 /// ```
 ///
 /// The parent's ends of the pipes are close-on-exec, so no other child inherits them; the
-/// caller closes them (``closeStandardInput()`` for the one it writes).
+/// caller closes them (`closeStandardInput()` for the one it writes).
 /// Not `Sendable`: one thread starts, feeds and waits for a child.
 package struct ChildProcess {
     /// How the child gets one of its standard streams.
     package enum Stream: Sendable {
         /// The parent's own descriptor.
         case inherit
-        /// A new pipe; the parent's end is in ``standardInput``, ``standardOutput`` or
-        /// ``standardError``.
+        /// A new pipe; the parent's end is in `standardInput`, `standardOutput` or
+        /// `standardError`.
         case pipe
     }
 
@@ -57,9 +57,9 @@ package struct ChildProcess {
     package private(set) var standardOutput: Int32?
     /// The read end of the child's standard error when it is a pipe.
     package private(set) var standardError: Int32?
-    /// How it ended, once ``wait()`` has seen it.
+    /// How it ended, once `wait()` has seen it.
     package private(set) var termination: Termination?
-    /// The raw `waitpid` status, once ``wait()`` has seen it.
+    /// The raw `waitpid` status, once `wait()` has seen it.
     package private(set) var status: Int32?
 
     /// Starts `arguments[0]` with `arguments` as its argv.
@@ -68,7 +68,7 @@ package struct ChildProcess {
     ///   - environment: the child's environment; nil: this process's.
     ///   - defaultSignals: signals reset to their default action in the child (ones this
     ///     process ignores, such as SIGINT while an editor runs).
-    /// - Throws: ``FileIO/Failure`` with `ENOENT` when the program is not found (or not
+    /// - Throws: `FileIO/Failure` with `ENOENT` when the program is not found (or not
     ///   executable: `EACCES`), or the error of pipe(2) or posix_spawn.
     package init(
         _ arguments: [String], environment: [String: String]? = nil, standardInput stdin: Stream = .inherit,

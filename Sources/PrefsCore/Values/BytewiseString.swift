@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// A string compared and hashed byte for byte (UTF-8), as SQLite compares keys.

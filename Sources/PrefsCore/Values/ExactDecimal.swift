@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 
 /// A JSON number as sign, significant digits and decimal exponent, for exact comparison:
 /// the value is `0.DIGITS × 10^exponent` with no leading or trailing zero digits. The

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 
 /// A JSON value as prefs stores it.
 ///
