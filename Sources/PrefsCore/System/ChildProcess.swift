@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// A program started with posix_spawn (instead of Foundation's `Process`): found on `PATH`
 /// unless its name has a slash, with the given environment, each standard stream inherited
@@ -44,6 +45,9 @@ package struct ChildProcess {
         }
     }
 
+    /// Held from creating a child's pipes to closing the child's ends after posix_spawn.
+    private static let spawning = Mutex<Void>(())
+
     /// Every signal (1 to 64), for `defaultSignals`: what Foundation's `Process` reset.
     package static let allSignals: [Int32] = Array(1...64)
 
@@ -76,35 +80,6 @@ package struct ChildProcess {
     ) throws(FileIO.Failure) {
         guard let name = arguments.first, !name.isEmpty else { throw FileIO.Failure(ENOENT) }
         let path = try Self.find(name, environment: environment)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        // Each pipe: (parent's end, child's end), both close-on-exec; dup2 onto 0, 1 or 2
-        // clears the flag on the child's copy.
-        var pipes: [(parent: Int32, child: Int32)?] = []
-        func closeAll() {
-            for case let pair? in pipes {
-                FileIO.close(pair.parent)
-                FileIO.close(pair.child)
-            }
-        }
-        for (target, stream) in [(Int32(0), stdin), (1, stdout), (2, stderr)] {
-            guard case .pipe = stream else {
-                pipes.append(nil)
-                continue
-            }
-            var fds: [Int32] = [-1, -1]
-            guard pipe(&fds) == 0 else {
-                let code = errno
-                closeAll()
-                throw FileIO.Failure(code)
-            }
-            // pipe2(O_CLOEXEC) is not visible from Swift's Glibc module.
-            for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-            let pair = target == 0 ? (parent: fds[1], child: fds[0]) : (parent: fds[0], child: fds[1])
-            pipes.append(pair)
-            posix_spawn_file_actions_adddup2(&actions, pair.child, target)
-        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -121,21 +96,55 @@ package struct ChildProcess {
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
         defer { for pointer in argv + (envp ?? []) { free(pointer) } }
-        var pid: pid_t = 0
-        let result =
-            if let envp { posix_spawn(&pid, path, &actions, &attributes, argv, envp) } else {
-                posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+        // pipe2(O_CLOEXEC) is not visible from Swift's Glibc module: pipe(2) then FD_CLOEXEC,
+        // under a lock so that no other ChildProcess starts in between and inherits the pipes.
+        let spawned: Result<(pid_t, [Int32?]), FileIO.Failure> = Self.spawning.withLock { _ in
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            // Each pipe: (parent's end, child's end), both close-on-exec; dup2 onto 0, 1 or 2
+            // clears the flag on the child's copy.
+            var pipes: [(parent: Int32, child: Int32)?] = []
+            func closeAll() {
+                for case let pair? in pipes {
+                    FileIO.close(pair.parent)
+                    FileIO.close(pair.child)
+                }
             }
-        guard result == 0 else {
-            closeAll()
-            throw FileIO.Failure(result)
+            for (target, stream) in [(Int32(0), stdin), (1, stdout), (2, stderr)] {
+                guard case .pipe = stream else {
+                    pipes.append(nil)
+                    continue
+                }
+                var fds: [Int32] = [-1, -1]
+                guard pipe(&fds) == 0 else {
+                    let code = errno
+                    closeAll()
+                    return .failure(FileIO.Failure(code))
+                }
+                for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+                let pair = target == 0 ? (parent: fds[1], child: fds[0]) : (parent: fds[0], child: fds[1])
+                pipes.append(pair)
+                posix_spawn_file_actions_adddup2(&actions, pair.child, target)
+            }
+            var pid: pid_t = 0
+            let result =
+                if let envp { posix_spawn(&pid, path, &actions, &attributes, argv, envp) } else {
+                    posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+                }
+            guard result == 0 else {
+                closeAll()
+                return .failure(FileIO.Failure(result))
+            }
+            for case let pair? in pipes { FileIO.close(pair.child) }
+            return .success((pid, pipes.map { $0?.parent }))
         }
-        for case let pair? in pipes { FileIO.close(pair.child) }
+        let (pid, parents) = try spawned.get()
         self.pid = pid
         self.path = path
-        standardInput = pipes[0]?.parent
-        standardOutput = pipes[1]?.parent
-        standardError = pipes[2]?.parent
+        standardInput = parents[0]
+        standardOutput = parents[1]
+        standardError = parents[2]
     }
 
     /// The path of the program `name`: itself when it has a slash, else the first executable

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 @testable import PrefsCore
@@ -89,5 +90,58 @@ struct ChildProcessTests {
         defer { signal(SIGPIPE, previous) }
         #expect(throws: FileIO.Failure(EPIPE)) { try FileIO.write(fds[1], [1, 2, 3]) }
         FileIO.close(fds[1])
+    }
+
+    /// Children started at the same time from several threads get only their own pipes: no
+    /// child holds, above descriptor 2, a pipe that another ChildProcess made. (Descriptors the
+    /// test runner leaves inheritable are not ChildProcess's and are ignored.)
+    @Test(.timeLimit(.minutes(1)))
+    func concurrentChildrenDoNotInheritEachOthersPipes() {
+        @Sendable func pipeName(_ path: String) -> String? {
+            var buffer = [CChar](repeating: 0, count: 256)
+            let count = readlink(path, &buffer, buffer.count - 1)
+            guard count > 0 else { return nil }
+            let name = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return name.hasPrefix("pipe:") ? name : nil
+        }
+        struct Seen: Sendable {
+            var made: Set<String> = []
+            var inherited: [String] = []
+            var failures: [String] = []
+        }
+        let seen = Mutex(Seen())
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for _ in 0..<10 {
+                do {
+                    var child = try ChildProcess(["ls", "-l", "/proc/self/fd"], standardInput: .pipe, standardOutput: .pipe)
+                    let made = [child.standardInput, child.standardOutput].compactMap { $0 }.compactMap { pipeName("/proc/self/fd/\($0)") }
+                    child.closeStandardInput()
+                    let output = child.standardOutput ?? -1
+                    let listed = String(decoding: try FileIO.readToEnd(output), as: UTF8.self)
+                    FileIO.close(output)
+                    let end = child.wait()
+                    // "lr-x------ 1 root root 64 … 5 -> pipe:[123]": the descriptors above 2.
+                    let inherited = listed.split(separator: "\n").compactMap { line -> String? in
+                        let parts = line.split(separator: " ")
+                        guard let arrow = parts.firstIndex(of: "->"), arrow > 0, let fd = Int(parts[arrow - 1]), fd > 2,
+                            arrow + 1 < parts.count, parts[arrow + 1].hasPrefix("pipe:")
+                        else { return nil }
+                        return String(parts[arrow + 1])
+                    }
+                    seen.withLock {
+                        $0.made.formUnion(made)
+                        $0.inherited += inherited
+                        if end != .exited(0) || made.count != 2 { $0.failures.append("\(worker): \(end), pipes \(made)") }
+                    }
+                } catch {
+                    seen.withLock { $0.failures.append("\(worker): \(error)") }
+                }
+            }
+        }
+        let result = seen.withLock { $0 }
+        #expect(result.failures.isEmpty, "\(result.failures)")
+        #expect(result.made.count == 160, "every child's two pipes are distinct")
+        let leaked = result.inherited.filter { result.made.contains($0) }
+        #expect(leaked.isEmpty, "children held other children's pipes: \(leaked)")
     }
 }
