@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import PrefsCore
 
 /// Shell completion of domains and keys: the completion scripts call the binary back

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import PrefsCore
 
 /// Parses a duration in prefs's one grammar (``DurationText``); nil when malformed.

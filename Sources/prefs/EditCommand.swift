@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import PrefsCore
 
 #if canImport(Glibc)
@@ -134,30 +134,20 @@ extension Prefs {
             let environment = ProcessInfo.processInfo.environment
             let editor = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
             // The editor may carry arguments (`code --wait`): a shell splits it, the file is "$1".
-            var attributes = posix_spawnattr_t()
-            posix_spawnattr_init(&attributes)
-            defer { posix_spawnattr_destroy(&attributes) }
-            var defaults = sigset_t()
-            sigemptyset(&defaults)
-            sigaddset(&defaults, SIGINT)
-            sigaddset(&defaults, SIGQUIT)
-            posix_spawnattr_setsigdefault(&attributes, &defaults)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
             let previous = (signal(SIGINT, SIG_IGN), signal(SIGQUIT, SIG_IGN))
             defer {
                 signal(SIGINT, previous.0)
                 signal(SIGQUIT, previous.1)
             }
-            var pid: pid_t = 0
-            let arguments = ["/bin/sh", "-c", editor + " \"$1\"", "sh", file]
-            var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-            defer { argv.forEach { free($0) } }
-            guard posix_spawn(&pid, "/bin/sh", nil, &attributes, &argv, environ) == 0 else {
+            var child: ChildProcess
+            do {
+                child = try ChildProcess(["/bin/sh", "-c", editor + " \"$1\"", "sh", file], defaultSignals: [SIGINT, SIGQUIT])
+            } catch {
                 unlink(file)
                 throw PrefsError(.usage, "cannot run the editor \(editor)")
             }
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            child.wait()
+            let status = child.status ?? 0
             guard status == 0 else {
                 unlink(file)
                 throw PrefsError(.notFound, "the editor \(editor) exited with status \(status >> 8); nothing was changed")

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import PrefsCore
 
 /// Where `flag explain`, `diff`, `stats` and `lint` read flags from: a flagd file or `@store`
@@ -199,7 +200,7 @@ extension Prefs {
                 for cell in flag.transitions {
                     var arrow = "\(cell.from) → \(cell.to)"
                     if cell.from == cell.to && cell.changes { arrow += " (\(cell.fromValue.compactText) → \(cell.toValue.compactText))" }
-                    let padded = arrow.padding(toLength: max(width, arrow.count), withPad: " ", startingAt: 0)
+                    let padded = arrow.padded(toUTF16Length: max(width, arrow.count))
                     var line =
                         "  \(cell.changes ? "*" : " ") \(padded)  \(String(cell.count).leftPadded(8))  \(FlagDiff.percent(cell.count, of: diff.contexts).leftPadded(5))%"
                     if cell.changes, !cell.examples.isEmpty {
@@ -283,7 +284,7 @@ extension Prefs {
                 let bar = String(repeating: "█", count: eighths / 8) + partial
                 let name = bucket.outcome.count > 30 ? String(bucket.outcome.prefix(29)) + "…" : bucket.outcome
                 var line =
-                    "  \(name.padding(toLength: nameWidth, withPad: " ", startingAt: 0))  \(bar.padding(toLength: width, withPad: " ", startingAt: 0))  \(String(bucket.count).leftPadded(8))  \(FlagDiff.percent(bucket.count, of: stats.total).leftPadded(5))%"
+                    "  \(name.padded(toUTF16Length: nameWidth))  \(bar.padded(toUTF16Length: width))  \(String(bucket.count).leftPadded(8))  \(FlagDiff.percent(bucket.count, of: stats.total).leftPadded(5))%"
                 if let configured = bucket.configuredPercent { line += "  (configured \(LogicValue.formatted(configured))%)" }
                 lines.append(line)
             }
@@ -362,12 +363,11 @@ extension Prefs {
 
         /// GitHub workflow commands: `%`, CR and LF escaped in data; also `:` and `,` in properties.
         static func escapeData(_ text: String) -> String {
-            text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(
-                of: "\n", with: "%0A")
+            text.replacingLiteral("%", with: "%25").replacingLiteral("\r", with: "%0D").replacingLiteral("\n", with: "%0A")
         }
 
         static func escapeProperty(_ text: String) -> String {
-            escapeData(text).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
+            escapeData(text).replacingLiteral(":", with: "%3A").replacingLiteral(",", with: "%2C")
         }
     }
 }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import PrefsCore
 
 /// Options that every command accepts, before or after the command name.

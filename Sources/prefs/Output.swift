@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import PrefsCore
 
 /// Buffered writing to standard output, and one-line diagnostics on standard error.
@@ -49,7 +49,7 @@ final class Output: @unchecked Sendable {
 
     /// Writes `prefs: MESSAGE` as one line on standard error.
     static func error(_ message: String) {
-        let oneLine = message.replacingOccurrences(of: "\n", with: " ")
+        let oneLine = message.replacingLiteral("\n", with: " ")
         writeAll(2, Array("prefs: \(oneLine)\n".utf8))
     }
 
@@ -64,7 +64,7 @@ final class Output: @unchecked Sendable {
             case 0x0A: escaped += "\\n"
             case 0x09: escaped += "\\t"
             case 0x0D: escaped += "\\r"
-            case 0..<0x20, 0x7F..<0xA0: escaped += "\\x" + String(format: "%02x", scalar.value)
+            case 0..<0x20, 0x7F..<0xA0: escaped += "\\x" + NumberText.hex(scalar.value, width: 2)
             default: escaped.unicodeScalars.append(scalar)
             }
         }

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import PrefsCore
+import Synchronization
 
 extension Prefs {
     struct Refresh: ParsableCommand {
@@ -113,8 +115,8 @@ enum RequestHeaders {
 
     static func add(line: String, from origin: String, into headers: inout [String: String]) throws {
         guard let colon = line.firstIndex(of: ":") else { throw PrefsError(.usage, "\(origin): expected 'Name: value'") }
-        let name = line[..<colon].trimmingCharacters(in: .whitespaces)
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        let name = line[..<colon].trimmingWhitespace()
+        let value = line[line.index(after: colon)...].trimmingWhitespace()
         try set(name, value, from: origin, into: &headers)
     }
 
@@ -131,16 +133,19 @@ enum RequestHeaders {
 
     /// Reads `Name: value` lines; blank lines and lines starting with # are skipped.
     static func read(file path: String, into headers: inout [String: String]) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw PrefsError(.usage, "cannot read header file \(path): \(String(cString: strerror(errno)))")
+        let fd: Int32
+        do {
+            fd = try FileIO.openForReading(path)
+        } catch {
+            throw PrefsError(.usage, "cannot read header file \(path): \(error.message)")
         }
-        defer { try? handle.close() }
-        let data = (try? handle.read(upToCount: 65_537)) ?? Data()
+        defer { FileIO.close(fd) }
+        let data = (try? FileIO.read(fd, upTo: 65_537)) ?? []
         guard data.count <= 65_536 else { throw PrefsError(.usage, "header file \(path) is larger than 64 KiB") }
         // Split on bytes: as Characters, "\r\n" is one and would not split at "\n".
         for (number, raw) in data.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
             let line = String(decoding: raw.last == 0x0D ? raw.dropLast() : raw, as: UTF8.self)
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let trimmed = line.trimmingWhitespace()
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             try add(line: trimmed, from: "\(path) line \(number + 1)", into: &headers)
         }
@@ -150,8 +155,8 @@ enum RequestHeaders {
     static func fromEnvironment(_ environment: [String: String]) throws -> [String: String] {
         var headers: [String: String] = [:]
         for (variable, value) in environment where variable.hasPrefix(environmentPrefix) {
-            let name = String(variable.dropFirst(environmentPrefix.count)).replacingOccurrences(of: "_", with: "-")
-            try set(name, value.trimmingCharacters(in: .whitespaces), from: variable, into: &headers)
+            let name = String(variable.dropFirst(environmentPrefix.count)).replacingLiteral("_", with: "-")
+            try set(name, value.trimmingWhitespace(), from: variable, into: &headers)
         }
         return headers
     }
@@ -172,9 +177,9 @@ enum Blocking {
 
     final class ResultBox<T: Sendable>: @unchecked Sendable {
         private var result: Result<T, any Error>?
-        private let lock = NSLock()
-        func set(_ value: Result<T, any Error>) { lock.withLock { result = value } }
-        func get() -> Result<T, any Error> { lock.withLock { result ?? .failure(CancellationError()) } }
+        private let lock = Mutex<Void>(())
+        func set(_ value: Result<T, any Error>) { lock.withLock { _ in result = value } }
+        func get() -> Result<T, any Error> { lock.withLock { _ in result ?? .failure(CancellationError()) } }
     }
 }
 
@@ -189,52 +194,53 @@ struct HelperFetcher: HTTPFetcher {
         }
         guard !url.contains(where: { $0.isNewline }) else { throw PrefsError(.unreachable, "not a valid URL") }
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: helper)
         // Only the timeout on the command line: the URL and the headers (tokens) go on standard
         // input, out of other users' view.
-        process.arguments = [String(seconds)]
-        let input = Pipe()
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
+        var child: ChildProcess
         do {
-            try process.run()
+            child = try ChildProcess(
+                [helper, String(seconds)], standardInput: .pipe, standardOutput: .pipe, standardError: .pipe,
+                defaultSignals: ChildProcess.allSignals)
         } catch {
-            throw PrefsError(.unreachable, "cannot run \(helper): \(error.localizedDescription)")
+            throw PrefsError(.unreachable, "cannot run \(helper): \(error.message)")
         }
         let request = url + "\n" + headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\n" }.joined()
-        input.fileHandleForWriting.write(Data(request.utf8))
-        try? input.fileHandleForWriting.close()
+        if let input = child.standardInput {
+            // A helper that is gone before reading is reported by its exit status, not SIGPIPE.
+            let previous = signal(SIGPIPE, SIG_IGN)
+            try? FileIO.write(input, Array(request.utf8))
+            signal(SIGPIPE, previous)
+        }
+        child.closeStandardInput()
         // The whole request gets the timeout (plus a little for start-up), however the server
         // drips its answer; then the helper is killed.
         let expired = TimeoutFlag()
-        let pid = process.processIdentifier
+        let pid = child.pid
         let watchdog = DispatchWorkItem {
             expired.set()
             kill(pid, SIGKILL)
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds + 2, execute: watchdog)
-        let collector = ErrorText(errors.fileHandleForReading)
+        let collector = ErrorText(child.standardError ?? -1)
         // The helper stops at the document limit; reading stops there too whatever it sends.
         let cap = KeyValueStack.maximumDocumentSize + 65_536
-        let data = (try? output.fileHandleForReading.read(upToCount: cap)) ?? Data()
+        let output = child.standardOutput ?? -1
+        let data = (try? FileIO.read(output, upTo: cap)) ?? []
+        FileIO.close(output)
         let overflow = data.count >= cap
         if overflow { kill(pid, SIGKILL) }
-        process.waitUntilExit()
+        let termination = child.wait()
         watchdog.cancel()
         if expired.isSet {
-            let shown = seconds == seconds.rounded() ? "\(Int(seconds))s" : String(format: "%.1fs", seconds)
+            let shown = seconds == seconds.rounded() ? "\(Int(seconds))s" : NumberText.fixed(seconds, fractionDigits: 1) + "s"
             throw PrefsError(.unreachable, "timed out after \(shown)")
         }
         if overflow {
             throw PrefsError(.unreachable, "the document is larger than \(KeyValueStack.maximumDocumentSize / 1_048_576) MiB")
         }
-        guard process.terminationStatus == 0 else {
-            let message = collector.text.trimmingCharacters(in: .whitespacesAndNewlines)
-            throw PrefsError(.unreachable, message.isEmpty ? "HTTP client failed (status \(process.terminationStatus))" : message)
+        guard termination == .exited(0) else {
+            let message = collector.text.trimmingWhitespaceAndNewlines()
+            throw PrefsError(.unreachable, message.isEmpty ? "HTTP client failed (status \(Self.terminationStatus(termination)))" : message)
         }
         let bytes = [UInt8](data)
         guard let split = bytes.indices.first(where: { $0 > 0 && bytes[$0] == 10 && bytes[$0 - 1] == 10 }) else {
@@ -250,18 +256,28 @@ struct HelperFetcher: HTTPFetcher {
         }
         return HTTPResponse(status: status, etag: etag, lastModified: lastModified, body: Array(bytes[(split + 1)...]))
     }
+
+    /// The number Foundation's `Process.terminationStatus` gave: the exit status, or the
+    /// signal that ended the helper.
+    static func terminationStatus(_ termination: ChildProcess.Termination) -> Int32 {
+        switch termination {
+        case .exited(let code): code
+        case .signaled(let signal): signal
+        }
+    }
 }
 
-/// Reads a pipe to its end on another thread.
+/// Reads a pipe to its end on another thread, then closes it.
 final class ErrorText: @unchecked Sendable {
-    private var data = Data()
+    private var data: [UInt8] = []
     private let done = DispatchSemaphore(value: 0)
 
-    init(_ handle: FileHandle) {
-        Thread {
-            self.data = handle.readDataToEndOfFile()
+    init(_ fd: Int32) {
+        DispatchQueue.global().async {
+            self.data = (try? FileIO.readToEnd(fd)) ?? []
+            FileIO.close(fd)
             self.done.signal()
-        }.start()
+        }
     }
 
     var text: String {
@@ -271,9 +287,8 @@ final class ErrorText: @unchecked Sendable {
     }
 }
 
-final class TimeoutFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
+final class TimeoutFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .releasing) }
+    var isSet: Bool { value.load(ordering: .acquiring) }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import PrefsCore
 
 extension Prefs {
@@ -169,7 +168,7 @@ extension Prefs.Export {
                 throw PrefsError(.invalidValue, "\(domain.name)/\(entry.key): the value has a NUL character, which a variable cannot hold")
             }
             switch format {
-            case .env: lines.append("export \(name)='" + text.replacingOccurrences(of: "'", with: "'\\''") + "'")
+            case .env: lines.append("export \(name)='" + text.replacingLiteral("'", with: "'\\''") + "'")
             default:
                 // Single quotes are literal in every dotenv reader; double quotes (with \\, \",
                 // \n and \r escapes) only for text with a quote or a line break.

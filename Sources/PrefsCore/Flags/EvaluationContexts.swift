@@ -1,5 +1,3 @@
-import Foundation
-
 /// The evaluation contexts `flag diff` and `flag stats` evaluate: a JSON Lines file (one object
 /// per line), or N synthetic targeting keys from a seeded generator (the same N and seed give
 /// the same keys).
@@ -54,18 +52,21 @@ public enum EvaluationContexts: Sendable {
             var number = 0
             try Self.splitLines(bytes[...], final: true, name: name, number: &number, body)
         case .file(let path):
-            guard let handle = FileHandle(forReadingAtPath: path) else {
+            let fd: Int32
+            do {
+                fd = try FileIO.openForReading(path)
+            } catch {
                 throw PrefsError(.usage, "cannot read \(path): no such file or not readable")
             }
-            defer { try? handle.close() }
+            defer { FileIO.close(fd) }
             var pending: [UInt8] = []
             var number = 0
             while true {
-                let chunk: Data
+                let chunk: [UInt8]
                 do {
-                    chunk = try handle.read(upToCount: 1 << 20) ?? Data()
+                    chunk = try FileIO.read(fd, upTo: 1 << 20)
                 } catch {
-                    throw PrefsError(.usage, "cannot read \(path): \(error.localizedDescription)")
+                    throw PrefsError(.usage, "cannot read \(path): \(error.message)")
                 }
                 if chunk.isEmpty { break }
                 pending += chunk

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What changing one set of flags for another does to a sample of contexts (`prefs flag diff`):
 /// per flag, how many contexts get another variant, as a matrix of old → new outcomes.

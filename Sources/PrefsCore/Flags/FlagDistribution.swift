@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How a flag's outcomes spread over a sample of contexts (`prefs flag stats`), and for a
 /// `fractional` rule the share each variant is configured to get.

@@ -24,7 +24,7 @@ public enum FlagLint {
             document = try JSONValue(parsingUTF8: bytes)
         } catch let error as PrefsError {
             var finding = FlagLintFinding(.error, "json", error.message, path: "$")
-            if let range = error.message.range(of: "at byte "),
+            if let range = error.message.firstRange(of: "at byte "),
                 let offset = Int(error.message[range.upperBound...].prefix { $0.isNumber })
             {
                 let located = JSONPositions.lineAndColumn(in: bytes, atOffset: max(offset - 1, 0))
@@ -58,7 +58,7 @@ public enum FlagLint {
 
     /// `"$.a.b: message"` → (`$.a.b`, `message`).
     static func split(_ text: String) -> (String, String) {
-        guard text.hasPrefix("$"), let colon = text.range(of: ": ") else { return ("$", text) }
+        guard text.hasPrefix("$"), let colon = text.firstRange(of: ": ") else { return ("$", text) }
         return (String(text[..<colon.lowerBound]), String(text[colon.upperBound...]))
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension FlagSet {
     /// The type a flag is evaluated as when the caller gives none (explain, diff, stats): its

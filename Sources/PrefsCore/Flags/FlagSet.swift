@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The type a flag evaluation asks for (OpenFeature's resolver types).
 public enum FlagType: String, Sendable, CaseIterable {

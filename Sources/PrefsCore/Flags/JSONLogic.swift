@@ -1,5 +1,3 @@
-import Foundation
-
 /// A JSON value inside rule evaluation, with numbers as doubles (JSONLogic follows
 /// JavaScript's arithmetic).
 public indirect enum LogicValue: Sendable, Equatable {
@@ -42,7 +40,7 @@ public indirect enum LogicValue: Sendable, Equatable {
         if n.isNaN { return "NaN" }
         if n.isInfinite { return n > 0 ? "Infinity" : "-Infinity" }
         if n == n.rounded(), abs(n) < 1e21 {
-            return n == 0 ? "0" : String(format: "%.0f", n)
+            return n == 0 ? "0" : NumberText.fixed(n, fractionDigits: 0)
         }
         var text = "\(n)"
         if let e = text.firstIndex(of: "e") {
@@ -104,7 +102,7 @@ public indirect enum LogicValue: Sendable, Equatable {
         case .bool(let b): b ? 1 : 0
         case .number(let n): n
         case .string(let s):
-            s.trimmingCharacters(in: .whitespaces).isEmpty ? 0 : (Double(s.trimmingCharacters(in: .whitespaces)) ?? .nan)
+            s.trimmingWhitespace().isEmpty ? 0 : (Double(s.trimmingWhitespace()) ?? .nan)
         case .array(let items): items.isEmpty ? 0 : (items.count == 1 ? items[0].number : .nan)
         case .object: .nan
         }
@@ -400,7 +398,7 @@ public struct JSONLogic: Sendable {
             case .string(let haystack):
                 let text = needle.text
                 try budget.charge((haystack.utf8.count + text.utf8.count) / 16)
-                return .bool(text.isEmpty || haystack.utf8.count >= text.utf8.count && haystack.range(of: text, options: .literal) != nil)
+                return .bool(text.isEmpty || haystack.utf8.count >= text.utf8.count && haystack.containsLiteral(text))
             case .array(let items): return .bool(items.contains { JSONLogic.strictEquals($0, needle) })
             default: return .bool(false)
             }

@@ -1,5 +1,3 @@
-import Foundation
-
 extension FlagDocument {
     /// A flagd document checked as an import checks it, compiled for evaluation (what
     /// `flag diff OLD NEW` compares when given files).

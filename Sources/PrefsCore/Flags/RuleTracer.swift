@@ -1,5 +1,3 @@
-import Foundation
-
 /// Evaluates a compiled rule as ``JSONLogic`` does while recording every node
 /// (`prefs flag explain`). A separate path: plain evaluation carries no tracing cost.
 ///
@@ -246,12 +244,12 @@ struct RuleTracer {
             rangeText.append("\(name) [\(LogicValue.format(start)), \(LogicValue.format(end)))")
             start = end
         }
-        let hex = bytes.prefix(64).map { String(format: "%02x", $0) }.joined() + (bytes.count > 64 ? "…" : "")
+        let hex = bytes.prefix(64).map { NumberText.hex($0, width: 2) }.joined() + (bytes.count > 64 ? "…" : "")
         notes.append(
             "hash \(hash) (murmur3 of \(bytes.count) bytes \(hex)), bucket \(LogicValue.format(bucket)) of \(LogicValue.format(scale))")
         notes.append("ranges " + rangeText.joined(separator: ", "))
         details += [
-            .init("bytes", .string(bytes.map { String(format: "%02x", $0) }.joined())), .init("hash", .number(String(hash))),
+            .init("bytes", .string(bytes.map { NumberText.hex($0, width: 2) }.joined())), .init("hash", .number(String(hash))),
             .init("bucket", .number(LogicValue.format(bucket))), .init("of", .number(LogicValue.format(scale))),
             .init("ranges", .array(ranges)),
         ]

@@ -1,4 +1,3 @@
-import Foundation
 import Synchronization
 
 /// One committed change of one key, delivered to observers after its transaction commits.

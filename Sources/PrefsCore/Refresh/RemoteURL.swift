@@ -1,5 +1,3 @@
-import Foundation
-
 /// Where a store syncs to: a libpq connection string, as `psql` takes it — a URI
 /// (`postgres://USER@HOST:PORT/DB?sslmode=require`, `postgresql:///prefs?host=/run/postgresql`,
 /// `postgres://h1,h2/prefs?target_session_attrs=read-write`) or `keyword=value` pairs
@@ -26,7 +24,7 @@ public struct RemoteURL: Sendable, Equatable, CustomStringConvertible {
     ///   (`USER:PASSWORD@` or a `password` parameter), or has a bad port. The message never
     ///   repeats the text, so a password typed by mistake is not echoed.
     public init(parsing text: String) throws {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespaceAndNewlines()
         let lowered = trimmed.lowercased()
         if let scheme = ["postgres://", "postgresql://"].first(where: { lowered.hasPrefix($0) }) {
             try Self.checkURI(Substring(trimmed.dropFirst(scheme.count)))
@@ -81,7 +79,7 @@ public struct RemoteURL: Sendable, Equatable, CustomStringConvertible {
         }
         for parameter in query.split(separator: "&") where !parameter.isEmpty {
             let name = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
-            if (String(name).removingPercentEncoding ?? String(name)) == "password" { throw passwordRefused }
+            if (name.percentDecoded ?? String(name)) == "password" { throw passwordRefused }
         }
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Typed keys with defaults and constraints, per domain: the `prefs schema` file.
 ///
@@ -67,8 +67,7 @@ public struct Schema: Sendable, Equatable {
                 }
             }
             if let pattern, case .string(let text) = value {
-                let range = NSRange(text.startIndex..<text.endIndex, in: text)
-                if compiled?.regex.firstMatch(in: text, range: range) == nil {
+                if compiled?.matches(text) != true {
                     throw fail("pattern: \(preview(value)) does not match \(preview(.string(pattern)))")
                 }
             }
@@ -204,15 +203,21 @@ public struct Schema: Sendable, Equatable {
     }
 }
 
-/// A regular expression compiled once; equal when the source is.
+/// A regular expression compiled once (Swift `Regex`, matching Unicode scalar by scalar as
+/// JSON Schema's ECMA-262 patterns do); equal when the source is.
 final class CompiledPattern: @unchecked Sendable, Equatable {
     let source: String
-    let regex: NSRegularExpression
+    let regex: Regex<AnyRegexOutput>
 
     init?(_ source: String) {
-        guard let regex = try? NSRegularExpression(pattern: source) else { return nil }
+        guard let regex = try? Regex(source) else { return nil }
         self.source = source
-        self.regex = regex
+        self.regex = regex.matchingSemantics(.unicodeScalar)
+    }
+
+    /// Whether the pattern matches anywhere in `text` (anchors are the pattern's own).
+    func matches(_ text: String) -> Bool {
+        (try? regex.firstMatch(in: text)) != nil
     }
 
     static func == (a: CompiledPattern, b: CompiledPattern) -> Bool { a.source == b.source }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// One stored key with its value and metadata.
 ///
 /// ```swift

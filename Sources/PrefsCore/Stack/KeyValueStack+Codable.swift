@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension KeyValueStack {
     /// Decodes the value of `key` as `T` by the lookup order (override, stored, registered

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Files that prefs writes for the user (backups, exports): made under an unpredictable
 /// temporary name in the destination's directory with `O_EXCL` and mode 0600, filled,
@@ -16,7 +16,7 @@ package enum PrivateFile {
     /// - Throws: ``PrefsError`` of kind `cannotWrite` naming `destination` and its directory.
     package static func makeTemporary(nextTo destination: String, purpose: String) throws -> (fd: Int32, path: String) {
         let directory = directoryName(destination)
-        let name = (destination as NSString).lastPathComponent
+        let name = PathText.lastComponent(destination)
         var template = Array((directory + "/." + name + ".XXXXXX").utf8CString)
         let fd = mkstemp(&template)  // O_EXCL, mode 0600
         guard fd >= 0 else { throw failure(destination, purpose: purpose, errno) }
@@ -100,7 +100,7 @@ package enum PrivateFile {
     }
 
     static func directoryName(_ path: String) -> String {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathText.deletingLastComponent(path)
         if directory.isEmpty { return "." }
         return directory
     }

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// The files of a store: ownership and permission checks, read-only media, private
 /// directories, creation with safe modes.
@@ -52,7 +52,7 @@ extension StoreDatabase {
     /// only with its `-shm` file, which it cannot create on read-only media or in a directory
     /// it may not write. Without a `-wal` holding changes the file is the whole store.
     static func needsImmutableOpen(_ path: String) -> Bool {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathText.deletingLastComponent(path)
         guard access(directory.isEmpty ? "." : directory, W_OK) != 0 else { return false }
         var info = stat()
         if stat(path + "-shm", &info) == 0 { return false }
@@ -78,7 +78,7 @@ extension StoreDatabase {
     /// Creates the store file (0600, exclusively) and its directories (0700); a file another
     /// process created meanwhile is fine.
     static func createFile(at path: String, kind: Kind) throws {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathText.deletingLastComponent(path)
         if !directory.isEmpty {
             try createDirectories(directory)
         }
@@ -122,7 +122,7 @@ extension StoreDatabase {
             }
             return
         }
-        let parent = (directory as NSString).deletingLastPathComponent
+        let parent = PathText.deletingLastComponent(directory)
         if !parent.isEmpty && parent != directory {
             try createDirectories(parent)
         }

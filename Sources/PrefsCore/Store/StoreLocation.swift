@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Where stores live on disk and where the `memory` tier lives in RAM.
 ///
@@ -23,7 +24,7 @@ public enum StoreLocation {
         if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
             return xdg + "/prefs"
         }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? PathText.homeDirectory()
         return home + "/.local/share/prefs"
     }
 
@@ -35,8 +36,8 @@ public enum StoreLocation {
     /// can predict or create first.
     public static func memoryDirectory(environment: [String: String]) -> String {
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: runtime, isDirectory: &isDirectory), isDirectory.boolValue {
+            var info = stat()
+            if stat(runtime, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
                 return runtime + "/prefs"
             }
         }
@@ -79,7 +80,7 @@ public enum StoreLocation {
             guard lstat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == getuid(),
                 (info.st_mode & 0o077) == 0, let text = try? String(contentsOfFile: file, encoding: .utf8)
             else { return nil }
-            let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let token = text.trimmingWhitespaceAndNewlines()
             let hex = token.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
             return token.count == 32 && hex ? token : nil
         }
@@ -115,11 +116,11 @@ public enum StoreLocation {
             defer { free(resolved) }
             return String(cString: resolved)
         }
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathText.deletingLastComponent(path)
         guard let resolved = realpath(directory.isEmpty ? "." : directory, nil) else { return path }
         defer { free(resolved) }
         let base = String(cString: resolved)
-        return (base == "/" ? "" : base) + "/" + (path as NSString).lastPathComponent
+        return (base == "/" ? "" : base) + "/" + PathText.lastComponent(path)
     }
 
     /// The file of the shared `memory` tier that belongs to the store at `storePath`.

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// The wall clock prefs stamps writes with: milliseconds since 1970 (`updated_at`,
 /// versions, expiry, change-log times).

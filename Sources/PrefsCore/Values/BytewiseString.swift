@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// A string compared and hashed byte for byte (UTF-8), as SQLite compares keys.
 struct BytewiseString: Hashable, Sendable {

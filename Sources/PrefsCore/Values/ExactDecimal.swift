@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A JSON number as sign, significant digits and decimal exponent, for exact comparison:
 /// the value is `0.DIGITS × 10^exponent` with no leading or trailing zero digits. The

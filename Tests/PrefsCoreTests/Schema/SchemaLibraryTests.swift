@@ -66,4 +66,28 @@ struct SchemaLibraryTests {
         let reopened = try store.open()
         #expect(try reopened.schema().spec(in: .switch, forKey: "limit")?.defaultValue == .number("5"), "stored in the store")
     }
+
+    /// Patterns are Swift `Regex`es matched scalar by scalar: `$` is the end of the text only
+    /// (as in ECMA-262; NSRegularExpression also matched before a final newline).
+    @Test func patternsMatchAsECMAScriptDoes() throws {
+        let schema = try Schema(
+            parsing: try JSONValue(
+                parsing:
+                    #"{"user":{"code":{"type":"string","pattern":"^[a-z]+$"},"one":{"type":"string","pattern":"^.$"},"d":{"type":"string","pattern":"\\d"}}}"#
+            ))
+        func accepts(_ key: String, _ text: String) -> Bool {
+            (try? schema.validate(.string(text), in: .user, forKey: key)) != nil
+        }
+        #expect(accepts("code", "abc"))
+        #expect(!accepts("code", "abc\n"), "no match before a trailing newline")
+        #expect(!accepts("code", "ABC"))
+        #expect(accepts("one", "é"))
+        #expect(!accepts("one", "e\u{301}"), "a combining mark is a scalar of its own")
+        #expect(accepts("one", "🎉"))
+        #expect(accepts("d", "x7"), "unanchored: matches anywhere")
+        #expect(throws: PrefsError(.invalidValue, "user/code: pattern: \"abc\\n\" does not match \"^[a-z]+$\"")) {
+            try schema.validate(.string("abc\n"), in: .user, forKey: "code")
+        }
+        #expect(throws: PrefsError.self) { try Schema(parsing: try JSONValue(parsing: #"{"user":{"k":{"type":"string","pattern":"("}}}"#)) }
+    }
 }
