@@ -211,9 +211,34 @@ package enum ISOTime {
     /// Parses `2026-11-22T02:10:00Z`, `2026-11-22T02:10:00.5Z`, `2026-11-22T02:10:00+02:00`
     /// or `2026-11-22`; nil when malformed.
     package static func parse(_ text: String) -> Int64? {
+        // The format styles roll fields over (hour 25 is 01:00 the next day): check ranges.
+        guard fieldsInRange(Array(text.utf8)) else { return nil }
         for style in parseStyles {
             if let date = try? style.parse(text) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }
         }
         return nil
+    }
+
+    /// Whether the date (and the time, when there is one) of `text` names a real day and time:
+    /// month 1–12, a day of that month, hour 0–23, minute 0–59, second 0–60.
+    private static func fieldsInRange(_ bytes: [UInt8]) -> Bool {
+        func number(_ range: Range<Int>) -> Int? {
+            guard range.upperBound <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[range] {
+                guard (48...57).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - 48)
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), (1...12).contains(month) else {
+            return false
+        }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        guard (1...days).contains(day) else { return false }
+        guard bytes.count > 10 else { return true }
+        guard let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19) else { return false }
+        return hour <= 23 && minute <= 59 && second <= 60
     }
 }

@@ -86,7 +86,7 @@ extension KeyValueStack {
         } catch {
             add(.error, "integrity", PrefsError.database(error, path: path, writing: false).message)
         }
-        for (file, label) in [(path, "store file"), (StorePath.parentDirectory(of: path), "store directory")] {
+        for (file, label) in [(path, "store file"), (PathText.deletingLastComponent(path), "store directory")] {
             var info = stat()
             guard stat(file, &info) == 0 else { continue }
             let mode = info.st_mode & 0o777

@@ -357,7 +357,7 @@ extension KeyValueStack {
 
     /// The user information (`user` or `user:password`) of an http(s) URL, if it has one.
     static func userInfo(of url: String) -> Substring? {
-        guard let schemeEnd = url.range(of: "://") else { return nil }
+        guard let schemeEnd = url.firstRange(of: "://") else { return nil }
         let rest = url[schemeEnd.upperBound...]
         let authority = rest[..<(rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex)]
         guard let at = authority.lastIndex(of: "@") else { return nil }
@@ -379,13 +379,6 @@ extension KeyValueStack {
     }
 
     private static func describe(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? "\(Int(seconds))s" : Self.oneDecimal(seconds) + "s"
-    }
-
-    /// `seconds` with one decimal, as printf's `%.1f` writes it.
-    private static func oneDecimal(_ seconds: Double) -> String {
-        var buffer = [CChar](repeating: 0, count: 64)
-        let count = withVaList([seconds]) { vsnprintf(&buffer, buffer.count, "%.1f", $0) }
-        return String(decoding: buffer.prefix(max(0, min(Int(count), buffer.count - 1))).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        seconds == seconds.rounded() ? "\(Int(seconds))s" : NumberText.fixed(seconds, fractionDigits: 1) + "s"
     }
 }

@@ -115,7 +115,7 @@ final class StoreDatabase: Sendable {
                 _ = try prepare(opened, path: ":memory:", writable: true, create: true)
             case .file(let path):
                 if kind == .memoryTier {
-                    guard try Self.checkPrivateDirectory(StorePath.parentDirectory(of: path), create: create) else {
+                    guard try Self.checkPrivateDirectory(PathText.deletingLastComponent(path), create: create) else {
                         return nil
                     }
                 }

@@ -82,5 +82,11 @@ struct HistoryLibraryTests {
         #expect(ISOTime.parse("2026-11-18T13:06:40+02:00") == 1_795_000_000_000)
         #expect(ISOTime.parse("2026-11-18") != nil)
         #expect(ISOTime.parse("soon") == nil)
+        // Out-of-range fields are refused, not rolled over into the next day or month.
+        for text in ["2026-11-22T25:00:00Z", "2026-11-22T23:60:00Z", "2026-02-30", "2026-13-01", "2026-11-00", " 2026-11-22"] {
+            #expect(ISOTime.parse(text) == nil, "\(text)")
+        }
+        #expect(ISOTime.parse("2024-02-29") != nil)
+        #expect(ISOTime.parse("2026-11-22T23:59:60Z") != nil)
     }
 }

@@ -132,11 +132,4 @@ struct SQLiteLayerTests {
         let write = #expect(throws: DatabaseError.self) { try immutable.write { try $0.execute(sql: "DELETE FROM t") } }
         #expect(write?.resultCode == .readonly)
     }
-
-    @Test(arguments: [
-        ("/a/b/c", "/a/b"), ("/a/b/c/", "/a/b"), ("/a", "/"), ("/", "/"), ("a", ""), ("a/b", "a"), ("", ""), ("/a//b", "/a"),
-    ])
-    func parentDirectoryAsNSStringGaveIt(path: String, parent: String) {
-        #expect(StorePath.parentDirectory(of: path) == parent)
-    }
 }
