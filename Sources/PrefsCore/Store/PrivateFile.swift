@@ -77,19 +77,7 @@ package enum PrivateFile {
         if let store { try refuseStoreFiles(path, store: store) }
         let (fd, temporary) = try makeTemporary(nextTo: path, purpose: purpose)
         var code: Int32 = 0
-        bytes.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(fd, base + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    code = errno
-                    return
-                }
-                offset += n
-            }
-        }
+        do { try FileIO.write(fd, bytes) } catch { code = error.code }
         if code == 0 && fsync(fd) != 0 { code = errno }
         if close(fd) != 0 && code == 0 { code = errno }
         if code != 0 {
