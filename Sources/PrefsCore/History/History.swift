@@ -97,7 +97,7 @@ extension KeyValueStack {
             var records: [LogRecord] = []
             let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
             while let row = try cursor.next() {
-                guard let record = Self.record(row), filter.matches(record) else { continue }
+                guard let record = try Self.record(row), filter.matches(record) else { continue }
                 records.append(record)
                 if let limit, records.count >= limit { break }
             }
@@ -140,9 +140,9 @@ extension KeyValueStack {
         try main.read(ChangeLog.latestSequence) ?? 0
     }
 
-    private static func record(_ row: Row) -> LogRecord? {
+    private static func record(_ row: Row) throws -> LogRecord? {
         guard let domain = try? Domain(row[2] as String) else { return nil }
-        return LogRecord(seq: row[0], at: row[1], domain: domain, key: row[3], op: row[4], old: row[5], new: row[6], actor: row[7])
+        return try LogRecord(seq: row[0], at: row[1], domain: domain, key: row[3], op: row[4], old: row[5], new: row[6], actor: row[7])
     }
 
     /// Keeps only the newest `count` records of the change log from now on, and prunes now.

@@ -175,7 +175,7 @@ extension KeyValueStack {
                     "SELECT domain, source, last_success_at, copy_at, last_failure_at, last_failure FROM refresh_sources ORDER BY domain"
             ).compactMap { row in
                 guard let domain = try? Domain(row[0] as String) else { return nil }
-                return RefreshStatus(
+                return try RefreshStatus(
                     domain: domain, source: Self.redactingPassword(row[1]), lastSuccessAt: row[2], copyAt: row[3],
                     lastFailureAt: row[4], lastFailure: row[5])
             }
@@ -212,7 +212,7 @@ extension KeyValueStack {
             if let members = (try? JSONValue(parsing: row[1] as String))?.objectMembers {
                 for member in members { headers[member.key] = member.value.stringValue }
             }
-            return RefreshRecord(
+            return try RefreshRecord(
                 source: row[0], headers: headers, etag: row[2], lastModified: row[3], lastSuccessAt: row[4], copyAt: row[5])
         } ?? nil
     }

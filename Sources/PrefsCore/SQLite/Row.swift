@@ -16,13 +16,18 @@ package struct Row: CustomStringConvertible {
         values = (0..<Int32(columnNames.count)).map { statement.value(at: $0) }
     }
 
-    /// The value of column `index`; stops the program when it is NULL or does not convert
-    /// (a programming error, as with GRDB).
+    /// The value of column `index`. A NULL or a value that does not convert is a damaged (or
+    /// tampered) store, not a programming error: it throws SQLITE_CORRUPT, which the store
+    /// reports as unreadable (exit 3) instead of stopping the program.
     package subscript<Value: DatabaseValueConvertible>(_ index: Int) -> Value {
-        guard let value = Value.fromDatabaseValue(values[index]) else {
-            fatalError("could not convert database value \(values[index]) to \(Value.self) (column \(index))")
+        get throws(DatabaseError) {
+            guard let value = Value.fromDatabaseValue(values[index]) else {
+                throw DatabaseError(
+                    resultCode: .corrupt,
+                    message: "column \(columnNames[index]) holds \(values[index]) where \(Value.self) was expected")
+            }
+            return value
         }
-        return value
     }
 
     /// The value of column `index`, nil for NULL.
@@ -30,10 +35,11 @@ package struct Row: CustomStringConvertible {
         Value.fromDatabaseValue(values[index])
     }
 
-    /// The value of the first column named `name` (compared without case); stops the program
-    /// when there is none, or it is NULL or does not convert.
+    /// The value of the first column named `name` (compared without case); throws as
+    /// ``subscript(_:)-(Int)`` when it is NULL or does not convert. A name the query does not
+    /// have stops the program (a programming error).
     package subscript<Value: DatabaseValueConvertible>(_ name: String) -> Value {
-        self[index(of: name)]
+        get throws(DatabaseError) { try self[index(of: name)] }
     }
 
     /// The value of the first column named `name` (compared without case), nil for NULL.

@@ -229,7 +229,7 @@ extension KeyValueStack {
             status.remote = SyncRemote(
                 url: try RemoteURL(parsing: row[0]),
                 domains: domains.map { $0.split(separator: ",").compactMap { try? Domain(String($0)) } })
-            status.lastRemoteSeq = row[2]
+            status.lastRemoteSeq = try row[2]
             status.lastSuccessAt = row[3]
             status.lastFailureAt = row[4]
             status.lastFailure = row[5]
@@ -246,10 +246,10 @@ extension KeyValueStack {
             let rows = try Row.fetchCursor(
                 db, sql: "SELECT seq, op_id, domain, key, value, expires_at, hlc, node, actor FROM sync_pending ORDER BY seq")
             while let row = try rows.next() {
-                let domain: String = row[2]
+                let domain: String = try row[2]
                 if let domains, !domains.contains(where: { $0.name == domain }) { continue }
                 operations.append(
-                    SyncOperation(
+                    try SyncOperation(
                         id: row[1], domain: domain, key: row[3], json: row[4], expiresAt: row[5], hlc: row[6], node: row[7],
                         actor: row[8], localSeq: row[0]))
             }

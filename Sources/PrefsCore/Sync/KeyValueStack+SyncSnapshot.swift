@@ -34,8 +34,8 @@ extension KeyValueStack {
                     """)
             var removed = 0
             for row in rows {
-                let name: String = row[0]
-                let key: String = row[1]
+                let name: String = try row[0]
+                let key: String = try row[1]
                 guard synced.contains(name), !present.contains(name + "\u{0}" + key), let domain = try? Domain(name),
                     domains?.contains(domain) ?? true
                 else { continue }

@@ -69,7 +69,9 @@ final class ChangeApplier {
 
     /// The version a key gets when it is stored now.
     func newVersion(after old: Entry?) -> Int64 {
-        max((old?.version ?? 0) + 1, now)
+        // A tampered store can hold Int64.max: stay there rather than overflow.
+        let (next, overflow) = (old?.version ?? 0).addingReportingOverflow(1)
+        return max(overflow ? .max : next, now)
     }
 
     // MARK: - Lists of changes

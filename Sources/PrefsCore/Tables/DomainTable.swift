@@ -42,7 +42,7 @@ struct DomainTable {
         let statement = try db.cachedStatement(
             sql: "SELECT value, version, updated_at, expires_at FROM \(table) WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)")
         guard let row = try Row.fetchOne(statement, arguments: [key, now]) else { return nil }
-        return Entry(domain: domain, key: key, json: row[0], version: row[1], updatedAt: row[2], expiresAt: row[3])
+        return try Entry(domain: domain, key: key, json: row[0], version: row[1], updatedAt: row[2], expiresAt: row[3])
     }
 
     /// Inserts or replaces a value (and its expiry). The version becomes the larger of the

@@ -99,12 +99,12 @@ struct SyncTests {
         let show = try box.run(["remote", "show"])
         #expect(show.stdout == url + "\n", "\(show)")
         #expect(try box.run(["remote", "show", "--json"]).stdout == #"{"url":"\#(url)","domains":null}"# + "\n")
-        #expect(try pending(box).map { $0["key"] as String } == ["a", "b"])
+        #expect(try pending(box).map { try $0["key"] as String } == ["a", "b"])
 
         let other = url.replacingOccurrences(of: "postgres://", with: "postgresql://")
         try box.runOK(["remote", "set", other, "--domains", "user,default"])
         #expect(try box.run(["remote", "show", "--json"]).stdout == #"{"url":"\#(other)","domains":["default","user"]}"# + "\n")
-        #expect(try pending(box).map { $0["key"] as String } == ["a", "theme"])
+        #expect(try pending(box).map { try $0["key"] as String } == ["a", "theme"])
         expectFailure(try box.run(["remote", "set", url, "--domains", "memory"]), 2, contains: "memory")
         expectFailure(try box.run(["remote", "set", "http://example.com/x"]), 2, contains: "postgres://")
         expectFailure(try box.run(["remote", "set", "postgres://u@h:99999/db"]), 2, contains: "port")
@@ -137,17 +137,17 @@ struct SyncTests {
         try box.runOK(["set", "memory", "m", "1"])
         let rows = try pending(box)
         #expect(
-            rows.map { "\($0["domain"] as String)/\($0["key"] as String)=\(($0["value"] as String?) ?? "<tombstone>")" } == [
+            try rows.map { try "\($0["domain"] as String)/\($0["key"] as String)=\(($0["value"] as String?) ?? "<tombstone>")" } == [
                 "default/a=1", "default/a=0.10", "default/ttl=\"x\"", "default/a=<tombstone>", "custom/n=1", "switch/f=true",
                 "dynamic/d=[1]", "dynamic/d=<tombstone>",
             ])
-        let ids = rows.map { $0["op_id"] as String }
+        let ids = try rows.map { try $0["op_id"] as String }
         #expect(Set(ids).count == ids.count)
         #expect(ids.allSatisfy { UUID(uuidString: $0) != nil && $0 == $0.lowercased() })
-        let clocks = rows.map { $0["hlc"] as Int64 }
+        let clocks = try rows.map { try $0["hlc"] as Int64 }
         #expect(zip(clocks, clocks.dropFirst()).allSatisfy { $0 < $1 }, "\(clocks)")
         let node = try DatabaseQueue(path: box.store).read { try String.fetchOne($0, sql: "SELECT value FROM meta WHERE key = 'store_id'") }
-        #expect(rows.allSatisfy { $0["node"] as String == node })
+        #expect(try rows.allSatisfy { try $0["node"] as String == node })
         #expect(rows[2]["expires_at"] as Int64? != nil)
         let status = try box.run(["sync", "--status"])
         #expect(status.stdout.contains("pending\t8\n"), "\(status)")
@@ -212,8 +212,8 @@ struct SyncTests {
         try b.runOK(["rm", "default", "del"])
         // The expected winner by the rule: the larger (hlc, node).
         func last(_ box: Sandbox, _ key: String) throws -> (Int64, String, String?) {
-            let row = try #require(try pending(box).last { $0["key"] as String == key })
-            return (row["hlc"], row["node"], row["value"])
+            let row = try #require(try pending(box).last { try $0["key"] as String == key })
+            return (try row["hlc"], try row["node"], row["value"])
         }
         func winner(_ key: String) throws -> String? {
             let (x, y) = (try last(a, key), try last(b, key))
@@ -377,7 +377,7 @@ struct SyncTests {
         #expect(refreshed.status == 0, "\(refreshed)")
         #expect(try pending(a).isEmpty)
         try a.runOK(["set", "dynamic", "local", "1"])
-        #expect(try pending(a).map { $0["key"] as String } == ["local"])
+        #expect(try pending(a).map { try $0["key"] as String } == ["local"])
         _ = try sync(a)
         let b = try syncedStore()
         _ = try sync(b)

@@ -26,7 +26,7 @@ struct WriteQueueTests {
     func committed(_ store: TemporaryStore, _ key: String) throws -> (json: String, version: Int64)? {
         guard FileManager.default.fileExists(atPath: store.path) else { return nil }
         return try DatabaseQueue(path: store.path).read { db in
-            try Row.fetchOne(db, sql: "SELECT value, version FROM kv_user WHERE key = ?", arguments: [key]).map { ($0[0], $0[1]) }
+            try Row.fetchOne(db, sql: "SELECT value, version FROM kv_user WHERE key = ?", arguments: [key]).map { (try $0[0], try $0[1]) }
         }
     }
 

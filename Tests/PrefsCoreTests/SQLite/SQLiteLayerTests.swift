@@ -95,7 +95,7 @@ struct SQLiteLayerTests {
                 arguments: ["a", 7, "b", nil])
         }
         let rows = try queue.read { try Row.fetchAll($0, sql: "SELECT k, v FROM t ORDER BY k") }
-        #expect(rows.map { $0["K"] as String } == ["a", "bx"])
+        #expect(try rows.map { try $0["K"] as String } == ["a", "bx"])
         #expect(rows.map { $0[1] as Int? } == [7, nil])
         #expect(rows.map(\.description) == [#"[k:"a" v:7]"#, #"[k:"bx" v:NULL]"#])
         #expect(try queue.read { try String.fetchOne($0, sql: "SELECT v FROM t WHERE k = 'a'") } == "7")
@@ -105,7 +105,7 @@ struct SQLiteLayerTests {
         let cursor = try queue.read { db -> [String] in
             let rows = try Row.fetchCursor(db, sql: "SELECT k FROM t WHERE k > ? ORDER BY k", arguments: [""])
             var keys: [String] = []
-            while let row = try rows.next() { keys.append(row[0]) }
+            while let row = try rows.next() { keys.append(try row[0]) }
             return keys
         }
         #expect(cursor == ["a", "bx"])

@@ -237,7 +237,9 @@ struct KeyValueStackTests {
         try store.open().set(.null, in: .user, forKey: "k")
         let meta = try DatabaseQueue(path: store.path).read { db in
             try Dictionary(
-                uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, value FROM meta").map { ($0[0] as String, $0[1] as String) })
+                uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, value FROM meta").map {
+                    (try $0[0] as String, try $0[1] as String)
+                })
         }
         #expect(meta["schema_version"] == "3")
         #expect(meta["store_id"]?.count == 36)
@@ -277,7 +279,7 @@ struct KeyValueStackTests {
         try stack.flushSynchronously()
         let log = try DatabaseQueue(path: store.path).read { db in
             try Row.fetchAll(db, sql: "SELECT op, old, new FROM changelog").map {
-                "\($0[0] as String) \($0[1] as String) \($0[2] as String)"
+                try "\($0[0] as String) \($0[1] as String) \($0[2] as String)"
             }
         }
         #expect(log == ["set \"kept\" \"new\""])
@@ -293,14 +295,14 @@ struct KeyValueStackTests {
                 db, sql: "EXPLAIN QUERY PLAN SELECT value FROM kv_user WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)",
                 arguments: ["k", 0]
             )
-            .map { $0["detail"] as String }
+            .map { try $0["detail"] as String }
         }
         #expect(plan.count == 1 && plan[0].contains("USING PRIMARY KEY"), "\(plan)")
         let prefixPlan = try DatabaseQueue(path: store.path).read { db in
             try Row.fetchAll(
                 db, sql: "EXPLAIN QUERY PLAN SELECT key FROM kv_user WHERE key >= ? AND key < ? ORDER BY key", arguments: ["a", "b"]
             )
-            .map { $0["detail"] as String }
+            .map { try $0["detail"] as String }
         }
         #expect(prefixPlan.joined().contains("PRIMARY KEY (key>? AND key<?)"), "\(prefixPlan)")
     }
