@@ -99,7 +99,8 @@ struct RemotePull {
             } else if json != nil {
                 continue
             }
-            if let row = try Row.fetchOne(lookup, arguments: [operation.domain, operation.key]), try !operation.wins(over: row[0], node: row[1])
+            if let row = try Row.fetchOne(lookup, arguments: [operation.domain, operation.key]),
+                try !operation.wins(over: row[0], node: row[1])
             {
                 continue
             }
