@@ -32,6 +32,7 @@ let package = Package(
             name: "PrefsCore",
             dependencies: [
                 "CPrefsSQLite",
+                "CPrefsSystem",
                 "CSQLite",
             ],
             swiftSettings: strict
@@ -39,6 +40,8 @@ let package = Package(
         // The system SQLite (libsqlite3-dev; scripts/install links libsqlite3.a). PrefsCore's
         // own small layer over it lives in Sources/PrefsCore/SQLite.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        // One C function of glibc's posix_spawn that Swift's Glibc module does not show.
+        .target(name: "CPrefsSystem"),
         // sqlite3_db_config is variadic, which Swift cannot call.
         .target(
             name: "CPrefsSQLite",

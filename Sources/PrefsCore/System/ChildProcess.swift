@@ -1,3 +1,4 @@
+import CPrefsSystem
 import Glibc
 import Synchronization
 
@@ -126,6 +127,12 @@ package struct ChildProcess {
                 let pair = target == 0 ? (parent: fds[1], child: fds[0]) : (parent: fds[0], child: fds[1])
                 pipes.append(pair)
                 posix_spawn_file_actions_adddup2(&actions, pair.child, target)
+            }
+            // Only 0, 1 and 2 reach the child: not what prefs inherited without close-on-exec.
+            guard prefs_spawn_close_from(&actions, 3) == 0 else {
+                let code = errno
+                closeAll()
+                return .failure(FileIO.Failure(code))
             }
             var pid: pid_t = 0
             let result =

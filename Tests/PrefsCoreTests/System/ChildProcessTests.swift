@@ -68,6 +68,20 @@ struct ChildProcessTests {
         #expect(child.wait() == .exited(0))
     }
 
+    @Test func onlyTheStandardDescriptorsReachTheChild() throws {
+        // A descriptor this process has without close-on-exec (as one inherited from a shell
+        // with `9>file` would be) is closed in the child; 0, 1 and 2 are not.
+        let leaked = open("/dev/null", O_RDONLY)
+        #expect(leaked > 2)
+        defer { close(leaked) }
+        var child = try ChildProcess(
+            ["sh", "-c", "for fd in 0 1 2 \(leaked); do [ -e /proc/$$/fd/$fd ] && printf '%s ' $fd; done; true"], standardOutput: .pipe)
+        let output = try #require(child.standardOutput)
+        #expect(String(decoding: try FileIO.readToEnd(output), as: UTF8.self) == "0 1 2 ")
+        FileIO.close(output)
+        #expect(child.wait() == .exited(0))
+    }
+
     @Test func ignoredSignalsCanBeResetForTheChild() throws {
         let previous = signal(SIGINT, SIG_IGN)
         defer { signal(SIGINT, previous) }
