@@ -216,9 +216,15 @@ struct HelperFetcher: HTTPFetcher {
         // drips its answer; then the helper is killed.
         let expired = TimeoutFlag()
         let pid = child.pid
+        // The watchdog kills only a child that is not reaped yet: after waitpid its pid may
+        // belong to another process.
+        let reaped = Mutex(false)
         let watchdog = DispatchWorkItem {
-            expired.set()
-            kill(pid, SIGKILL)
+            reaped.withLock { reaped in
+                guard !reaped else { return }
+                expired.set()
+                kill(pid, SIGKILL)
+            }
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds + 2, execute: watchdog)
         let collector = ErrorText(child.standardError ?? -1)
@@ -229,8 +235,12 @@ struct HelperFetcher: HTTPFetcher {
         FileIO.close(output)
         let overflow = data.count >= cap
         if overflow { kill(pid, SIGKILL) }
-        let termination = child.wait()
+        // Wait for the end without reaping (the pid stays the helper's), then reap.
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
+        reaped.withLock { $0 = true }
         watchdog.cancel()
+        let termination = child.wait()
         if expired.isSet {
             let shown = seconds == seconds.rounded() ? "\(Int(seconds))s" : NumberText.fixed(seconds, fractionDigits: 1) + "s"
             throw PrefsError(.unreachable, "timed out after \(shown)")
