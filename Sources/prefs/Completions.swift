@@ -79,7 +79,7 @@ enum Completions {
             if word == "--store", position + 1 < words.count { explicit = unquoted(words[position + 1]) }
             if word.hasPrefix("--store=") { explicit = unquoted(String(word.dropFirst("--store=".count))) }
         }
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current()
         var options = KeyValueStack.Options(memoryTier: .shared, environment: environment)
         options.busyTimeout = 0.2
         return try? KeyValueStack(path: StoreLocation.resolve(explicit: explicit, environment: environment), options: options)
@@ -91,7 +91,7 @@ enum Completions {
         if text.count >= 2, let first = text.first, first == text.last, first == "'" || first == "\"" {
             text = String(text.dropFirst().dropLast())
         }
-        if text.hasPrefix("~/"), let home = ProcessInfo.processInfo.environment["HOME"] {
+        if text.hasPrefix("~/"), let home = ProcessEnvironment.value("HOME") {
             text = home + text.dropFirst()
         }
         return text

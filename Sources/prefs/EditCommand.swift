@@ -121,7 +121,7 @@ extension Prefs {
         /// Opens `text` in the user's editor; the saved text and the file holding it, or nil
         /// when nothing changed. SIGINT and SIGQUIT go to the editor only, as git does.
         static func edit(_ text: String, name: String) throws -> (String, String)? {
-            let directory = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+            let directory = ProcessEnvironment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
             let safe = String(name.map { $0.isLetter || $0.isNumber ? $0 : "-" }.prefix(40))
             let (fd, file) = try PrivateFile.makeTemporary(nextTo: directory + "/prefs-edit-\(safe).json", purpose: "edit file")
             let bytes = Array(text.utf8)
@@ -131,7 +131,7 @@ extension Prefs {
                 unlink(file)
                 throw PrefsError(.cannotWrite, "cannot write the edit file \(file)")
             }
-            let environment = ProcessInfo.processInfo.environment
+            let environment = ProcessEnvironment.current()
             let editor = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
             // The editor may carry arguments (`code --wait`): a shell splits it, the file is "$1".
             let previous = (signal(SIGINT, SIG_IGN), signal(SIGQUIT, SIG_IGN))
@@ -146,11 +146,11 @@ extension Prefs {
                 unlink(file)
                 throw PrefsError(.usage, "cannot run the editor \(editor)")
             }
-            child.wait()
-            let status = child.status ?? 0
-            guard status == 0 else {
+            let termination = child.wait()
+            guard termination == .exited(0) else {
                 unlink(file)
-                throw PrefsError(.notFound, "the editor \(editor) exited with status \(status >> 8); nothing was changed")
+                // "exited with status N" or "ended by signal N".
+                throw PrefsError(.notFound, "the editor \(editor) \(termination); nothing was changed")
             }
             guard let data = FileManager.default.contents(atPath: file), let after = String(validating: data, as: UTF8.self) else {
                 throw PrefsError(.invalidValue, "the edited file \(file) is not UTF-8 text; nothing was written (the file is kept)")

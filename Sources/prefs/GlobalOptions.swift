@@ -26,7 +26,7 @@ struct GlobalOptions: ParsableArguments {
 
     /// The overrides of `PREFS_OVERRIDES` with `--override` on top.
     func overrides() throws -> [Domain: [String: JSONValue]] {
-        var result = try OverridesText.parse(ProcessInfo.processInfo.environment["PREFS_OVERRIDES"])
+        var result = try OverridesText.parse(ProcessEnvironment.value("PREFS_OVERRIDES"))
         for text in override {
             guard let colon = text.firstIndex(of: ":"), let equals = text[colon...].firstIndex(of: "=") else {
                 throw PrefsError(.usage, "--override \(JSONValue.string(text).compactText): expected DOMAIN:KEY=VALUE")
@@ -45,7 +45,7 @@ struct GlobalOptions: ParsableArguments {
 
     /// The resolved store path.
     var storePath: String {
-        StoreLocation.resolve(explicit: store, environment: ProcessInfo.processInfo.environment)
+        StoreLocation.resolve(explicit: store, environment: ProcessEnvironment.current())
     }
 
     /// Opens the store; the CLI shares the memory tier between processes. With `force`,
@@ -57,7 +57,7 @@ struct GlobalOptions: ParsableArguments {
     /// The options every command opens its stack with (``openStack(force:)``; `batch` adds its
     /// own): the program's options, this invocation's actor and overrides, and `force`.
     func stackOptions(force: Bool, window: Duration = .seconds(1)) throws -> KeyValueStack.Options {
-        var options = try KeyValueStack.Options.commandLine(window: window, environment: ProcessInfo.processInfo.environment)
+        var options = try KeyValueStack.Options.commandLine(window: window, environment: ProcessEnvironment.current())
         options.actor = actor
         options.overrides = try overrides()
         if force {

@@ -119,7 +119,7 @@ extension Prefs {
             var poller = try LogPoller(stack, filter: filter)
             #if DEBUG
                 // Tests learn where a watcher starts (instead of sleeping and hoping).
-                if let ready = ProcessInfo.processInfo.environment["PREFS_TEST_WATCH_READY"] {
+                if let ready = ProcessEnvironment.value("PREFS_TEST_WATCH_READY") {
                     try PrivateFile.write(Array(String(poller.position).utf8), to: ready, purpose: "watch ready file")
                 }
             #endif
@@ -144,7 +144,7 @@ extension Prefs {
             }
             out.flush()
             guard let executable = command.first else { return }
-            var environment = ProcessInfo.processInfo.environment
+            var environment = ProcessEnvironment.current()
             environment["PREFS_EVENT"] = record.op
             environment["PREFS_DOMAIN"] = record.domain.name
             environment["PREFS_KEY"] = record.key

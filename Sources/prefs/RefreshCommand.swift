@@ -95,7 +95,7 @@ extension Prefs {
             let timeout = self.timeout?.duration ?? .seconds(5)
             let maxAge = self.maxAge?.duration
             let requestHeaders = parsedHeaders
-            let environmentHeaders = try RequestHeaders.fromEnvironment(ProcessInfo.processInfo.environment)
+            let environmentHeaders = try RequestHeaders.fromEnvironment(ProcessEnvironment.current())
             let outcome = Blocking.run {
                 try await stack.refresh(
                     domain, from: source, timeout: timeout, headers: requestHeaders, unrememberedHeaders: environmentHeaders,

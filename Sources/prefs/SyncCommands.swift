@@ -212,7 +212,7 @@ enum Helper {
         let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let sibling = URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent(name).path
         if FileManager.default.isExecutableFile(atPath: sibling) { return sibling }
-        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+        for directory in (ProcessEnvironment.value("PATH") ?? "").split(separator: ":") {
             let candidate = "\(directory)/\(name)"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }

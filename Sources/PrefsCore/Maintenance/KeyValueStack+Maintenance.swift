@@ -35,7 +35,7 @@ extension KeyValueStack {
     /// let healthy = try stack.doctor().allSatisfy { $0.level != .error }
     /// ```
     /// - Throws: ``PrefsError`` of kind `storeUnreadable` when the store cannot be opened.
-    public func doctor(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> [DoctorFinding] {
+    public func doctor(environment: [String: String] = ProcessEnvironment.current()) throws -> [DoctorFinding] {
         var findings: [DoctorFinding] = []
         func add(_ level: DoctorFinding.Level, _ check: String, _ message: String) {
             findings.append(DoctorFinding(level: level, check: check, message: message))

@@ -53,7 +53,7 @@ public final class KeyValueStack: Sendable {
         /// `PREFS_BUSY_TIMEOUT` from `environment`: nil when unset or empty.
         ///
         /// ```swift
-        /// options.busyTimeout = try Options.busyTimeoutFromEnvironment(ProcessInfo.processInfo.environment) ?? 5
+        /// options.busyTimeout = try Options.busyTimeoutFromEnvironment(ProcessEnvironment.current()) ?? 5
         /// ```
         /// - Throws: ``PrefsError`` of kind `usage` unless it is a plain decimal number of
         ///   seconds from 0 to ``maximumBusyTimeout`` (no `inf`, `nan`, hex or exponent).
@@ -99,7 +99,7 @@ public final class KeyValueStack: Sendable {
             window: Duration = .seconds(1),
             maximumPending: Int = 10_000,
             onFlush: (@Sendable (FlushReport) -> Void)? = nil,
-            environment: [String: String] = ProcessInfo.processInfo.environment,
+            environment: [String: String] = ProcessEnvironment.current(),
             actor: String? = nil
         ) {
             self.actor = actor

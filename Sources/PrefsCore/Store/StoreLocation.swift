@@ -4,7 +4,7 @@ import Glibc
 /// Where stores live on disk and where the `memory` tier lives in RAM.
 ///
 /// ```swift
-/// let path = StoreLocation.resolve(explicit: nil, environment: ProcessInfo.processInfo.environment)
+/// let path = StoreLocation.resolve(explicit: nil, environment: ProcessEnvironment.current())
 /// // e.g. /home/ada/.local/share/prefs/prefs.db
 /// ```
 public enum StoreLocation {
@@ -59,7 +59,7 @@ public enum StoreLocation {
     /// `PREFS_TEST_SHM_ROOT`, read only in debug builds).
     static var sharedMemoryRoot: String {
         #if DEBUG
-            if let root = ProcessInfo.processInfo.environment["PREFS_TEST_SHM_ROOT"], root.hasPrefix("/") { return root }
+            if let root = ProcessEnvironment.value("PREFS_TEST_SHM_ROOT"), root.hasPrefix("/") { return root }
         #endif
         return "/dev/shm"
     }

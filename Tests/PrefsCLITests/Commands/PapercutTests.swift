@@ -219,7 +219,12 @@ struct PapercutTests {
         expectFailure(
             try box.run(["edit", "user", "theme"], environment: try editor("bad", "echo '{nope' > \"$1\"")), 6, contains: "not valid JSON")
         expectFailure(
-            try box.run(["edit", "user", "theme"], environment: try editor("fail", "exit 3")), 1, contains: "nothing was changed")
+            try box.run(["edit", "user", "theme"], environment: try editor("fail", "exit 3")), 1,
+            contains: "exited with status 3; nothing was changed")
+        // An editor ended by a signal says so (it read "exited with status 0").
+        expectFailure(
+            try box.run(["edit", "user", "theme"], environment: try editor("killed", "kill -KILL $PPID")), 1,
+            contains: "ended by signal 9; nothing was changed")
         #expect(try box.run(["get", "user", "theme"]).stdout == "other\n")
         // The whole domain: change one key, remove one, add one.
         let domain = try editor("domain", "printf '{\"theme\":\"dark\",\"new\":[1]}' > \"$1\"")

@@ -48,7 +48,7 @@ struct TortureTests {
                 try? input.fileHandleForWriting.close()
             }
             writer.start()
-            Thread.sleep(forTimeInterval: Double(UInt64.random(in: 5...80, using: &generator)) / 1000)
+            Thread.sleep(forTimeInterval: Double(UInt64.random(in: 2...40, using: &generator)) / 1000)
             if process.isRunning {
                 kill(process.processIdentifier, SIGKILL)
                 killed += 1

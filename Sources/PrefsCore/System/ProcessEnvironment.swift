@@ -1,0 +1,29 @@
+import Glibc
+
+/// The process's environment variables read from `environ` (what Foundation's
+/// `ProcessInfo.processInfo.environment` gives, without building it through Foundation): `NAME=value` entries, the first of a
+/// repeated name kept, entries without `=` skipped.
+@usableFromInline package enum ProcessEnvironment {
+    /// The variables as they are now (read on every call, so `setenv` is seen).
+    @usableFromInline package static func current() -> [String: String] {
+        var result: [String: String] = [:]
+        // `environ` is null after clearenv(3).
+        guard var entry = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>(bitPattern: UInt(bitPattern: environ)) else {
+            return result
+        }
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.firstIndex(of: "=") {
+                let name = String(text[..<equals])
+                if result[name] == nil { result[name] = String(text[text.index(after: equals)...]) }
+            }
+            entry += 1
+        }
+        return result
+    }
+
+    /// One variable (`getenv`); nil when unset.
+    package static func value(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+}
