@@ -158,8 +158,12 @@ public struct Schema: Sendable, Equatable {
         if let pattern = value["pattern"] {
             guard let text = pattern.stringValue else { throw fail(".pattern", "expected a string") }
             guard [.string, .any].contains(type) else { throw fail(".pattern", "only strings have a pattern") }
+            do {
+                _ = try CompiledPattern(compiling: text)
+            } catch let error as PrefsError {
+                throw fail(".pattern", "not a valid regular expression (\(error.message))")
+            }
             spec.pattern = text
-            guard spec.compiled != nil else { throw fail(".pattern", "not a valid regular expression") }
         }
         if let deprecated = value["deprecated"] {
             guard deprecated.stringValue != nil || deprecated == .bool(true) || deprecated == .bool(false) else {
@@ -203,21 +207,27 @@ public struct Schema: Sendable, Equatable {
     }
 }
 
-/// A regular expression compiled once (Swift `Regex`, matching Unicode scalar by scalar as
-/// JSON Schema's ECMA-262 patterns do); equal when the source is.
-final class CompiledPattern: @unchecked Sendable, Equatable {
+/// A regular expression compiled once (``PatternProgram``: ECMA-262's pattern syntax,
+/// matched Unicode scalar by scalar in time linear in the text); equal when the source is.
+final class CompiledPattern: Sendable, Equatable {
     let source: String
-    let regex: Regex<AnyRegexOutput>
+    let program: PatternProgram
 
-    init?(_ source: String) {
-        guard let regex = try? Regex(source) else { return nil }
+    /// Compiles `source`.
+    ///
+    /// - Throws: ``PrefsError`` of kind `invalidValue` saying why the pattern is refused.
+    init(compiling source: String) throws {
         self.source = source
-        self.regex = regex.matchingSemantics(.unicodeScalar)
+        self.program = try PatternProgram(source)
+    }
+
+    convenience init?(_ source: String) {
+        try? self.init(compiling: source)
     }
 
     /// Whether the pattern matches anywhere in `text` (anchors are the pattern's own).
     func matches(_ text: String) -> Bool {
-        (try? regex.firstMatch(in: text)) != nil
+        program.matches(text)
     }
 
     static func == (a: CompiledPattern, b: CompiledPattern) -> Bool { a.source == b.source }

@@ -205,6 +205,24 @@ struct SchemaEdgeCaseTests {
             contains: "$.default.s.pattern")
     }
 
+    /// The reviewer's reproduction: a pattern that backtracks exponentially in Swift `Regex`
+    /// is refused at once; patterns the engine does not run are refused at `schema load`.
+    @Test func catastrophicPatternAnswersAtOnce() throws {
+        let box = try Sandbox()
+        try box.runOK(["schema", "load", "-"], stdin: #"{"user":{"slug":{"type":"string","pattern":"^([a-z0-9]+-?)*[a-z0-9]+$"}}}"#)
+        expectFailure(
+            try box.run(["set", "user", "slug", #""abcdefghijklmnopqrstuvwx!""#]), 6,
+            contains: #"user/slug: pattern: "abcdefghijklmnopqrstuvwx!" does not match "^([a-z0-9]+-?)*[a-z0-9]+$""#)
+        try box.runOK(["set", "user", "slug", #""abc-def""#])
+        #expect(try box.run(["get", "user", "slug"]).stdout == "abc-def\n")
+        expectFailure(
+            try box.run(["schema", "load", "-"], stdin: #"{"user":{"k":{"type":"string","pattern":"(?=a)"}}}"#), 6,
+            contains: "$.user.k.pattern: not a valid regular expression (lookahead is not supported)")
+        expectFailure(
+            try box.run(["schema", "load", "-"], stdin: #"{"user":{"k":{"type":"string","pattern":"(a{1000}){1000}"}}}"#), 6,
+            contains: "expand beyond 10000 instructions")
+    }
+
     @Test func effectiveExportNamesEachDomainOnce() throws {
         let box = try Sandbox()
         try box.runOK(["set", "user", "a", "1"])

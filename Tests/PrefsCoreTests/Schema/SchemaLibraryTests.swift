@@ -67,7 +67,7 @@ struct SchemaLibraryTests {
         #expect(try reopened.schema().spec(in: .switch, forKey: "limit")?.defaultValue == .number("5"), "stored in the store")
     }
 
-    /// Patterns are Swift `Regex`es matched scalar by scalar: `$` is the end of the text only
+    /// Patterns are matched scalar by scalar (PatternTests has the table): `$` is the end of the text only
     /// (as in ECMA-262; NSRegularExpression also matched before a final newline).
     @Test func patternsMatchAsECMAScriptDoes() throws {
         let schema = try Schema(
