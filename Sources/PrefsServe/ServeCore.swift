@@ -55,7 +55,7 @@ public final class ServeCore: Sendable {
         }
         if path.hasPrefix(ofrep + "/") {
             guard request.method == "POST" else { return methodNotAllowed("POST") }
-            guard let key = PercentDecoding.decode(String(path.dropFirst(ofrep.count + 1))), !key.isEmpty else {
+            guard let key = String(path.dropFirst(ofrep.count + 1)).percentDecoded, !key.isEmpty else {
                 return .json(400, OFREP.failure(nil, "GENERAL", "the flag key in the path is not valid percent-encoded UTF-8").compactText)
             }
             return evaluate(key, request)

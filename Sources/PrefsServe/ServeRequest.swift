@@ -1,3 +1,5 @@
+import PrefsCore
+
 /// One HTTP request as the serving core sees it: no sockets, so tests build it by hand.
 public struct ServeRequest: Sendable {
     /// GET, POST, …
@@ -39,8 +41,8 @@ public struct ServeRequest: Sendable {
         var items: [String: String] = [:]
         for pair in query.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = PercentDecoding.decode(String(parts[0]), plusIsSpace: true), items[name] == nil else { continue }
-            items[name] = parts.count > 1 ? PercentDecoding.decode(String(parts[1]), plusIsSpace: true) ?? "" : ""
+            guard let name = String(parts[0]).percentDecoded(plusIsSpace: true), items[name] == nil else { continue }
+            items[name] = parts.count > 1 ? String(parts[1]).percentDecoded(plusIsSpace: true) ?? "" : ""
         }
         return items
     }

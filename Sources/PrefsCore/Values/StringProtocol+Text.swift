@@ -85,11 +85,16 @@ extension StringProtocol {
     /// Foundation's `removingPercentEncoding`: `%XX` sequences decoded; nil when a `%` is not
     /// followed by two hexadecimal digits or the decoded bytes are not UTF-8.
     package var percentDecoded: String? {
+        percentDecoded(plusIsSpace: false)
+    }
+
+    /// ``percentDecoded``, with `+` read as a space when `plusIsSpace` (query strings).
+    package func percentDecoded(plusIsSpace: Bool) -> String? {
         var bytes: [UInt8] = []
         var input = Array(utf8)[...]
         while let byte = input.popFirst() {
             guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
+                bytes.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
                 continue
             }
             guard input.count >= 2, let high = Self.hexDigit(input[input.startIndex]),

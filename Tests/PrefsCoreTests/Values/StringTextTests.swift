@@ -41,5 +41,9 @@ struct StringTextTests {
         for text in ["password", "pass%77ord", "%70assword", "a%2", "a%zz", "%C3%A9", "%FF", "plain", "%", "a+b"] {
             #expect(text.percentDecoded == text.removingPercentEncoding, "\(text)")
         }
+        // Query strings: a literal + is a space, an encoded one stays +.
+        #expect("a+b%2Bc%20d".percentDecoded(plusIsSpace: true) == "a b+c d")
+        #expect("a+b".percentDecoded(plusIsSpace: false) == "a+b")
+        #expect("a%zz+".percentDecoded(plusIsSpace: true) == nil)
     }
 }
