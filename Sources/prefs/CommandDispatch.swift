@@ -65,7 +65,7 @@ enum CommandDispatch {
 
     /// Arguments the parser answers itself (help, version, completion scripts and callbacks,
     /// help dumps): the full parser must see them with the whole command tree.
-    private static func isParserEntryPoint(_ argument: String) -> Bool {
+    static func isParserEntryPoint(_ argument: String) -> Bool {
         argument == "-h" || argument == "--help" || argument == "--version" || argument == "-help"
             || argument.hasPrefix("--generate-") || argument.hasPrefix("---") || argument.hasPrefix("--experimental-")
     }

@@ -26,11 +26,11 @@ enum TableParser {
 
     /// The command parsed from `arguments`, or nil when the parser must answer.
     static func command(_ arguments: [String]) -> (any ParsableCommand)? {
-        guard let root = CommandTable.spec(for: []) else { return nil }
         var global: [String] = []
         var index = 0
         // Global options before the command name (every command declares them too).
         while index < arguments.count, arguments[index].hasPrefix("-") {
+            guard let root = CommandTable.spec(for: []) else { return nil }
             let argument = arguments[index]
             let name = argument.split(separator: "=", maxSplits: 1)[0]
             guard let slot = root.slot(named: name), root.arguments[slot].kind != .flag else { return nil }
@@ -99,7 +99,7 @@ enum TableParser {
             }
             // `--`, help, unknown options, `-abc`: the parser's.
             guard let slot = spec.slot(named: name) else {
-                guard takesUnrecognized, !isParserArgument(argument) else { return nil }
+                guard takesUnrecognized, argument != "--", !CommandDispatch.isParserEntryPoint(argument) else { return nil }
                 unrecognized.append((index, argument))
                 continue
             }
@@ -164,13 +164,6 @@ enum TableParser {
     private static func isNegativeNumber(_ argument: String) -> Bool {
         argument.count > 1 && Double(argument) != nil
             && argument.utf8.dropFirst().allSatisfy { (48...57).contains($0) || $0 == 46 || $0 == 101 || $0 == 69 || $0 == 43 || $0 == 45 }
-    }
-
-    /// Arguments the parser answers itself wherever they are: `--`, help, version, completion
-    /// scripts and callbacks, help dumps.
-    private static func isParserArgument(_ argument: String) -> Bool {
-        argument == "--" || argument == "-h" || argument == "--help" || argument == "-help" || argument == "--version"
-            || argument.hasPrefix("--generate-") || argument.hasPrefix("---") || argument.hasPrefix("--experimental-")
     }
 }
 
