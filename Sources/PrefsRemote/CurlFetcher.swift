@@ -39,7 +39,7 @@ public struct CurlFetcher: HTTPFetcher {
         let started = ContinuousClock.now
         for _ in 0...10 {
             let left = milliseconds - Int((ContinuousClock.now - started).components.seconds * 1000)
-            guard left > 0 else { throw PrefsError(.unreachable, "timed out after \(Self.describe(seconds))") }
+            guard left > 0 else { throw PrefsError(.unreachable, "timed out after \(DurationText.seconds(seconds))") }
             let answer = try fetch(target, lines, timeoutMilliseconds: left, seconds: seconds)
             if (300..<400).contains(answer.status), let next = answer.redirect,
                 URLComponents(string: next).map(Self.origin) == origin
@@ -77,7 +77,7 @@ public struct CurlFetcher: HTTPFetcher {
         }
         if response.curl_code != 0 {
             switch response.curl_code {
-            case 28: throw PrefsError(.unreachable, "timed out after \(Self.describe(seconds))")
+            case 28: throw PrefsError(.unreachable, "timed out after \(DurationText.seconds(seconds))")
             case 7: throw PrefsError(.unreachable, "connection refused")
             case 6: throw PrefsError(.unreachable, "host not found")
             default:
@@ -98,9 +98,5 @@ public struct CurlFetcher: HTTPFetcher {
         let scheme = components.scheme?.lowercased() ?? ""
         let port = components.port ?? (scheme == "https" ? 443 : 80)
         return "\(scheme)://\(components.host?.lowercased() ?? ""):\(port)"
-    }
-
-    private static func describe(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? "\(Int(seconds))s" : String(format: "%.1fs", seconds)
     }
 }

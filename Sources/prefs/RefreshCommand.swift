@@ -242,8 +242,7 @@ struct HelperFetcher: HTTPFetcher {
         watchdog.cancel()
         let termination = child.wait()
         if expired.isSet {
-            let shown = seconds == seconds.rounded() ? "\(Int(seconds))s" : NumberText.fixed(seconds, fractionDigits: 1) + "s"
-            throw PrefsError(.unreachable, "timed out after \(shown)")
+            throw PrefsError(.unreachable, "timed out after \(DurationText.seconds(seconds))")
         }
         if overflow {
             throw PrefsError(.unreachable, "the document is larger than \(KeyValueStack.maximumDocumentSize / 1_048_576) MiB")

@@ -33,8 +33,7 @@ public enum EvaluationContexts: Sendable {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         z ^= z >> 31
-        let hex = String(z, radix: 16)
-        return "user-" + String(repeating: "0", count: 16 - hex.count) + hex
+        return "user-" + NumberText.hex(z, width: 16)
     }
 
     /// Calls `body` with each context in order.

@@ -11,6 +11,11 @@ package enum DurationText {
     package static let forms = "250ms, 30s, 1.5s, 15m, 2h, 1h30m, 7d or plain seconds"
 
     /// The duration, or nil when malformed, negative or longer than about 30,000 years.
+    /// Seconds as messages show them: `30s`, `2.5s` (one decimal, as printf's `%.1f`).
+    package static func seconds(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? "\(Int(seconds))s" : NumberText.fixed(seconds, fractionDigits: 1) + "s"
+    }
+
     package static func parse(_ text: String) -> Duration? {
         let bytes = Array(text.utf8)
         guard !bytes.isEmpty, bytes.count <= 64 else { return nil }

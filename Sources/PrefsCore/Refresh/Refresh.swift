@@ -377,8 +377,4 @@ extension KeyValueStack {
         let lowered = source.lowercased()
         return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
     }
-
-    private static func describe(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? "\(Int(seconds))s" : NumberText.fixed(seconds, fractionDigits: 1) + "s"
-    }
 }

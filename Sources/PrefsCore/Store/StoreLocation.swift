@@ -150,7 +150,6 @@ public enum StoreLocation {
             hash ^= UInt64(byte)
             hash &*= 0x100_0000_01b3
         }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        return NumberText.hex(hash, width: 16)
     }
 }
