@@ -98,7 +98,7 @@ extension KeyValueStack {
         if let stored = try main.read({ try StoreMeta.value($0, .schema) }) {
             if let text = stored {
                 do {
-                    schema = try Schema(parsing: try JSONValue(parsing: text, wrappingLevels: 4))
+                    schema = try Schema(parsing: try JSONValue(parsing: text, wrappingLevels: 4), checkingPatterns: false)
                 } catch {
                     throw PrefsError(.storeUnreadable, "the schema stored in \(main.displayPath) is damaged: \(error)")
                 }

@@ -57,7 +57,9 @@ struct PatternProgram: Sendable {
         case .alternation(let branches):
             return branches.reduce(2 * (branches.count - 1)) { min(ceiling, $0 + size(of: $1)) }
         case .repetition(let inner, let minimum, let maximum):
-            let one = size(of: inner)
+            // At least 1 per repeat: compiling loops once per repeat even for an empty group
+            // (`(?:(?:){1000000}){1000000}` ran for minutes).
+            let one = max(1, size(of: inner))
             let required = bounded(one.multipliedReportingOverflow(by: minimum))
             guard let maximum else { return min(ceiling, required + one + 2) }
             let optional = bounded((one + 1).multipliedReportingOverflow(by: maximum - minimum))

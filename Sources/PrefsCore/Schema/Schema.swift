@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 
 /// Typed keys with defaults and constraints, per domain: the `prefs schema` file.
 ///
@@ -36,9 +37,10 @@ public struct Schema: Sendable, Equatable {
         public var maximum: String?
         /// A regular expression that string values must match (anywhere; anchor it with ^…$).
         public var pattern: String? {
-            didSet { compiled = pattern.flatMap(CompiledPattern.init) }
+            didSet { compiled = pattern.map(CompiledPattern.init) }
         }
-        /// ``pattern`` compiled once, when the schema is loaded.
+        /// ``pattern``, compiled when a value is first checked against it (a command that
+        /// writes one key does not compile the other keys' patterns).
         fileprivate var compiled: CompiledPattern?
         /// Set when the key is deprecated: true, or a message.
         public var deprecated: JSONValue?
@@ -66,9 +68,18 @@ public struct Schema: Sendable, Equatable {
                     throw fail("maximum: \(text) is greater than \(maximum)")
                 }
             }
-            if let pattern, case .string(let text) = value {
-                if compiled?.matches(text) != true {
-                    throw fail("pattern: \(preview(value)) does not match \(preview(.string(pattern)))")
+            if let pattern, let compiled, case .string(let text) = value {
+                switch compiled.program {
+                case .success(let program):
+                    if !program.matches(text) {
+                        throw fail("pattern: \(preview(value)) does not match \(preview(.string(pattern)))")
+                    }
+                case .failure(let error):
+                    // A stored schema from a build whose pattern engine read more (see
+                    // ``Schema/init(parsing:)``): writes of this key wait for a corrected schema.
+                    throw fail(
+                        "pattern: \(preview(.string(pattern))) cannot be checked (\(error.message)); load a corrected schema with 'prefs schema load'"
+                    )
                 }
             }
         }
@@ -94,6 +105,14 @@ public struct Schema: Sendable, Equatable {
     ///
     /// - Throws: ``PrefsError`` of kind `invalidValue` with the JSON path of the first problem.
     public init(parsing document: JSONValue) throws {
+        try self.init(parsing: document, checkingPatterns: true)
+    }
+
+    /// Parses a schema document; with `checkingPatterns` false (a schema already stored) the
+    /// patterns are compiled only when a value is checked, and one this build cannot compile
+    /// refuses the writes of its keys instead of the whole store (a schema loaded by a build
+    /// whose pattern engine read more must not lock every command out).
+    init(parsing document: JSONValue, checkingPatterns: Bool) throws {
         self.document = document
         self.domains = [:]
         guard let domainMembers = document.objectMembers else {
@@ -109,13 +128,16 @@ public struct Schema: Sendable, Equatable {
             }
             var specs: [KeySpec] = []
             for keyMember in keyMembers {
-                specs.append(try Schema.parseSpec(keyMember.key, keyMember.value, path: domainPath + JSONPath.member(keyMember.key)))
+                specs.append(
+                    try Schema.parseSpec(
+                        keyMember.key, keyMember.value, path: domainPath + JSONPath.member(keyMember.key),
+                        checkingPatterns: checkingPatterns))
             }
             domains[domain] = specs
         }
     }
 
-    private static func parseSpec(_ rawKey: String, _ value: JSONValue, path: String) throws -> KeySpec {
+    private static func parseSpec(_ rawKey: String, _ value: JSONValue, path: String, checkingPatterns: Bool) throws -> KeySpec {
         func fail(_ suffix: String, _ message: String) -> PrefsError { PrefsError(.invalidValue, "\(path)\(suffix): \(message)") }
         let isPrefix = rawKey.hasSuffix("*")
         let key = isPrefix ? String(rawKey.dropLast()) : rawKey
@@ -158,12 +180,10 @@ public struct Schema: Sendable, Equatable {
         if let pattern = value["pattern"] {
             guard let text = pattern.stringValue else { throw fail(".pattern", "expected a string") }
             guard [.string, .any].contains(type) else { throw fail(".pattern", "only strings have a pattern") }
-            do {
-                _ = try CompiledPattern(compiling: text)
-            } catch let error as PrefsError {
+            spec.pattern = text
+            if checkingPatterns, case .failure(let error) = spec.compiled?.program {
                 throw fail(".pattern", "not a valid regular expression (\(error.message))")
             }
-            spec.pattern = text
         }
         if let deprecated = value["deprecated"] {
             guard deprecated.stringValue != nil || deprecated == .bool(true) || deprecated == .bool(false) else {
@@ -207,27 +227,28 @@ public struct Schema: Sendable, Equatable {
     }
 }
 
-/// A regular expression compiled once (``PatternProgram``: ECMA-262's pattern syntax,
-/// matched Unicode scalar by scalar in time linear in the text); equal when the source is.
+/// A schema pattern, compiled once when first used (``PatternProgram``: ECMA-262's pattern
+/// syntax, matched Unicode scalar by scalar in time linear in the text); equal when the
+/// source is.
 final class CompiledPattern: Sendable, Equatable {
     let source: String
-    let program: PatternProgram
+    private let compiled = Mutex<Result<PatternProgram, PrefsError>?>(nil)
 
-    /// Compiles `source`.
-    ///
-    /// - Throws: ``PrefsError`` of kind `invalidValue` saying why the pattern is refused.
-    init(compiling source: String) throws {
+    init(_ source: String) {
         self.source = source
-        self.program = try PatternProgram(source)
     }
 
-    convenience init?(_ source: String) {
-        try? self.init(compiling: source)
-    }
-
-    /// Whether the pattern matches anywhere in `text` (anchors are the pattern's own).
-    func matches(_ text: String) -> Bool {
-        program.matches(text)
+    /// The program, or why ``source`` is refused (``PrefsError`` of kind `invalidValue`).
+    var program: Result<PatternProgram, PrefsError> {
+        compiled.withLock { cached in
+            if let cached { return cached }
+            let result: Result<PatternProgram, PrefsError>
+            do { result = .success(try PatternProgram(source)) } catch let error as PrefsError { result = .failure(error) } catch {
+                result = .failure(PrefsError(.invalidValue, "\(error)"))
+            }
+            cached = result
+            return result
+        }
     }
 
     static func == (a: CompiledPattern, b: CompiledPattern) -> Bool { a.source == b.source }

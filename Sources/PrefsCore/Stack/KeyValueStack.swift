@@ -335,7 +335,7 @@ public final class KeyValueStack: Sendable {
                                 if let json = change.visibleJSON(at: now) {
                                     var updated = entry
                                     updated.json = json
-                                    updated.version = max(updated.version + 1, now)
+                                    updated.version = max(updated.version == .max ? .max : updated.version + 1, now)
                                     updated.updatedAt = now
                                     updated.expiresAt = change.expiresAt
                                     try body(updated)

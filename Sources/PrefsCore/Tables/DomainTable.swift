@@ -60,12 +60,14 @@ struct DomainTable {
 
     /// The one upsert statement, for `rows` rows of (key, value, version, updated_at,
     /// expires_at): a new key is inserted with the version given; an existing key gets the
-    /// larger of its version + 1 and the version given.
+    /// larger of its version + 1 and the version given (a tampered store's Int64.max stays: SQLite
+    /// would turn the overflow into a REAL).
     func upsertSQL(rows: Int) -> String {
         let values = repeatElement("(?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
         return """
             INSERT INTO \(table) (key, value, version, updated_at, expires_at) VALUES \(values)
-            ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = max(version + 1, excluded.version),
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value,
+                version = max(CASE WHEN version >= 9223372036854775807 THEN version ELSE version + 1 END, excluded.version),
                 updated_at = excluded.updated_at, expires_at = excluded.expires_at
             """
     }

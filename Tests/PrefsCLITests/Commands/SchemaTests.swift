@@ -1,4 +1,5 @@
 import Foundation
+import PrefsCore
 import Testing
 
 @Suite("schema, defaults, overrides, reset")
@@ -221,6 +222,28 @@ struct SchemaEdgeCaseTests {
         expectFailure(
             try box.run(["schema", "load", "-"], stdin: #"{"user":{"k":{"type":"string","pattern":"(a{1000}){1000}"}}}"#), 6,
             contains: "expand beyond 10000 instructions")
+    }
+
+    /// A schema stored by a build whose pattern engine read more (here: a lookahead written into
+    /// the store) refuses only its key's writes; every other command works, and `schema show`
+    /// shows it so it can be corrected.
+    @Test func aStoredPatternThisBuildCannotRunLocksOnlyItsKey() throws {
+        let box = try Sandbox()
+        try box.runOK(["set", "user", "other", "1"])
+        try box.runOK(["schema", "load", "-"], stdin: #"{"user":{"k":{"type":"string","pattern":"^a"}}}"#)
+        try DatabaseQueue(path: box.store).write { db in
+            try db.execute(sql: "UPDATE meta SET value = replace(value, '^a', '^(?=a)a') WHERE key = 'schema'")
+        }
+        try box.runOK(["set", "user", "other", "2"])
+        #expect(try box.run(["get", "user", "other"]).stdout == "2\n")
+        expectFailure(try box.run(["get", "user", "missing"]), 1)
+        try box.runOK(["list", "user"])
+        #expect(try box.runOK(["schema", "show"]).stdout.contains("(?=a)"))
+        expectFailure(
+            try box.run(["set", "user", "k", "abc"]), 6,
+            contains: #"user/k: pattern: "^(?=a)a" cannot be checked (lookahead is not supported); load a corrected schema"#)
+        try box.runOK(["schema", "load", "-"], stdin: #"{"user":{"k":{"type":"string","pattern":"^a"}}}"#)
+        try box.runOK(["set", "user", "k", "abc"])
     }
 
     @Test func effectiveExportNamesEachDomainOnce() throws {

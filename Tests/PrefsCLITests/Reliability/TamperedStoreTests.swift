@@ -55,5 +55,10 @@ struct TamperedStoreTests {
         try box.runOK(["set", "user", "a", "5"])
         let meta = try box.runOK(["get", "user", "a", "--show-meta"])
         #expect(meta.stdout.contains(#""version":9223372036854775807"#), "\(meta)")
+        // Stored as an integer, not turned into a REAL by SQLite's overflow.
+        let type = try DatabaseQueue(path: box.store).read {
+            try String.fetchOne($0, sql: "SELECT typeof(version) FROM kv_user WHERE key = 'a'")
+        }
+        #expect(type == "integer")
     }
 }

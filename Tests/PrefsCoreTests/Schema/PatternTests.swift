@@ -77,6 +77,12 @@ struct PatternTests {
                 #expect(error.message.contains(reason), "\(pattern): \(error.message)")
             }
         }
+        // An empty group repeated counts too: this compiled for minutes before it was refused.
+        #expect(throws: PrefsError.self) { try Self.schema("(?:(?:){1000000}){1000000}") }
+        // A class of 30,000 members is sorted once, not once per member.
+        let members = (0..<30_000).map { String(UnicodeScalar(0x10000 + 2 * $0)!) }.joined()
+        #expect(try Self.accepts("^[" + members + "]$", String(UnicodeScalar(0x10000 + 2 * 29_999)!)))
+        #expect(try !Self.accepts("^[" + members + "]$", String(UnicodeScalar(0x10001)!)))
         let nested = String(repeating: "(", count: 100) + "a" + String(repeating: ")", count: 100)
         #expect(try Self.accepts(nested, "a"), "100 levels are accepted")
         #expect(try Self.accepts("^a{5000}$", String(repeating: "a", count: 5_000)))
