@@ -36,7 +36,7 @@ extension Prefs {
             // Bulk input: larger transactions. One of more keys than the change log keeps
             // (10,000 by default) skips the records its own commit would prune.
             options.maximumPending = 50_000
-            let stack = try KeyValueStack(path: global.storePath, options: options)
+            let stack = OpenStacks.add(try KeyValueStack(path: global.storePath, options: options))
             let signals = SignalDrain(stack: stack, progress: progress)
             signals.install()
             signal(SIGPIPE, SIG_IGN)  // a reader of the progress lines that goes away must not stop the writes

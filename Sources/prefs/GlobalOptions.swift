@@ -51,7 +51,7 @@ struct GlobalOptions: ParsableArguments {
     /// Opens the store; the CLI shares the memory tier between processes. With `force`,
     /// writes skip the schema's checks (and a warning says so).
     func openStack(force: Bool = false) throws -> KeyValueStack {
-        try KeyValueStack(path: storePath, options: stackOptions(force: force))
+        OpenStacks.add(try KeyValueStack(path: storePath, options: stackOptions(force: force)))
     }
 
     /// The options every command opens its stack with (``openStack(force:)``; `batch` adds its

@@ -63,9 +63,11 @@ enum Main {
         if var command = tableCommand(split) ?? CommandDispatch.command(split) {
             do {
                 try command.run()
+                try OpenStacks.closeAll()
                 Output.standard.flush()
             } catch {
                 Output.standard.flush()
+                try? OpenStacks.closeAll()
                 exit(report(error))
             }
             return
@@ -84,9 +86,11 @@ enum Main {
         do {
             var command = try Prefs.parseAsRoot(split)
             try command.run()
+            try OpenStacks.closeAll()
             Output.standard.flush()
         } catch {
             Output.standard.flush()
+            try? OpenStacks.closeAll()
             exit(report(error))
         }
     }

@@ -24,6 +24,9 @@ final class StoreDatabase: Sendable {
     static let memoryApplicationID: Int32 = 0x7072_666D
     /// The schema version this build writes; also kept in `PRAGMA user_version`.
     static let schemaVersion = 3
+    /// The size, in bytes, a `-wal` file is cut back to once a checkpoint has emptied it
+    /// (`PRAGMA journal_size_limit`); `prefs doctor` reports a larger one.
+    static let walSizeLimit = 4 << 20
 
     let location: Location
     let kind: Kind
@@ -77,9 +80,13 @@ final class StoreDatabase: Sendable {
         return queue
     }
 
-    /// Closes the connection; the next access opens it again.
+    /// Closes the connection now (whoever else still holds the queue); the next access opens
+    /// it again. Closing the last connection to a store checkpoints its WAL and removes it.
     func close() {
-        queue.withLock { $0 = nil }
+        queue.withLock { current in
+            try? current?.queue.close()
+            current = nil
+        }
     }
 
     // MARK: - Opening
@@ -90,8 +97,9 @@ final class StoreDatabase: Sendable {
         config.readonly = readonly
         config.busyTimeout = busyTimeout
         // Every commit reaches the disk before prefs reports success (WAL, synchronous FULL).
+        // A WAL that a checkpoint has emptied is cut back to 4 MiB when it is next reused.
         config.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
+            try db.execute(sql: "PRAGMA synchronous = FULL; PRAGMA journal_size_limit = \(Self.walSizeLimit)")
         }
 
         return config

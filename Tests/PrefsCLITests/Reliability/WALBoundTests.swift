@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+/// The store's `-wal` stays bounded however many one-shot commands write to it (issue 29).
+@Suite("bounded WAL")
+struct WALBoundTests {
+    /// Size of a file in bytes, or nil when it does not exist.
+    static func size(_ path: String) -> Int? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : nil
+    }
+
+    /// The bound the guide promises: `PRAGMA journal_size_limit`, 4 MiB.
+    static let bound = 4 << 20
+
+    @Test(.tags(.slow)) func fiveThousandOneShotSetsLeaveNoWAL() throws {
+        let box = try Sandbox()
+        // One bash runs the 5,000 processes (a Process per set from Swift would be slower).
+        let script = """
+            for i in $(seq 1 5000); do
+                "$PREFS" --store "$STORE" set user "k$((i % 50))" "$i" || exit 1
+                if (( i % 1000 == 0 )); then
+                    s=$(stat -c %s "$STORE-wal" 2>/dev/null || echo 0)
+                    echo "$i $s"
+                fi
+            done
+            """
+        let result = try Sandbox.exec(
+            "/bin/bash", ["-c", script], stdin: nil, environment: box.environment(["PREFS": Sandbox.binary, "STORE": box.store]))
+        #expect(result.status == 0, "\(result)")
+        let sizes = result.stdout.split(separator: "\n").map { $0.split(separator: " ") }
+        #expect(sizes.count == 5, "\(result)")
+        for row in sizes {
+            #expect(row.count == 2 && (Int(row[1]) ?? .max) <= Self.bound, "WAL after \(row.first ?? "?") sets: \(row.last ?? "?") bytes")
+        }
+        // The last command's close checkpointed everything: no -wal is left at all.
+        #expect(Self.size(box.store + "-wal") == nil)
+        #expect(try box.runOK(["get", "user", "k0"]).stdout == "5000\n")
+        #expect(try box.runOK(["log", "user", "--limit", "1"]).stdout.contains("\tset\tuser\tk0\t"))
+    }
+
+    @Test func oneShotWritesCheckpointAndRemoveTheWAL() throws {
+        let box = try Sandbox()
+        try box.runOK(["set", "user", "theme", "dark"])
+        #expect(Self.size(box.store + "-wal") == nil, "the last connection's close checkpoints and removes -wal")
+        #expect(Self.size(box.store) ?? 0 > 0)
+        try box.runOK(["incr", "user", "n"])
+        try box.runOK(["rm", "user", "theme"])
+        #expect(Self.size(box.store + "-wal") == nil)
+        // A process killed mid-command leaves its WAL; the next one-shot command folds it in.
+        let sqlite = try Sandbox.exec(
+            "/usr/bin/sqlite3", [box.store, "PRAGMA journal_mode"], stdin: nil, environment: box.environment())
+        #expect(sqlite.status == 0 && sqlite.stdout == "wal\n", "\(sqlite)")
+        #expect(try box.runOK(["get", "user", "n"]).stdout == "1\n")
+    }
+
+    /// While a long-lived reader keeps the store open (so no command is the last to close it),
+    /// checkpoints still complete and the WAL is reused and cut back to its limit.
+    @Test(.tags(.slow)) func theWALStaysBoundedWhileAWatcherHoldsTheStoreOpen() throws {
+        let box = try Sandbox()
+        try box.runOK(["set", "user", "start", "1"])
+        let (watcher, _) = try Running.watch(["watch", "user"], box: box)
+        defer { _ = watcher.finish(signal: SIGTERM) }
+        let script = """
+            for i in $(seq 1 1500); do
+                "$PREFS" --store "$STORE" set user "k$((i % 50))" "$i" || exit 1
+            done
+            stat -c %s "$STORE-wal" 2>/dev/null || echo 0
+            """
+        let result = try Sandbox.exec(
+            "/bin/bash", ["-c", script], stdin: nil, environment: box.environment(["PREFS": Sandbox.binary, "STORE": box.store]))
+        #expect(result.status == 0, "\(result)")
+        let wal = Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .max
+        #expect(wal <= Self.bound, "WAL after 1,500 sets with a watcher: \(wal) bytes")
+        #expect(try box.runOK(["get", "user", "k0"]).stdout == "1500\n")
+    }
+}
