@@ -135,19 +135,6 @@ extension Prefs {
                 valueName: "n"))
         var fractionalVersion: Int?
 
-        /// ArgumentParser reads `--targeting-key=` (an empty attached value) as a missing
-        /// value: the arguments with it split into `--targeting-key ""`, up to a `--`.
-        static func splittingEmptyTargetingKey(_ arguments: [String]) -> [String] {
-            guard arguments.contains("--targeting-key=") else { return arguments }
-            var result: [String] = []
-            var terminated = false
-            for argument in arguments {
-                if argument == "--" { terminated = true }
-                if !terminated && argument == "--targeting-key=" { result += ["--targeting-key", ""] } else { result.append(argument) }
-            }
-            return result
-        }
-
         func validate() throws {
             if let fractionalVersion, FractionalVersion(rawValue: fractionalVersion) == nil {
                 throw ValidationError("--fractional-version must be 1, 2 or 3")

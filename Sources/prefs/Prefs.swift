@@ -54,7 +54,12 @@ enum Main {
             Output.error("missing command (see 'prefs --help')")
             exit(2)
         }
-        let split = Prefs.EvaluationOptions.splittingEmptyTargetingKey(arguments)
+        let split = EmptyOptionValues.split(arguments)
+        do {
+            try EmptyOptionValues.checkGlobalOptions(split)
+        } catch {
+            exit(report(error))
+        }
         if let help = tableHelp(split) {
             Output.standard.write(help)
             Output.standard.flush()

@@ -177,7 +177,7 @@ enum TableParser {
             var compared = 0
             var read = 0
             while let line = readLine(strippingNewline: true) {
-                let arguments = Prefs.EvaluationOptions.splittingEmptyTargetingKey(
+                let arguments = EmptyOptionValues.split(
                     line.isEmpty ? [] : line.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init))
                 compared += 1
                 guard let command = command(arguments) else { continue }
