@@ -11,7 +11,9 @@ struct EmptyOptionValueTests {
         let env = fullParse ? ["PREFS_FULL_PARSE": "1", "PREFS_STORE": box.store] : ["PREFS_STORE": box.store]
         for arguments in [["--store=", "rm", "user", "k1", "k2"], ["--store", "", "rm", "user", "k1"], ["rm", "--store=", "user", "k1"]] {
             let result = try box.run(arguments, store: false, environment: env)
-            #expect(result.status == 2 && result.stdout.isEmpty && result.stderr == "prefs: --store: the path is empty\n", "\(arguments): \(result)")
+            #expect(
+                result.status == 2 && result.stdout.isEmpty && result.stderr == "prefs: --store: the path is empty\n",
+                "\(arguments): \(result)")
         }
         #expect(try box.storeSnapshot() == before)
     }
