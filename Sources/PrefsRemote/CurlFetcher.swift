@@ -80,6 +80,9 @@ public struct CurlFetcher: HTTPFetcher {
             case 28: throw PrefsError(.unreachable, "timed out after \(DurationText.seconds(seconds))")
             case 7: throw PrefsError(.unreachable, "connection refused")
             case 6: throw PrefsError(.unreachable, "host not found")
+            // CURLE_OUT_OF_MEMORY is also how libcurl before 8.6 refuses a header line over
+            // its 100 KB limit (CURLE_TOO_LARGE since): name the likely cause.
+            case 27, 100: throw PrefsError(.unreachable, "a response header is too large (libcurl accepts 100 KB per header)")
             default:
                 let message = withUnsafeBytes(of: response.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
                 throw PrefsError(.unreachable, message)

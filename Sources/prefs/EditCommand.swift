@@ -152,6 +152,9 @@ extension Prefs {
                 // "exited with status N" or "ended by signal N".
                 throw PrefsError(.notFound, "the editor \(editor) \(termination); nothing was changed")
             }
+            guard access(file, F_OK) == 0 else {
+                throw PrefsError(.notFound, "the editor \(editor) removed \(file); nothing was changed")
+            }
             guard let data = FileManager.default.contents(atPath: file), let after = String(validating: data, as: UTF8.self) else {
                 throw PrefsError(.invalidValue, "the edited file \(file) is not UTF-8 text; nothing was written (the file is kept)")
             }

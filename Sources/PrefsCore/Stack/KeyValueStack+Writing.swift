@@ -331,7 +331,10 @@ extension KeyValueStack {
         }
         try flushSynchronously()
         let database = database(for: domain)
-        guard try database.reader() != nil, try domains().contains(domain) else {
+        // A built-in domain always exists: emptying one that holds nothing (a memory tier not
+        // created yet) removes nothing and succeeds.
+        guard try database.reader() != nil, try isBuiltIn || domains().contains(domain) else {
+            if isBuiltIn { return 0 }
             throw PrefsError(.notFound, "domain \(domain.name) does not exist")
         }
         let events = try WriteTransaction.run(on: database, op: .rm) { transaction in
