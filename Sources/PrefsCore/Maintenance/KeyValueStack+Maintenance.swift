@@ -66,8 +66,17 @@ extension KeyValueStack {
                 let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
                 add(.ok, "schema", "schema version \(version) (this prefs: \(StoreDatabase.schemaVersion))")
                 let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?"
-                let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
-                add(mode == "wal" ? .ok : .warning, "wal", "journal mode \(mode), WAL file \(walSize) bytes")
+                // (FileManager's `.size` is not an Int here: it read 0 for every WAL.)
+                var walInfo = stat()
+                let walSize = stat(path + "-wal", &walInfo) == 0 ? Int(walInfo.st_size) : 0
+                if walSize > StoreDatabase.walSizeLimit {
+                    add(
+                        .warning, "wal",
+                        "WAL file \(walSize) bytes, over \(StoreDatabase.walSizeLimit >> 20) MiB: a process holding the store open keeps checkpoints from finishing"
+                    )
+                } else {
+                    add(mode == "wal" ? .ok : .warning, "wal", "journal mode \(mode), WAL file \(walSize) bytes")
+                }
                 var expired = 0
                 let now = WallClock.nowMilliseconds()
                 for domain in try DomainTable.all(db) {

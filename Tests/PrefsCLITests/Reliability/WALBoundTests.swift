@@ -74,4 +74,28 @@ struct WALBoundTests {
         #expect(wal <= Self.bound, "WAL after 1,500 sets with a watcher: \(wal) bytes")
         #expect(try box.runOK(["get", "user", "k0"]).stdout == "1500\n")
     }
+
+    /// A reader that never ends its read transaction keeps checkpoints from finishing: doctor
+    /// says the WAL is over its limit.
+    @Test func doctorWarnsAboutAnOversizedWAL() throws {
+        let box = try Sandbox()
+        try box.runOK(["set", "user", "start", "1"])
+        let holder = try Running(
+            [
+                "-c",
+                "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('BEGIN'); "
+                    + "c.execute('SELECT count(*) FROM sqlite_master').fetchall(); print('ready', flush=True); sys.stdin.read()",
+                box.store,
+            ], environment: box.environment(), executable: "/usr/bin/python3")
+        #expect(holder.waitForLines(1), "the reader took its snapshot")
+        try box.runOK(["set", "user", "big", "-"], stdin: String(repeating: "x", count: 5 << 20))
+        let doctor = try box.run(["doctor"])
+        #expect(doctor.stdout.contains("warning\twal\tWAL file "), "\(doctor)")
+        #expect(doctor.stdout.contains("over 4 MiB"), "\(doctor)")
+        #expect(holder.finish().status == 0)
+        // Once the reader is gone, the next command folds the WAL in.
+        try box.runOK(["set", "user", "after", "1"])
+        #expect(Self.size(box.store + "-wal") == nil)
+        #expect(try box.run(["doctor"]).stdout.contains("ok\twal\tjournal mode wal"))
+    }
 }
