@@ -876,7 +876,7 @@ _prefs_flag_show() {
 
 _prefs_flag_eval() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--strict --json --version -h --help)
     repeating_options=(--override)
     non_repeating_options=(--store --actor --type --default --context --targeting-key --fractional-version)
     __prefs_offer_flags_options 1

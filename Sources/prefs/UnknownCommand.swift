@@ -46,8 +46,8 @@ enum UnknownCommand {
         let names = commands.map { $0._commandName }
         let full = parent.map { "\($0) \(name)" } ?? name
         var text = "unknown command '\(full)'"
-        if let nearest = names.map({ ($0, distance($0, name)) }).filter({ $0.1 <= (name.count <= 3 ? 1 : 2) }).min(by: { $0.1 < $1.1 }) {
-            text += "; did you mean '\(parent.map { "\($0) " } ?? "")\(nearest.0)'?"
+        if let nearest = TypoHint.nearest(name, among: names) {
+            text += "; did you mean '\(parent.map { "\($0) " } ?? "")\(nearest)'?"
         }
         return text + " (see 'prefs \(parent.map { "\($0) " } ?? "")--help')"
     }

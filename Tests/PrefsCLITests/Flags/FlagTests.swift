@@ -101,7 +101,8 @@ struct FlagCLITests {
         expectFailure(try box.run(["flag", "eval", "banner", "--type", "string", "--default", "?", "--context", "[1]"]), 6)
         expectFailure(try box.run(["flag", "eval", "banner", "--type", "integer", "--default", "x"]), 6)
         expectFailure(try box.run(["flag", "eval", "banner", "--type", "decimal", "--default", "1"]), 2)
-        expectFailure(try box.run(["flag", "eval", "banner", "--default", "1"]), 2)
+        // Without --type the flag's own type reads the default (issue 30): not a usage error.
+        #expect(try box.run(["flag", "eval", "banner", "--default", "1"]).status == 0)
         let before = try box.storeSnapshot()
         expectFailure(
             try box.run(
