@@ -106,7 +106,7 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The flag.")
+        @Argument(help: "The flag.", completion: Completions.flag)
         var key: String
 
         func run() throws {
@@ -187,7 +187,7 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The flag.")
+        @Argument(help: "The flag.", completion: Completions.flag)
         var key: String
 
         @Option(help: ArgumentHelp("boolean, string, integer, float or object.", valueName: "type"))
@@ -222,7 +222,7 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The flag.")
+        @Argument(help: "The flag.", completion: Completions.flag)
         var key: String
 
         @OptionGroup var evaluation: EvaluationOptions
@@ -239,7 +239,7 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The flag.")
+        @Argument(help: "The flag.", completion: Completions.flag)
         var key: String
 
         func run() throws {
@@ -253,7 +253,7 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The flag.")
+        @Argument(help: "The flag.", completion: Completions.flag)
         var key: String
 
         func run() throws {
