@@ -174,6 +174,8 @@ __prefs_add_custom_completions() {
             done
             candidate="${quoted}"
         fi
+        # readline closes an opened quote unless the match already ends with that character.
+        [[ -n "${quote}" && "${candidate}" == *"${quote}" ]] && candidate+="${quote}"
         COMPREPLY+=("${candidate}")
     done <<<"${1}"
 }

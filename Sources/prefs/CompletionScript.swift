@@ -109,6 +109,8 @@ enum CompletionScript {
                     done
                     candidate="${quoted}"
                 fi
+                # readline closes an opened quote unless the match already ends with that character.
+                [[ -n "${quote}" && "${candidate}" == *"${quote}" ]] && candidate+="${quote}"
                 COMPREPLY+=("${candidate}")
             done <<<"${1}"
         }

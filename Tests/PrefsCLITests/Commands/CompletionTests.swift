@@ -76,13 +76,16 @@ struct CompletionTests {
             var document = #"{"$evaluators":{"shared":{"==":[1,1]}},"metadata":{"team":"web"},"flags":{"#
             for (index, flag) in flagKeys.enumerated() {
                 let name = flag.replacingOccurrences(of: "\"", with: "\\\"")
-                document += (index > 0 ? "," : "") + #""\#(name)":{"state":"ENABLED","variants":{"on":true,"off":false},"defaultVariant":"on"}"#
+                document +=
+                    (index > 0 ? "," : "") + #""\#(name)":{"state":"ENABLED","variants":{"on":true,"off":false},"defaultVariant":"on"}"#
             }
             document += "}}"
             let imported = try box.run(["flag", "import"], stdin: document)
             #expect(imported.status == 0, "flag import: \(imported)")
             let switchKeys = try box.run(["list", "switch", "--keys-only"])
-            #expect(switchKeys.status == 0 && switchKeys.stdout.contains("$evaluators") && switchKeys.stdout.contains("$metadata"), "\(switchKeys)")
+            #expect(
+                switchKeys.status == 0 && switchKeys.stdout.contains("$evaluators") && switchKeys.stdout.contains("$metadata"),
+                "\(switchKeys)")
             flags = flagKeys.sorted()
             snapshot = try box.storeSnapshot()
             bin = (Sandbox.binary as NSString).deletingLastPathComponent
@@ -110,7 +113,8 @@ struct CompletionTests {
         /// Nothing ran and nothing was written.
         func expectUntouched(sourceLocation: SourceLocation = #_sourceLocation) throws {
             for marker in markers {
-                #expect(!FileManager.default.fileExists(atPath: marker), "a shell ran a key: \(marker) exists", sourceLocation: sourceLocation)
+                #expect(
+                    !FileManager.default.fileExists(atPath: marker), "a shell ran a key: \(marker) exists", sourceLocation: sourceLocation)
             }
             #expect(try box.storeSnapshot() == snapshot, "completion changed the store", sourceLocation: sourceLocation)
         }
@@ -207,7 +211,8 @@ struct CompletionTests {
         #expect(script.contains("---completion flag eval -- positional@0"), "flag names are not completed")
         for shell in ["zsh", "fish"] {
             let other = try box.run(["--generate-completion-script", shell], store: false)
-            let committed = try String(contentsOfFile: repositoryRoot + "/completions/" + (shell == "zsh" ? "_prefs" : "prefs.fish"), encoding: .utf8)
+            let committed = try String(
+                contentsOfFile: repositoryRoot + "/completions/" + (shell == "zsh" ? "_prefs" : "prefs.fish"), encoding: .utf8)
             #expect(other.status == 0 && other.stdout == committed, "completions for \(shell) are out of date")
             #expect(!runsEval(other.stdout) && !other.stdout.contains("compgen"), "\(shell) expands candidates")
         }
@@ -230,7 +235,9 @@ struct CompletionTests {
             printf 'reply:%s\n' "${COMPREPLY[@]}"
             """#
         let result = try run(
-            ["env"] + fixture.environment + ["SCRIPT=\(script)", "BEFORE=\(line)", "WORD=\(word)", "bash", "--norc", "--noprofile", "-c", program])
+            ["env"] + fixture.environment + [
+                "SCRIPT=\(script)", "BEFORE=\(line)", "WORD=\(word)", "bash", "--norc", "--noprofile", "-c", program,
+            ])
         #expect(result.status == 0, "\(result)")
         return result.stdout.split(separator: "\n", omittingEmptySubsequences: false).compactMap {
             $0.hasPrefix("reply:") && $0.count > 6 ? String($0.dropFirst(6)) : nil
@@ -262,9 +269,12 @@ struct CompletionTests {
                 let replies = try Self.bashReplies(fixture, script: script, line: "prefs get user", word: typed)
                 #expect(replies.count == 1, "\(key) typed as \(typed): \(replies)")
                 guard let reply = replies.first else { continue }
+                // readline closes the quote unless the match ends with it.
                 let quote = typing == .bare ? "" : String(typed.prefix(1))
-                let read = try Self.evaluate(fixture, ["bash", "--norc", "--noprofile"], "prefs get user \(quote)\(reply)\(quote)")
-                #expect(read.status == 0 && read.stdout == fixture.value(of: key), "\(key) typed as \(typed), completed \(reply): \(read)")
+                let completed = quote + reply + (reply.hasSuffix(quote) ? "" : quote)
+                let read = try Self.evaluate(fixture, ["bash", "--norc", "--noprofile"], "prefs get user \(completed)")
+                #expect(
+                    read.status == 0 && read.stdout == fixture.value(of: key), "\(key) typed as \(typed), completed \(completed): \(read)")
             }
         }
         // Domains and flags go through the same function.
@@ -277,7 +287,9 @@ struct CompletionTests {
         }
         #expect(words == fixture.flags, "\(flags)")
         for command in ["explain", "enable", "disable", "stats"] {
-            #expect(try Self.bashReplies(fixture, script: script, line: "prefs flag \(command)", word: "n") == ["new-checkout"], "flag \(command)")
+            #expect(
+                try Self.bashReplies(fixture, script: script, line: "prefs flag \(command)", word: "n") == ["new-checkout"],
+                "flag \(command)")
         }
         try fixture.expectUntouched()
     }
@@ -293,14 +305,24 @@ struct CompletionTests {
             socket = "prefs-completion-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
             directory = fixture.box.root
             let started = try CompletionTests.tmux(
-                ["new-session", "-d", "-s", session, "-x", "250", "-y", "50", "-c", directory, "env " + fixture.environment.joined(separator: " ") + " " + command],
+                [
+                    "new-session", "-d", "-s", session, "-x", "250", "-y", "50", "-c", directory,
+                    "env " + fixture.environment.joined(separator: " ") + " " + command,
+                ],
                 socket: socket)
             #expect(started.status == 0, "\(started)")
             _ = try wait(for: ready)
         }
 
-        func stop() {
+        /// Ends the server and its shell; false when the server is still there after 5 s.
+        @discardableResult
+        func stop() -> Bool {
             _ = try? CompletionTests.tmux(["kill-server"], socket: socket)
+            for _ in 0..<50 {
+                if (try? CompletionTests.tmux(["list-sessions"], socket: socket))?.status != 0 { return true }
+                usleep(100_000)
+            }
+            return false
         }
 
         func send(_ keys: [String]) throws {
@@ -323,17 +345,24 @@ struct CompletionTests {
             return shown
         }
 
-        /// Types `line`, TAB, then ` >FILE` and Enter; returns what FILE got (nil: nothing within 10 s).
+        /// Clears the line and the screen, types `line`, TAB, then ` >FILE` and Enter; returns
+        /// what FILE got (nil: nothing within 20 s).
         func complete(_ line: String, into name: String) throws -> String? {
             let file = directory + "/" + name
-            try send(["C-c"])
+            try send(["C-e", "C-u", "C-l"])
             usleep(200_000)
             try send(["-l", line])
             try send(["Tab"])
-            usleep(700_000)
+            // Typing on while a shell completes can cancel it (fish): wait until the word grew.
+            for _ in 0..<50 {
+                usleep(100_000)
+                let shown = screen()
+                guard let typed = shown.range(of: line, options: .backwards) else { continue }
+                if !shown[typed.upperBound...].prefix(while: { $0 != "\n" }).allSatisfy(\.isWhitespace) { break }
+            }
             try send(["-l", " >\(name)"])
             try send(["Enter"])
-            for _ in 0..<100 {
+            for _ in 0..<200 {
                 if let text = try? String(contentsOfFile: file, encoding: .utf8), !text.isEmpty { return text }
                 usleep(100_000)
             }
@@ -348,26 +377,30 @@ struct CompletionTests {
         let rc = fixture.box.root + "/bashrc"
         try Data("PS1='$ '\nsource \(script)\n".utf8).write(to: URL(fileURLWithPath: rc))
         let shell = try InteractiveShell("bash --rcfile \(rc) --noprofile -i", fixture: fixture, ready: "$ ")
-        defer { shell.stop() }
+        defer { #expect(shell.stop(), "the tmux server outlived kill-server") }
         var count = 0
         for key in fixture.keys {
             for typing in Typing.allCases {
                 // Every key bare; the quoted forms for the keys made of shell syntax.
-                guard typing == .bare || key.hasPrefix("$(") || key.hasPrefix("`") || key.contains("'") || key.contains("\"") else { continue }
+                guard typing == .bare || key.hasPrefix("$(") || key.hasPrefix("`") || key.contains("'") || key.contains("\"") else {
+                    continue
+                }
                 guard let typed = typing.typed(fixture.uniquePrefix(of: key, among: fixture.keys)) else { continue }
                 count += 1
                 let printed = try shell.complete("prefs get user \(typed)", into: "out-\(count)")
                 #expect(printed == fixture.value(of: key), "\(key) typed as \(typed): \(printed ?? "nothing")\n\(shell.screen())")
             }
         }
-        // Several candidates: TAB TAB lists them, quoted.
-        try shell.send(["C-c"])
+        // Several candidates: TAB TAB lists them, quoted (on a cleared screen).
+        try shell.send(["C-e", "C-u", "C-l"])
         try shell.send(["-l", "prefs get user s"])
         try shell.send(["Tab", "Tab"])
-        let listed = try shell.wait(for: "star")
+        let listed = try shell.wait(for: #"star\*"#)
         #expect(listed.contains(#"say\ \"hi\""#) && listed.contains(#"star\*"#) && listed.contains(#"semi\;touch"#), "\(listed)")
-        #expect(try shell.complete("prefs list sw", into: "out-domain")?.hasPrefix("new-checkout") == true)
-        #expect(try shell.complete("prefs flag show new-", into: "out-flag")?.contains("ENABLED") == true)
+        let domain = try shell.complete("prefs list sw", into: "out-domain")
+        #expect(domain?.contains("new-checkout") == true, "\(domain ?? "nothing")\n\(shell.screen())")
+        let flag = try shell.complete("prefs flag show new-", into: "out-flag")
+        #expect(flag?.contains("ENABLED") == true, "\(flag ?? "nothing")\n\(shell.screen())")
         try fixture.expectUntouched()
     }
 
@@ -381,47 +414,47 @@ struct CompletionTests {
         let rc = fixture.box.root + "/zshrc"
         try Data("fpath=(\(directory) $fpath)\nautoload -U compinit\ncompinit -u -D\n".utf8).write(to: URL(fileURLWithPath: rc))
         let shell = try InteractiveShell("PS1='%% ' zsh -f -i", fixture: fixture, ready: "% ")
-        defer { shell.stop() }
-        try shell.send(["-l", "source \(rc)"])
+        defer { #expect(shell.stop(), "the tmux server outlived kill-server") }
+        try shell.send(["-l", "source \(rc); echo RE''ADY"])
         try shell.send(["Enter"])
-        usleep(1_000_000)
+        #expect(try shell.wait(for: "READY").contains("READY"))
         var count = 0
         for key in fixture.keys {
             for typing in Typing.allCases {
-                guard typing == .bare || key.hasPrefix("$(") || key.hasPrefix("`") || key.contains("'") || key.contains("\"") else { continue }
+                guard typing == .bare || key.hasPrefix("$(") || key.hasPrefix("`") || key.contains("'") || key.contains("\"") else {
+                    continue
+                }
                 guard let typed = typing.typed(fixture.uniquePrefix(of: key, among: fixture.keys)) else { continue }
                 count += 1
                 let printed = try shell.complete("prefs get user \(typed)", into: "out-\(count)")
                 #expect(printed == fixture.value(of: key), "\(key) typed as \(typed): \(printed ?? "nothing")\n\(shell.screen())")
             }
         }
-        #expect(try shell.complete("prefs flag show new-", into: "out-flag")?.contains("ENABLED") == true)
+        let flag = try shell.complete("prefs flag show new-", into: "out-flag")
+        #expect(flag?.contains("ENABLED") == true, "\(flag ?? "nothing")\n\(shell.screen())")
         try fixture.expectUntouched()
     }
 
     // MARK: - fish
 
-    @Test(.enabled(if: installed("fish"), "needs fish"))
-    func fishOffersStoredKeysLiterally() throws {
+    /// fish 3 hands the callback its words unescaped (`commandline -o`), fish 4 as typed
+    /// (`--tokens-raw`); fish's `complete -C` cannot run SAP's script outside an interactive
+    /// shell (its `commandline -C`), so the callback is asked as the script asks it.
+    @Test func theCallbackTakesFishWordsAsFishPassesThem() throws {
         let fixture = try Fixture()
-        let script = try fixture.script("fish")
-        let fish = ["fish", "--no-config"]
-        // complete -C prints the candidates as stored (fish escapes what it inserts).
-        func candidates(_ line: String, _ word: String) throws -> [String] {
-            let result = try Self.run(
-                ["env"] + fixture.environment + ["WORD=\(word)"] + fish
-                    + ["-c", "source \(script); complete -C \"\(line) \"(string escape -- $WORD)"])
+        func keys(_ word: String, version: String) throws -> String {
+            let result = try fixture.box.run(
+                ["---completion", "get", "--", "positional@1", "3", "\(word.count)", "prefs", "get", "user", word], store: false,
+                environment: ["PREFS_STORE": fixture.box.store, "SAP_SHELL": "fish", "SAP_SHELL_VERSION": version])
             #expect(result.status == 0, "\(result)")
-            return result.stdout.split(separator: "\n").map { String($0.split(separator: "\t", maxSplits: 1)[0]) }
+            return result.stdout
         }
-        #expect(try candidates("prefs get user", "").sorted() == fixture.keys.sorted())
-        for key in fixture.keys {
-            #expect(try candidates("prefs get user", fixture.uniquePrefix(of: key, among: fixture.keys)) == [key], "\(key)")
-            // The key as fish inserts it (its own escaping) reads exactly the key.
-            let read = try Self.run(["env"] + fixture.environment + ["KEY=\(key)"] + fish + ["-c", "eval \"prefs get user \"(string escape -- $KEY)"])
-            #expect(read.status == 0 && read.stdout == fixture.value(of: key), "\(key): \(read)")
-        }
-        #expect(try candidates("prefs flag eval", "").sorted() == fixture.flags)
+        #expect(try keys("it'", version: "3.6.0") == "it's\n")
+        #expect(try keys(#"back\"#, version: "3.6.0") == "back\\slash\n")
+        #expect(try keys("say \"", version: "3.6.0") == "say \"hi\"\n")
+        #expect(try keys(#"it\'"#, version: "4.0.2") == "it's\n")
+        #expect(try keys(#"'back\"#, version: "4.0.2") == "back\\slash\n")
+        #expect(try keys("", version: "3.6.0").split(separator: "\n").map(String.init) == fixture.keys.sorted())
         try fixture.expectUntouched()
     }
 
@@ -431,12 +464,20 @@ struct CompletionTests {
         let script = try fixture.script("fish")
         let shell = try InteractiveShell(
             "fish --no-config -i -C 'function fish_prompt; echo \"> \"; end' -C 'source \(script)'", fixture: fixture, ready: "> ")
-        defer { shell.stop() }
+        defer { #expect(shell.stop(), "the tmux server outlived kill-server") }
         for (count, key) in fixture.keys.enumerated() {
             let typed = Typing.bare.typed(fixture.uniquePrefix(of: key, among: fixture.keys))!
             let printed = try shell.complete("prefs get user \(typed)", into: "out-\(count)")
             #expect(printed == fixture.value(of: key), "\(key) typed as \(typed): \(printed ?? "nothing")\n\(shell.screen())")
         }
+        // Several candidates: TAB lists them as stored (on a cleared screen).
+        try shell.send(["C-e", "C-u", "C-l"])
+        try shell.send(["-l", "prefs get user s"])
+        try shell.send(["Tab"])
+        let listed = try shell.wait(for: "star*")
+        #expect(listed.contains(#"say "hi""#) && listed.contains("star*") && listed.contains("semi;touch"), "\(listed)")
+        let flag = try shell.complete("prefs flag show new-", into: "out-flag")
+        #expect(flag?.contains("ENABLED") == true, "\(flag ?? "nothing")\n\(shell.screen())")
         try fixture.expectUntouched()
     }
 }
