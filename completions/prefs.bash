@@ -167,7 +167,14 @@ __prefs_add_custom_completions() {
                 character="${candidate:i:1}"
                 case "${quote}" in
                 "'") [[ "${character}" == "'" ]] && character="'\\''" ;;
-                '"') [[ "${character}" == [\$\`\"\\] ]] && character="\\${character}" ;;
+                '"')
+                    # ! would be history expansion even in double quotes: single-quote it.
+                    if [[ "${character}" == '!' ]]; then
+                        character="\"'!'\""
+                    elif [[ "${character}" == [\$\`\"\\] ]]; then
+                        character="\\${character}"
+                    fi
+                    ;;
                 *) [[ "${character}" == [[:alnum:]_./+%,-] ]] || character="\\${character}" ;;
                 esac
                 quoted+="${character}"

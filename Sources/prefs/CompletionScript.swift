@@ -2,17 +2,17 @@ import ArgumentParser
 import PrefsCore
 
 /// The completion scripts `prefs --generate-completion-script SHELL` prints (and
-/// `scripts/generate` commits to `completions/`): ArgumentParser's, with its bash script made
-/// safe for candidates that come from the store.
+/// `scripts/generate` commits to `completions/`): ArgumentParser's, with its bash and zsh
+/// scripts made safe for candidates that come from the store.
 ///
 /// ArgumentParser's bash script hands the callback's candidates to `compgen -W`, which expands
 /// every word: a key `$(touch x)` (keys can be written by a refresh server or a sync peer)
 /// would run when the user pressed TAB. Here each such call is replaced, by exact text, with a
 /// function that reads the candidates line by line, compares them with the typed word as plain
 /// text and inserts them quoted. When ArgumentParser's text changes, the replacement fails and
-/// the binary refuses to print a script (CompletionTests checks it); the zsh (`_describe`,
-/// which quotes what it inserts) and fish (`complete -a`, likewise) scripts are printed as
-/// generated.
+/// the binary refuses to print a script (CompletionTests checks it). zsh (`_describe`) and fish
+/// (`complete -a`) quote what they insert themselves; zsh's script only keeps `banghist` on so
+/// that its quoting covers `!` (``safeZsh(_:)``). The fish script is printed as generated.
 enum CompletionScript {
     struct Mismatch: Error, CustomStringConvertible {
         let description: String
@@ -20,13 +20,27 @@ enum CompletionScript {
 
     /// The script ArgumentParser printed for `error` (its completion-script request), made safe.
     ///
-    /// - Returns: nil when `error` is not a request for a bash script (printed as it is).
-    /// - Throws: ``Mismatch`` when the bash script is not the text the replacements expect.
+    /// - Returns: nil when `error` is not a request for a bash or zsh script (printed as it is).
+    /// - Throws: ``Mismatch`` when the script is not the text the replacements expect.
     static func text(for error: any Error) throws -> String? {
         guard Prefs.exitCode(for: error) == .success else { return nil }
         let generated = Prefs.fullMessage(for: error)
+        if generated.hasPrefix(zshHeader) { return try safeZsh(generated) }
         guard generated.hasPrefix(bashHeader) else { return nil }
         return try safeBash(generated)
+    }
+
+    static let zshHeader = "#compdef prefs\n"
+    /// ArgumentParser's zsh function turns `banghist` off while it completes, so zsh inserts a
+    /// key's `!` unquoted and the line then runs history expansion (`x!!` splices in the last
+    /// command). With `banghist` left on, zsh quotes `!` like any special character.
+    static let zshOptions = "\n    unsetopt aliases banghist\n"
+
+    static func safeZsh(_ generated: String) throws -> String {
+        guard generated.ranges(of: zshOptions).count == 1, generated.ranges(of: "banghist").count == 1 else {
+            throw Mismatch(description: "ArgumentParser's zsh script does not turn banghist off once, as this build expects")
+        }
+        return generated.replacingLiteral(zshOptions, with: "\n    unsetopt aliases\n")
     }
 
     static let bashHeader = "#!/bin/bash\n"
@@ -102,7 +116,14 @@ enum CompletionScript {
                         character="${candidate:i:1}"
                         case "${quote}" in
                         "'") [[ "${character}" == "'" ]] && character="'\\''" ;;
-                        '"') [[ "${character}" == [\$\`\"\\] ]] && character="\\${character}" ;;
+                        '"')
+                            # ! would be history expansion even in double quotes: single-quote it.
+                            if [[ "${character}" == '!' ]]; then
+                                character="\"'!'\""
+                            elif [[ "${character}" == [\$\`\"\\] ]]; then
+                                character="\\${character}"
+                            fi
+                            ;;
                         *) [[ "${character}" == [[:alnum:]_./+%,-] ]] || character="\\${character}" ;;
                         esac
                         quoted+="${character}"

@@ -102,7 +102,7 @@ enum Main {
             return 0
         } catch {
             // Like a shell the parser does not support: a usage error (exit 2), no unsafe script.
-            Output.error("this build cannot generate a safe bash completion script: \(error)")
+            Output.error("this build cannot generate a safe completion script: \(error)")
             return 2
         }
     }

@@ -66,7 +66,7 @@ struct CompletionTests {
             keys = [
                 "$(touch \(root)/marker-subst)", "`touch \(root)/marker-backtick`", "it's", "say \"hi\"", #"back\slash"#,
                 "two words", "star*", "semi;touch \(root)/marker-semi", "pipe|touch \(root)/marker-pipe",
-                "amp&touch \(root)/marker-amp", "$x", "a/b", "c:d", "$evaluators", "$metadata",
+                "amp&touch \(root)/marker-amp", "$x", "a/b", "c:d", "$evaluators", "$metadata", "bang!!",
             ]
             for (index, key) in keys.enumerated() {
                 let set = try box.run(["set", "user", key, "\(100 + index)"])
@@ -215,6 +215,7 @@ struct CompletionTests {
                 contentsOfFile: repositoryRoot + "/completions/" + (shell == "zsh" ? "_prefs" : "prefs.fish"), encoding: .utf8)
             #expect(other.status == 0 && other.stdout == committed, "completions for \(shell) are out of date")
             #expect(!runsEval(other.stdout) && !other.stdout.contains("compgen"), "\(shell) expands candidates")
+            #expect(!other.stdout.contains("banghist"), "\(shell) turns history expansion off while it quotes: ! goes in unquoted")
         }
     }
 
@@ -382,7 +383,10 @@ struct CompletionTests {
         for key in fixture.keys {
             for typing in Typing.allCases {
                 // Every key bare; the quoted forms for the keys made of shell syntax.
-                guard typing == .bare || key.hasPrefix("$(") || key.hasPrefix("`") || key.contains("'") || key.contains("\"") else {
+                guard
+                    typing == .bare || key.hasPrefix("$(") || key.hasPrefix("`") || key.contains("'") || key.contains("\"")
+                        || key.contains("!")
+                else {
                     continue
                 }
                 guard let typed = typing.typed(fixture.uniquePrefix(of: key, among: fixture.keys)) else { continue }
@@ -421,7 +425,10 @@ struct CompletionTests {
         var count = 0
         for key in fixture.keys {
             for typing in Typing.allCases {
-                guard typing == .bare || key.hasPrefix("$(") || key.hasPrefix("`") || key.contains("'") || key.contains("\"") else {
+                guard
+                    typing == .bare || key.hasPrefix("$(") || key.hasPrefix("`") || key.contains("'") || key.contains("\"")
+                        || key.contains("!")
+                else {
                     continue
                 }
                 guard let typed = typing.typed(fixture.uniquePrefix(of: key, among: fixture.keys)) else { continue }
