@@ -134,6 +134,59 @@ __prefs_add_completions() {
     done < <(IFS=$'\n' compgen "${@}" -- "${cur}")
 }
 
+# Candidates from the callback are data (a key can come from a refresh server or a sync
+# peer): read line by line, compared with the typed word as plain text, and inserted
+# quoted as the word being completed is quoted; never given to compgen -W or eval.
+__prefs_add_custom_completions() {
+    compopt +o filenames 2>/dev/null
+    local quote=''
+    case "${COMP_WORDS[COMP_CWORD]}" in
+    \'*) quote="'" ;;
+    \"*) quote='"' ;;
+    esac
+    # The typed word without its escapes (readline leaves an opening quote out of ${cur}).
+    local prefix='' character candidate quoted
+    local -i i
+    if [[ "${quote}" == "'" ]]; then
+        prefix="${cur}"
+    else
+        for ((i = 0; i < ${#cur}; i++)); do
+            character="${cur:i:1}"
+            if [[ "${character}" == '\' && (-z "${quote}" || "${cur:i+1:1}" == [\$\`\"\\]) ]]; then
+                i+=1
+                character="${cur:i:1}"
+            fi
+            prefix+="${character}"
+        done
+    fi
+    while IFS='' read -r candidate; do
+        [[ -n "${candidate}" && "${candidate}" == "${prefix}"* ]] || continue
+        if [[ "${candidate}" == *[^[:alnum:]_./+%,-]* ]]; then
+            quoted=''
+            for ((i = 0; i < ${#candidate}; i++)); do
+                character="${candidate:i:1}"
+                case "${quote}" in
+                "'") [[ "${character}" == "'" ]] && character="'\\''" ;;
+                '"')
+                    # ! would be history expansion even in double quotes: single-quote it.
+                    if [[ "${character}" == '!' ]]; then
+                        character="\"'!'\""
+                    elif [[ "${character}" == [\$\`\"\\] ]]; then
+                        character="\\${character}"
+                    fi
+                    ;;
+                *) [[ "${character}" == [[:alnum:]_./+%,-] ]] || character="\\${character}" ;;
+                esac
+                quoted+="${character}"
+            done
+            candidate="${quoted}"
+        fi
+        # readline closes an opened quote unless the match already ends with that character.
+        [[ -n "${quote}" && "${candidate}" == *"${quote}" ]] && candidate+="${quote}"
+        COMPREPLY+=("${candidate}")
+    done <<<"${1}"
+}
+
 __prefs_custom_complete() {
     if [[ -n "${cur}" || -z ${COMP_WORDS[${COMP_CWORD}]} || "${COMP_LINE:${COMP_POINT}:1}" != ' ' ]]; then
         local -ar words=("${COMP_WORDS[@]}")
@@ -228,11 +281,11 @@ _prefs_get() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __prefs_add_completions -W "$(__prefs_custom_complete ---completion get -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion get -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     *)
-        __prefs_add_completions -W "$(__prefs_custom_complete ---completion get -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion get -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -274,11 +327,11 @@ _prefs_set() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __prefs_add_completions -W "$(__prefs_custom_complete ---completion set -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion set -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     2)
-        __prefs_add_completions -W "$(__prefs_custom_complete ---completion set -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion set -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -317,11 +370,11 @@ _prefs_rm() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __prefs_add_completions -W "$(__prefs_custom_complete ---completion rm -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion rm -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     *)
-        __prefs_add_completions -W "$(__prefs_custom_complete ---completion rm -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion rm -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -354,7 +407,7 @@ _prefs_list() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __prefs_add_completions -W "$(__prefs_custom_complete ---completion list -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion list -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -494,11 +547,11 @@ _prefs_incr() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __prefs_add_completions -W "$(__prefs_custom_complete ---completion incr -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion incr -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     2)
-        __prefs_add_completions -W "$(__prefs_custom_complete ---completion incr -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion incr -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -567,11 +620,11 @@ _prefs_log() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __prefs_add_completions -W "$(__prefs_custom_complete ---completion log -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion log -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     2)
-        __prefs_add_completions -W "$(__prefs_custom_complete ---completion log -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion log -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -604,11 +657,11 @@ _prefs_watch() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __prefs_add_completions -W "$(__prefs_custom_complete ---completion watch -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion watch -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     2)
-        __prefs_add_completions -W "$(__prefs_custom_complete ---completion watch -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion watch -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -713,11 +766,11 @@ _prefs_describe() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __prefs_add_completions -W "$(__prefs_custom_complete ---completion describe -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion describe -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     2)
-        __prefs_add_completions -W "$(__prefs_custom_complete ---completion describe -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion describe -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -750,11 +803,11 @@ _prefs_reset() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __prefs_add_completions -W "$(__prefs_custom_complete ---completion reset -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion reset -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     *)
-        __prefs_add_completions -W "$(__prefs_custom_complete ---completion reset -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion reset -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -872,6 +925,14 @@ _prefs_flag_show() {
         return
         ;;
     esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion flag show -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
 }
 
 _prefs_flag_eval() {
@@ -909,6 +970,14 @@ _prefs_flag_eval() {
         return
         ;;
     esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion flag eval -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
 }
 
 _prefs_flag_enabled() {
@@ -940,6 +1009,14 @@ _prefs_flag_enabled() {
         return
         ;;
     esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion flag enabled -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
 }
 
 _prefs_flag_enable() {
@@ -962,6 +1039,14 @@ _prefs_flag_enable() {
         return
         ;;
     esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion flag enable -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
 }
 
 _prefs_flag_disable() {
@@ -981,6 +1066,14 @@ _prefs_flag_disable() {
         return
         ;;
     '--override')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion flag disable -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -1043,6 +1136,14 @@ _prefs_flag_explain() {
         return
         ;;
     '--fractional-version')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion flag explain -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -1120,6 +1221,14 @@ _prefs_flag_stats() {
         return
         ;;
     esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion flag stats -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
 }
 
 _prefs_flag_lint() {
@@ -1186,7 +1295,7 @@ _prefs_refresh() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __prefs_add_completions -W "$(__prefs_custom_complete ---completion refresh -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion refresh -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -1455,11 +1564,11 @@ _prefs_edit() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __prefs_add_completions -W "$(__prefs_custom_complete ---completion edit -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion edit -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     2)
-        __prefs_add_completions -W "$(__prefs_custom_complete ---completion edit -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion edit -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac

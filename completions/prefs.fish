@@ -70,7 +70,7 @@ function __prefs_parse_tokens -S
             case 'show'
                 __prefs_parse_subcommand 1 'store=' 'actor=' 'override=+' 'version' 'h/help'
             case 'eval'
-                __prefs_parse_subcommand 1 'store=' 'actor=' 'override=+' 'type=' 'default=' 'strict' 'context=' 'targeting-key=' 'fractional-version=' 'json' 'version' 'h/help'
+                __prefs_parse_subcommand 1 'store=' 'actor=' 'override=+' 'type=' 'default=' 'context=' 'targeting-key=' 'fractional-version=' 'json' 'version' 'h/help'
             case 'enabled'
                 __prefs_parse_subcommand 1 'store=' 'actor=' 'override=+' 'context=' 'targeting-key=' 'fractional-version=' 'version' 'h/help'
             case 'enable'
@@ -385,14 +385,15 @@ complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "p
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag show" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rF
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag show" actor' -l 'actor' -d 'Who the change log names for this command\'s writes (default: $PREFS_ACTOR, else USER@HOST).' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag show"' -l 'override' -d 'Read VALUE for DOMAIN:KEY in this invocation instead of the store (repeatable; never written). Also $PREFS_OVERRIDES, a JSON object {"domain":{"key":value}}.' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs flag show" -eq 1' -fka '(__prefs_custom_completion ---completion flag show -- positional@0 (count (__prefs_tokens -pc)) (__prefs_tokens -tC))'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag show" version' -l 'version' -d 'Show the version.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag show" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag eval" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rF
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag eval" actor' -l 'actor' -d 'Who the change log names for this command\'s writes (default: $PREFS_ACTOR, else USER@HOST).' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag eval"' -l 'override' -d 'Read VALUE for DOMAIN:KEY in this invocation instead of the store (repeatable; never written). Also $PREFS_OVERRIDES, a JSON object {"domain":{"key":value}}.' -rfka ''
-complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag eval" type' -l 'type' -d 'boolean, string, integer, float or object (default: the flag\'s variant type).' -rfka ''
-complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag eval" default' -l 'default' -d 'The value when the flag does not give one, read as the type.' -rfka ''
-complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag eval" strict' -l 'strict' -d 'A flag that does not exist is exit 1 even with --default (also PREFS_STRICT_FLAGS=1).'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs flag eval" -eq 1' -fka '(__prefs_custom_completion ---completion flag eval -- positional@0 (count (__prefs_tokens -pc)) (__prefs_tokens -tC))'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag eval" type' -l 'type' -d 'boolean, string, integer, float or object.' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag eval" default' -l 'default' -d 'The value when the flag does not give one, read as --type.' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag eval" context' -l 'context' -d 'The evaluation context, a JSON object.' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag eval" targeting-key' -l 'targeting-key' -d 'The targeting key (the context\'s targetingKey); an empty one counts as absent.' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag eval" fractional-version' -l 'fractional-version' -d 'fractional hashing: 3 (CBOR, current flagd; the default), 2 or 1 (older flagd); overrides prefs flag config.' -rfka ''
@@ -402,6 +403,7 @@ complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "p
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag enabled" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rF
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag enabled" actor' -l 'actor' -d 'Who the change log names for this command\'s writes (default: $PREFS_ACTOR, else USER@HOST).' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag enabled"' -l 'override' -d 'Read VALUE for DOMAIN:KEY in this invocation instead of the store (repeatable; never written). Also $PREFS_OVERRIDES, a JSON object {"domain":{"key":value}}.' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs flag enabled" -eq 1' -fka '(__prefs_custom_completion ---completion flag enabled -- positional@0 (count (__prefs_tokens -pc)) (__prefs_tokens -tC))'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag enabled" context' -l 'context' -d 'The evaluation context, a JSON object.' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag enabled" targeting-key' -l 'targeting-key' -d 'The targeting key (the context\'s targetingKey); an empty one counts as absent.' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag enabled" fractional-version' -l 'fractional-version' -d 'fractional hashing: 3 (CBOR, current flagd; the default), 2 or 1 (older flagd); overrides prefs flag config.' -rfka ''
@@ -410,11 +412,13 @@ complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "p
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag enable" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rF
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag enable" actor' -l 'actor' -d 'Who the change log names for this command\'s writes (default: $PREFS_ACTOR, else USER@HOST).' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag enable"' -l 'override' -d 'Read VALUE for DOMAIN:KEY in this invocation instead of the store (repeatable; never written). Also $PREFS_OVERRIDES, a JSON object {"domain":{"key":value}}.' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs flag enable" -eq 1' -fka '(__prefs_custom_completion ---completion flag enable -- positional@0 (count (__prefs_tokens -pc)) (__prefs_tokens -tC))'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag enable" version' -l 'version' -d 'Show the version.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag enable" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag disable" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rF
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag disable" actor' -l 'actor' -d 'Who the change log names for this command\'s writes (default: $PREFS_ACTOR, else USER@HOST).' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag disable"' -l 'override' -d 'Read VALUE for DOMAIN:KEY in this invocation instead of the store (repeatable; never written). Also $PREFS_OVERRIDES, a JSON object {"domain":{"key":value}}.' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs flag disable" -eq 1' -fka '(__prefs_custom_completion ---completion flag disable -- positional@0 (count (__prefs_tokens -pc)) (__prefs_tokens -tC))'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag disable" version' -l 'version' -d 'Show the version.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag disable" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag config" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rF
@@ -426,6 +430,7 @@ complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "p
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag explain" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rF
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag explain" actor' -l 'actor' -d 'Who the change log names for this command\'s writes (default: $PREFS_ACTOR, else USER@HOST).' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag explain"' -l 'override' -d 'Read VALUE for DOMAIN:KEY in this invocation instead of the store (repeatable; never written). Also $PREFS_OVERRIDES, a JSON object {"domain":{"key":value}}.' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs flag explain" -eq 1' -fka '(__prefs_custom_completion ---completion flag explain -- positional@0 (count (__prefs_tokens -pc)) (__prefs_tokens -tC))'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag explain" context' -l 'context' -d 'The evaluation context: a JSON object, or @FILE to read one from a file.' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag explain" targeting-key' -l 'targeting-key' -d 'The targeting key (the context\'s targetingKey); an empty one counts as absent.' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag explain" type' -l 'type' -d 'boolean, string, integer, float or object (default: the flag\'s variant type).' -rfka ''
@@ -449,6 +454,7 @@ complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "p
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag stats" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rF
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag stats" actor' -l 'actor' -d 'Who the change log names for this command\'s writes (default: $PREFS_ACTOR, else USER@HOST).' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag stats"' -l 'override' -d 'Read VALUE for DOMAIN:KEY in this invocation instead of the store (repeatable; never written). Also $PREFS_OVERRIDES, a JSON object {"domain":{"key":value}}.' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs flag stats" -eq 1' -fka '(__prefs_custom_completion ---completion flag stats -- positional@0 (count (__prefs_tokens -pc)) (__prefs_tokens -tC))'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag stats" contexts' -l 'contexts' -d 'Evaluation contexts, one JSON object per line (- for standard input).' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag stats" synthetic' -l 'synthetic' -d 'Instead of --contexts: N contexts with generated targeting keys.' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs flag stats" seed' -l 'seed' -d 'The seed of --synthetic\'s keys (default 0).' -rfka ''

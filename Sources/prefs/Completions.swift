@@ -19,11 +19,19 @@ enum Completions {
     ]
 
     static let domain = CompletionKind.custom { words, index, prefix in
-        domains(words: words, prefix: prefix)
+        let shell = Shell.requesting
+        return shell.listed(domains(words: words.map(shell.unquoted), prefix: shell.unquoted(prefix)))
     }
 
     static let key = CompletionKind.custom { words, index, prefix in
-        keys(words: words, index: index, prefix: prefix)
+        let shell = Shell.requesting
+        return shell.listed(keys(words: words.map(shell.unquoted), index: index, prefix: shell.unquoted(prefix)))
+    }
+
+    /// The flags of `switch`: its keys without `$evaluators` and `$metadata`.
+    static let flag = CompletionKind.custom { words, index, prefix in
+        let shell = Shell.requesting
+        return shell.listed(flags(words: words.map(shell.unquoted), prefix: shell.unquoted(prefix)))
     }
 
     static func domains(words: [String], prefix: String) -> [String] {
@@ -53,6 +61,21 @@ enum Completions {
             }
         } catch {}
         return keys
+    }
+
+    /// Flag names: the keys of `switch` that are not its `$evaluators` or `$metadata`.
+    static func flags(words: [String], prefix: String) -> [String] {
+        guard let stack = open(words) else { return [] }
+        var flags: [String] = []
+        struct Enough: Error {}
+        do {
+            try stack.forEachEntry(in: .switch, prefix: prefix.isEmpty ? nil : prefix) { entry in
+                guard entry.key != FlagSet.evaluatorsKey, entry.key != FlagSet.metadataKey else { return }
+                flags.append(entry.key)
+                if flags.count >= keyLimit { throw Enough() }
+            }
+        } catch {}
+        return flags
     }
 
     /// The words before `index` that are not options or option values (the program name
@@ -95,5 +118,64 @@ enum Completions {
             text = home + text.dropFirst()
         }
         return text
+    }
+}
+
+extension Completions {
+    /// The shell asking (`SAP_SHELL`, set by the completion scripts): how it hands over the
+    /// words of the command line and how it reads the candidates back.
+    enum Shell {
+        /// bash and zsh pass the words as typed (`'a b'`, `a\ b`); fish 4 too (`--tokens-raw`).
+        case typed
+        /// fish 3 passes the words as the program would receive them (`commandline -o`).
+        case fish3
+        /// zsh reads candidates as `_describe` entries, where `:` and `\` are escaped.
+        case zsh
+
+        static var requesting: Shell {
+            let shell = CompletionShell.requesting
+            if shell == .zsh { return .zsh }
+            guard shell == .fish else { return .typed }
+            let major = CompletionShell.requestingVersion.flatMap { Int($0.prefix { $0.isNumber }) } ?? 3
+            return major > 3 ? .typed : .fish3
+        }
+
+        /// A word of the command line as the program would receive it, without expanding
+        /// anything: quotes removed, backslash escapes resolved; an unclosed quote counts as
+        /// closed at the end (the word being completed).
+        func unquoted(_ word: String) -> String {
+            if self == .fish3 { return word }
+            var result = ""
+            var quote: Character?
+            var escaped = false
+            var characters = word.makeIterator()
+            while let character = characters.next() {
+                if escaped {
+                    // Inside double quotes a backslash escapes only $ ` " \ (and a newline).
+                    if quote == "\"", !"$`\"\\\n".contains(character) { result.append("\\") }
+                    result.append(character)
+                    escaped = false
+                } else if quote == "'" {
+                    if character == "'" { quote = nil } else { result.append(character) }
+                } else if character == "\\" {
+                    escaped = true
+                } else if quote == "\"" {
+                    if character == "\"" { quote = nil } else { result.append(character) }
+                } else if character == "'" || character == "\"" {
+                    quote = character
+                } else {
+                    result.append(character)
+                }
+            }
+            return result
+        }
+
+        /// The candidates as the shell's script reads them: one per line, as stored (the
+        /// bash and fish scripts quote what they insert); for zsh's `_describe`, `\` and `:`
+        /// escaped so that a key is not split into a name and a description.
+        func listed(_ candidates: [String]) -> [String] {
+            guard self == .zsh else { return candidates }
+            return candidates.map { $0.replacingLiteral("\\", with: "\\\\").replacingLiteral(":", with: "\\:") }
+        }
     }
 }

@@ -106,7 +106,7 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The flag.")
+        @Argument(help: "The flag.", completion: Completions.flag)
         var key: String
 
         func run() throws {
@@ -178,7 +178,7 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The flag.")
+        @Argument(help: "The flag.", completion: Completions.flag)
         var key: String
 
         @Option(help: ArgumentHelp("boolean, string, integer, float or object (default: the flag's variant type).", valueName: "type"))
@@ -242,7 +242,7 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The flag.")
+        @Argument(help: "The flag.", completion: Completions.flag)
         var key: String
 
         @OptionGroup var evaluation: EvaluationOptions
@@ -264,7 +264,7 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The flag.")
+        @Argument(help: "The flag.", completion: Completions.flag)
         var key: String
 
         func run() throws {
@@ -278,7 +278,7 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The flag.")
+        @Argument(help: "The flag.", completion: Completions.flag)
         var key: String
 
         func run() throws {

@@ -57,7 +57,7 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The flag.")
+        @Argument(help: "The flag.", completion: Completions.flag)
         var key: String
 
         @Option(help: ArgumentHelp("The evaluation context: a JSON object, or @FILE to read one from a file.", valueName: "json|@file"))
@@ -227,7 +227,7 @@ extension Prefs {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The flag.")
+        @Argument(help: "The flag.", completion: Completions.flag)
         var key: String
 
         @Option(help: ArgumentHelp("Evaluation contexts, one JSON object per line (- for standard input).", valueName: "file"))

@@ -96,7 +96,23 @@ enum Main {
         } catch {
             Output.standard.flush()
             try? OpenStacks.closeAll()
-            exit(report(error))
+            exit(arguments.contains(where: { $0.hasPrefix("--generate-completion-script") }) ? reportScript(error) : report(error))
+        }
+    }
+
+    /// A completion script as ``CompletionScript`` makes it (bash: candidates are never
+    /// expanded); anything else as ``report(_:)``.
+    static func reportScript(_ error: any Error) -> Int32 {
+        do {
+            guard let script = try CompletionScript.text(for: error) else { return report(error) }
+            Output.standard.write(script)
+            Output.standard.write("\n")
+            Output.standard.flush()
+            return 0
+        } catch {
+            // Like a shell the parser does not support: a usage error (exit 2), no unsafe script.
+            Output.error("this build cannot generate a safe completion script: \(error)")
+            return 2
         }
     }
 

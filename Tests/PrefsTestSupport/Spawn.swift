@@ -16,11 +16,26 @@ public func spawnDetached(_ command: [String], output: String) throws -> pid_t {
     if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {  // glibc 2.34+, not in Swift's Glibc module
         _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
     }
+    // No signal blocked and the usual ones at their defaults: a test thread blocks most signals,
+    // and a tmux server that inherited that mask never exits on kill-server (its shells ignore ^C).
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for signal in [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGCHLD, SIGALRM, SIGUSR1, SIGUSR2, SIGWINCH, SIGTSTP, SIGTTIN, SIGTTOU] {
+        sigaddset(&defaults, signal)
+    }
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) }
     argv.append(nil)
     defer { for pointer in argv { free(pointer) } }
     var pid = pid_t()
-    let code = posix_spawnp(&pid, command[0], &actions, nil, argv, environ)
+    let code = posix_spawnp(&pid, command[0], &actions, &attributes, argv, environ)
     guard code == 0 else { throw SpawnError(description: "cannot run \(command[0]): \(String(cString: strerror(code)))") }
     return pid
 }
