@@ -307,9 +307,25 @@ extension KeyValueStack {
             } catch let error as PrefsError {
                 throw PrefsError(.invalidValue, "$\(JSONPath.member(member.key)): \(error.message)")
             }
+            // The document was parsed allowing a flagd document's own levels: a value stored
+            // must still parse on its own (`get` would find it "not valid JSON").
+            if Self.isNested(member.value, deeperThan: JSONParser.maximumDepth) {
+                throw PrefsError(
+                    .invalidValue, "$\(JSONPath.member(member.key)): a value nested deeper than \(JSONParser.maximumDepth) levels")
+            }
             if validatesWrites { try schema.validate(member.value, in: domain, forKey: member.key) }
         }
         return members
+    }
+
+    /// Whether `value` nests arrays and objects more than `levels` deep (the recursion is no
+    /// deeper than the parser's own).
+    static func isNested(_ value: JSONValue, deeperThan levels: Int) -> Bool {
+        switch value {
+        case .array(let items): levels == 0 || items.contains { isNested($0, deeperThan: levels - 1) }
+        case .object(let members): levels == 0 || members.contains { isNested($0.value, deeperThan: levels - 1) }
+        default: false
+        }
     }
 
     /// Replaces a domain's content in one transaction, logged as `refresh`.

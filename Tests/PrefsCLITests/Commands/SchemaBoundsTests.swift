@@ -62,6 +62,10 @@ struct SchemaBoundsTests {
             expectFailure(try box.run(["set", "user", "n", text]), 6, contains: "user/n: type: expected integer, got a non-integer number")
         }
         expectFailure(try box.run(["set", "user", "n", "1e3"]), 6, contains: "user/n: maximum: 1e3 is greater than 100")
+        try box.runOK(["set", "user", "n", "5.0"])
+        expectFailure(
+            try box.run(["incr", "user", "n"]), 6, contains: "user/n holds 5.0, not an integer written in at most 19 plain digits")
+        #expect(try box.run(["get", "user", "n"]).stdout == "5.0\n")
         let document = #"{"user": {"m": {"type": "integer", "default": 2.0, "enum": [1.0, 2e0, 3]}}}"#
         let other = try loaded(document)
         #expect(try other.run(["get", "user", "m"]).stdout == "2.0\n")
@@ -80,6 +84,15 @@ struct SchemaBoundsTests {
         try Data("{\"k\":\(nested(600))}".utf8).write(to: URL(fileURLWithPath: file))
         let refreshed = try box.run(["refresh", "dynamic", "--from", file])
         expectFailure(refreshed, 7, contains: "a value nested deeper than 512 levels")
+        // 513 levels inside a refresh document passed the document's parser (which allows a
+        // flagd document's levels too) and was stored where `get` could not read it.
+        try Data("{\"k\":\(nested(513))}".utf8).write(to: URL(fileURLWithPath: file))
+        expectFailure(
+            try box.run(["refresh", "dynamic", "--from", file]), 7, contains: "invalid document: $.k: a value nested deeper than 512 levels"
+        )
+        try Data("{\"k\":\(nested(512))}".utf8).write(to: URL(fileURLWithPath: file))
+        try box.runOK(["refresh", "dynamic", "--from", file])
+        #expect(try box.run(["get", "--json", "dynamic", "k"]).stdout == nested(512) + "\n")
         let schema = try box.run(["schema", "load", "-"], stdin: "{\"user\":{\"k\":{\"type\":\"any\",\"default\":\(nested(600))}}}")
         expectFailure(schema, 6, contains: "a value nested deeper than 512 levels")
         for result in [imported, refreshed, schema] {
