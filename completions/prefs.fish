@@ -474,7 +474,7 @@ complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "p
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs refresh"' -l 'override' -d 'Read VALUE for DOMAIN:KEY in this invocation instead of the store (repeatable; never written). Also $PREFS_OVERRIDES, a JSON object {"domain":{"key":value}}.' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs refresh" -eq 1' -fka '(__prefs_custom_completion ---completion refresh -- positional@0 (count (__prefs_tokens -pc)) (__prefs_tokens -tC))'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs refresh" from' -l 'from' -d 'An http(s) URL or a file.' -rfka ''
-complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs refresh" timeout' -l 'timeout' -d 'Give up after this long (default 5s).' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs refresh" timeout' -l 'timeout' -d 'Give up after this long, fetching, checking and applying included (default 5s).' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs refresh"' -l 'header' -d 'An HTTP header \'Name: value\', or @FILE for the header lines of FILE (repeatable; visible to local users).' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs refresh"' -l 'header-file' -d 'A file of \'Name: value\' lines (blank and # lines skipped; repeatable).' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs refresh" max-age' -l 'max-age' -d 'Do nothing when the copy is younger than this (e.g. 10m).' -rfka ''

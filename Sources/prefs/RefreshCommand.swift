@@ -30,7 +30,8 @@ extension Prefs {
         @Option(name: .customLong("from"), help: ArgumentHelp("An http(s) URL or a file.", valueName: "url|file"))
         var source: String?
 
-        @Option(help: ArgumentHelp("Give up after this long (default 5s).", valueName: "duration"))
+        @Option(
+            help: ArgumentHelp("Give up after this long, fetching, checking and applying included (default 5s).", valueName: "duration"))
         var timeout: TTLArgument?
 
         @Option(

@@ -6,10 +6,13 @@ public enum JSONParser {
     /// a stack overflow.
     public static let maximumDepth = 512
 
-    /// - Parameter validUTF8: the bytes are known to be valid UTF-8 (they come from a
-    ///   `String`), so strings need no second check.
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int = maximumDepth, validUTF8: Bool = false) throws -> JSONValue {
-        var parser = Cursor(bytes: bytes, maximumDepth: maximumDepth, validUTF8: validUTF8)
+    /// - Parameters:
+    ///   - validUTF8: the bytes are known to be valid UTF-8 (they come from a `String`), so
+    ///     strings need no second check.
+    ///   - wrappingLevels: the input wraps values in this many levels of its own (an import
+    ///     document), allowed on top of ``maximumDepth``; the error still names ``maximumDepth``.
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, wrappingLevels: Int = 0, validUTF8: Bool = false) throws -> JSONValue {
+        var parser = Cursor(bytes: bytes, wrappingLevels: wrappingLevels, validUTF8: validUTF8)
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
         parser.skipWhitespace()
@@ -21,9 +24,9 @@ public enum JSONParser {
 
     /// The compact text of one JSON value, as `parse(bytes).compactText` gives it, built
     /// without the value's tree when the input allows (see `Cursor.compactValue`); throws
-    /// what ``parse(_:maximumDepth:validUTF8:)`` would throw.
+    /// what ``parse(_:wrappingLevels:validUTF8:)`` would throw.
     static func compactText(_ bytes: UnsafeBufferPointer<UInt8>, validUTF8: Bool = false) throws -> String {
-        var parser = Cursor(bytes: bytes, maximumDepth: maximumDepth, validUTF8: validUTF8)
+        var parser = Cursor(bytes: bytes, wrappingLevels: 0, validUTF8: validUTF8)
         var scratch: [UInt8] = []
         parser.skipWhitespace()
         let text = try parser.compactValue(depth: 0, scratch: &scratch)
@@ -36,12 +39,12 @@ public enum JSONParser {
 
     /// Parses an object of objects (an import document `{"domain":{"key":value}}`) keeping
     /// only each value's compact text, so a large document never exists as a whole tree.
-    /// Repeated keys behave as in ``parse(_:maximumDepth:validUTF8:)`` (the last value, in
+    /// Repeated keys behave as in ``parse(_:wrappingLevels:validUTF8:)`` (the last value, in
     /// the first place). Returns nil for anything else, including a repeated outer name,
-    /// and throws what ``parse(_:maximumDepth:validUTF8:)`` would throw for bad JSON; callers
+    /// and throws what ``parse(_:wrappingLevels:validUTF8:)`` would throw for bad JSON; callers
     /// take the full parse for those cases, to report them as it does.
-    static func parseObjectOfObjects(_ bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) throws -> [(String, [(String, String)])]? {
-        var parser = Cursor(bytes: bytes, maximumDepth: maximumDepth, validUTF8: false)
+    static func parseObjectOfObjects(_ bytes: UnsafeBufferPointer<UInt8>, wrappingLevels: Int) throws -> [(String, [(String, String)])]? {
+        var parser = Cursor(bytes: bytes, wrappingLevels: wrappingLevels, validUTF8: false)
         var result: [(String, [(String, String)])] = []
         parser.skipWhitespace()
         guard parser.current == UInt8(ascii: "{") else { return nil }
@@ -101,14 +104,21 @@ public enum JSONParser {
 
     private struct Cursor {
         let bytes: UnsafeBufferPointer<UInt8>
+        /// ``JSONParser/maximumDepth`` plus the input's own wrapping levels.
         let maximumDepth: Int
         let validUTF8: Bool
         var position = 0
+        /// What a too deep input is told (the wrapping levels are not the user's).
+        let tooDeep: String
 
-        init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, validUTF8: Bool) {
+        init(bytes: UnsafeBufferPointer<UInt8>, wrappingLevels: Int, validUTF8: Bool) {
             self.bytes = bytes
-            self.maximumDepth = maximumDepth
+            self.maximumDepth = JSONParser.maximumDepth + wrappingLevels
             self.validUTF8 = validUTF8
+            tooDeep =
+                wrappingLevels == 0
+                ? "nested deeper than \(JSONParser.maximumDepth) levels"
+                : "a value nested deeper than \(JSONParser.maximumDepth) levels"
         }
 
         func failure(_ what: String) -> PrefsError {
@@ -145,7 +155,7 @@ public enum JSONParser {
         }
 
         mutating func parseObject(depth: Int) throws -> JSONValue {
-            if depth > maximumDepth { throw failure("nested deeper than \(maximumDepth) levels") }
+            if depth > maximumDepth { throw failure(tooDeep) }
             position += 1
             var members: [JSONValue.Member] = []
             var names = MemberNames()
@@ -362,7 +372,7 @@ public enum JSONParser {
         }
 
         mutating func parseArray(depth: Int) throws -> JSONValue {
-            if depth > maximumDepth { throw failure("nested deeper than \(maximumDepth) levels") }
+            if depth > maximumDepth { throw failure(tooDeep) }
             position += 1
             var items: [JSONValue] = []
             skipWhitespace()

@@ -110,7 +110,7 @@ extension KeyValueStack {
     @discardableResult
     public func importDocument(utf8 bytes: consuming [UInt8], replace: Bool = false, dryRun: Bool = false) throws -> ImportPlan {
         let streamed = try? bytes.withUnsafeBufferPointer {
-            try JSONParser.parseObjectOfObjects($0, maximumDepth: JSONParser.maximumDepth + 2)
+            try JSONParser.parseObjectOfObjects($0, wrappingLevels: 2)
         }
         guard let streamed else {
             // Not the plain shape, or bad JSON: the full parse reports it as it always has.

@@ -97,7 +97,8 @@ extension KeyValueStack {
     ///   - maxAge: do nothing when the copy was fetched less than this long ago.
     ///   - domain: the domain to replace (dynamic, switch or a custom one).
     ///   - source: a URL or a file path; nil reuses the remembered source.
-    ///   - timeout: how long the fetch may take.
+    ///   - timeout: how long the whole refresh may take: the fetch, checking the document and
+    ///     replacing the domain (past it, the domain keeps its copy).
     /// - Throws: ``PrefsError``: `unreachable` (with the cause and the age of the copy in use)
     ///   when fetching or validating fails — the domain keeps its copy; `usage` when no
     ///   source is given or remembered, or when the URL holds a password (it would be stored
@@ -110,6 +111,7 @@ extension KeyValueStack {
         unrememberedHeaders: [String: String] = [:], maxAge: Duration? = nil, http: (any HTTPFetcher)? = nil
     ) async throws -> RefreshResult {
         guard domain.isPersistent else { throw PrefsError(.usage, "the memory domain cannot be refreshed") }
+        let deadline = RefreshDeadline(timeout)
         let remembered = try refreshRecord(domain)
         guard var source = source ?? remembered?.source else {
             throw PrefsError(.usage, "no source for \(domain.name): give --from URL|FILE the first time")
@@ -150,16 +152,23 @@ extension KeyValueStack {
         }
         let members: [JSONValue.Member]
         do {
-            members = try validateRefreshDocument(domain, body)
+            try deadline.check("before checking the document")
+            members = try validateRefreshDocument(domain, body, deadline: deadline)
         } catch let error as PrefsError {
-            throw try refreshFailed(
-                domain, source: source, headers: headers, cause: "invalid document: \(error.message)", remembered: remembered)
+            let cause = error.kind == .unreachable ? error.message : "invalid document: \(error.message)"
+            throw try refreshFailed(domain, source: source, headers: headers, cause: cause, remembered: remembered)
         }
-        try flushSynchronously()
-        // The content and the validators it came with commit together.
-        try replaceDomain(domain, with: members) { db in
-            try self.recordRefresh(
-                db, domain, source: source, headers: headers, etag: fetched.etag, lastModified: fetched.lastModified, changed: true)
+        do {
+            try flushSynchronously()
+            // The content and the validators it came with commit together, before the deadline
+            // or not at all.
+            try replaceDomain(domain, with: members) { db in
+                try deadline.check("while replacing the domain")
+                try self.recordRefresh(
+                    db, domain, source: source, headers: headers, etag: fetched.etag, lastModified: fetched.lastModified, changed: true)
+            }
+        } catch let error as PrefsError where error.kind == .unreachable {
+            throw try refreshFailed(domain, source: source, headers: headers, cause: error.message, remembered: remembered)
         }
         return RefreshResult(outcome: .updated, keys: members.count)
     }
@@ -274,7 +283,10 @@ extension KeyValueStack {
     }
 
     /// Checks a fetched document and returns the domain's new content.
-    func validateRefreshDocument(_ domain: Domain, _ body: [UInt8]) throws -> [JSONValue.Member] {
+    ///
+    /// - Throws: ``PrefsError`` of kind `invalidValue` for the first problem, or `unreachable`
+    ///   when `deadline` passes first.
+    func validateRefreshDocument(_ domain: Domain, _ body: [UInt8], deadline: RefreshDeadline = .none) throws -> [JSONValue.Member] {
         let document = try JSONValue(parsingUTF8: body, wrappingLevels: 4)
         let members: [JSONValue.Member]
         if domain == .switch, document["flags"] != nil {
@@ -287,15 +299,33 @@ extension KeyValueStack {
             members = object
         }
         let schema = validatesWrites ? try self.schema() : Schema()
+        try deadline.check("while checking the document")
         for member in members {
+            try deadline.check("while checking the document")
             do {
                 try KeyName.validate(member.key)
             } catch let error as PrefsError {
                 throw PrefsError(.invalidValue, "$\(JSONPath.member(member.key)): \(error.message)")
             }
+            // The document was parsed allowing a flagd document's own levels: a value stored
+            // must still parse on its own (`get` would find it "not valid JSON").
+            if Self.isNested(member.value, deeperThan: JSONParser.maximumDepth) {
+                throw PrefsError(
+                    .invalidValue, "$\(JSONPath.member(member.key)): a value nested deeper than \(JSONParser.maximumDepth) levels")
+            }
             if validatesWrites { try schema.validate(member.value, in: domain, forKey: member.key) }
         }
         return members
+    }
+
+    /// Whether `value` nests arrays and objects more than `levels` deep (the recursion is no
+    /// deeper than the parser's own).
+    static func isNested(_ value: JSONValue, deeperThan levels: Int) -> Bool {
+        switch value {
+        case .array(let items): levels == 0 || items.contains { isNested($0, deeperThan: levels - 1) }
+        case .object(let members): levels == 0 || members.contains { isNested($0.value, deeperThan: levels - 1) }
+        default: false
+        }
     }
 
     /// Replaces a domain's content in one transaction, logged as `refresh`.

@@ -1,10 +1,24 @@
 /// A schema pattern compiled to a Thompson NFA and run by simulating every thread at once:
 /// time O(length of the value × program size), memory O(program size), no backtracking and
 /// no recursion on the value (a counted repetition is expanded, so the program size is capped
-/// at ``maximumSize`` instructions).
+/// at ``maximumSize`` instructions). One match does at most ``stepBudget(scalars:)`` steps: the
+/// product of the two sizes is bounded too (`^(?:.{0,4900})*$` on 100 KB is 10⁹ steps, seconds).
 struct PatternProgram: Sendable {
     /// The largest program accepted, in instructions.
     static let maximumSize = 10_000
+    /// The steps any match may take, whatever the value's length.
+    static let baseSteps = 10_000_000
+    /// The steps a match may take per scalar of the value, on top of ``baseSteps``.
+    static let stepsPerScalar = 32
+
+    /// The most steps one ``matches(_:)`` of a value of `scalars` scalars may take: a thread
+    /// visited at one position of the value counts one. An ordinary pattern keeps a few
+    /// threads alive (`^[a-z]+$` takes about 5 steps per scalar) and is never refused, at any
+    /// length; a large program can keep thousands alive at every scalar
+    /// (`^(?:.{0,4900})*$`: 10,000).
+    static func stepBudget(scalars: Int) -> Int {
+        baseSteps + stepsPerScalar * scalars
+    }
 
     private enum Instruction: Sendable {
         /// Consume a scalar in the set at this index of `sets`.
@@ -118,7 +132,11 @@ struct PatternProgram: Sendable {
     }
 
     /// Whether the pattern matches anywhere in `text` (anchors are the pattern's own).
-    func matches(_ text: String) -> Bool {
+    ///
+    /// - Throws: ``PrefsError`` of kind `invalidValue` when the answer needs more than
+    ///   ``stepBudget(scalars:)`` steps.
+    func matches(_ text: String) throws -> Bool {
+        let stepBudget = Self.stepBudget(scalars: text.unicodeScalars.count)
         let count = instructions.count
         var current: [Int] = []
         var next: [Int] = []
@@ -131,6 +149,7 @@ struct PatternProgram: Sendable {
         var previous: UInt32?
         var scalar = iterator.next()?.value
         var seeds: [Int] = [0]
+        var steps = 0
 
         func isWord(_ value: UInt32?) -> Bool { value.map(PatternScalarSet.word.contains) ?? false }
 
@@ -140,6 +159,7 @@ struct PatternProgram: Sendable {
             stack.removeAll(keepingCapacity: true)
             stack.append(contentsOf: seeds.reversed())
             while let pc = stack.popLast() {
+                steps &+= 1
                 guard seen[pc] != step else { continue }
                 seen[pc] = step
                 switch instructions[pc] {
@@ -158,6 +178,13 @@ struct PatternProgram: Sendable {
                 }
             }
             guard let value = scalar else { return false }
+            steps &+= current.count
+            if steps > stepBudget {
+                throw PrefsError(
+                    .invalidValue,
+                    "exceeded its step budget (\(Self.baseSteps) + \(Self.stepsPerScalar) per scalar: \(stepBudget) steps) at scalar \(step + 1)"
+                )
+            }
             next.removeAll(keepingCapacity: true)
             for pc in current {
                 if case .scalar(let index) = instructions[pc], sets[index].contains(value) {

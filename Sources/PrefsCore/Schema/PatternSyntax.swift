@@ -1,8 +1,11 @@
 /// Parses a JSON Schema `pattern` (the ECMA-262 subset ``PatternProgram`` runs) into a
-/// ``PatternNode``: literals, `.`, classes, the `\d \w \s` escapes and their negations,
-/// control and code point escapes, groups, alternation, greedy and lazy quantifiers, `^`,
-/// `$`, `\b` and `\B`. Backreferences, lookaround and Unicode property escapes are refused;
-/// groups nest at most ``maximumDepth`` levels (the parser recurses once per level).
+/// ``PatternNode``, with the syntax of ECMA-262's `u` flag (what JSON Schema patterns mean):
+/// literals, `.`, classes, the `\d \w \s` escapes and their negations, control and code
+/// point escapes, escaped syntax characters (and `\-` in a class; any other identity escape
+/// such as `\_` is refused, as is a lone `{`, `}` or `]`), groups, alternation, greedy and
+/// lazy quantifiers, `^`, `$`, `\b` and `\B`. Backreferences, lookaround and Unicode
+/// property escapes are refused; groups nest at most ``maximumDepth`` levels (the parser
+/// recurses once per level).
 struct PatternSyntax {
     /// The deepest group nesting accepted.
     static let maximumDepth = 100
@@ -12,6 +15,7 @@ struct PatternSyntax {
     private let scalars: [UInt32]
     private var position = 0
     private var depth = 0
+    private var groupNames: Set<String> = []
 
     private init(_ source: String) {
         scalars = source.unicodeScalars.map(\.value)
@@ -134,14 +138,16 @@ struct PatternSyntax {
             position -= 1
             if countedBounds(consume: false) != nil { throw failure("nothing to repeat") }
             position += 1
-            return (.scalars(PatternScalarSet([scalar...scalar])), true)
+            throw failure("a literal { must be escaped as \\{")
+        case Self.ascii("}"): throw failure("a literal } must be escaped as \\}")
+        case Self.ascii("]"): throw failure("a literal ] must be escaped as \\]")
         case Self.ascii("\\"):
             if isAt("b") || isAt("B") {
                 let word = isAt("b")
                 position += 1
                 return (.wordBoundary(word), false)
             }
-            return (.scalars(try escape()), true)
+            return (.scalars(try escape(inClass: false)), true)
         default: return (.scalars(PatternScalarSet([scalar...scalar])), true)
         }
     }
@@ -160,9 +166,7 @@ struct PatternSyntax {
                 throw failure("lookbehind is not supported")
             case Self.ascii("<"):
                 position += 2
-                while let name = current, name != Self.ascii(">") { position += 1 }
-                guard isAt(">") else { throw failure("unterminated group name") }
-                position += 1
+                try groupName()
             default:
                 throw failure("unsupported group (?")
             }
@@ -173,6 +177,26 @@ struct PatternSyntax {
         guard isAt(")") else { throw failure("missing )") }
         position += 1
         return inner
+    }
+
+    /// `name>` of `(?<name>`: an identifier (ECMA-262's RegExpIdentifierName without its
+    /// `\\u` escapes), used once in the pattern.
+    private mutating func groupName() throws {
+        var name = ""
+        while let scalar = current, scalar != Self.ascii(">") {
+            guard let character = Unicode.Scalar(scalar) else { throw failure("invalid group name") }
+            let allowed =
+                name.isEmpty
+                ? character.properties.isIDStart || character == "$" || character == "_"
+                : character.properties.isIDContinue || character == "$" || scalar == 0x200C || scalar == 0x200D
+            guard allowed else { throw failure("invalid group name") }
+            name.unicodeScalars.append(character)
+            position += 1
+        }
+        guard isAt(">") else { throw failure("unterminated group name") }
+        guard !name.isEmpty else { throw failure("invalid group name") }
+        guard groupNames.insert(name).inserted else { throw failure("duplicate group name \(name)") }
+        position += 1
     }
 
     private mutating func characterClass() throws -> PatternScalarSet {
@@ -191,9 +215,8 @@ struct PatternSyntax {
                 position += 1
                 let high = try classAtom()
                 guard let from = low.single, let to = high.single else {
-                    // ECMA-262 Annex B: a class escape next to "-" makes the "-" literal.
-                    members += low.set.ranges + high.set.ranges + [Self.ascii("-")...Self.ascii("-")]
-                    continue
+                    // Under the u flag; only the web syntax (Annex B) reads this "-" as a literal.
+                    throw failure("a class escape such as \\d cannot bound a range in a character class")
                 }
                 guard from <= to else { throw failure("range out of order in character class") }
                 members.append(from...to)
@@ -215,19 +238,15 @@ struct PatternSyntax {
             position += 1
             return (PatternScalarSet([0x08...0x08]), 0x08)
         }
-        if isAt("-") {
-            position += 1
-            return (PatternScalarSet([scalar...scalar]), Self.ascii("-"))
-        }
-        let set = try escape()
+        let set = try escape(inClass: true)
         if set.ranges.count == 1, let only = set.ranges.first, only.lowerBound == only.upperBound {
             return (set, only.lowerBound)
         }
         return (set, nil)
     }
 
-    /// The escape after a backslash.
-    private mutating func escape() throws -> PatternScalarSet {
+    /// The escape after a backslash (`\\b` and `\\B` are read by the callers).
+    private mutating func escape(inClass: Bool) throws -> PatternScalarSet {
         guard let scalar = current else { throw failure("\\ at end of pattern") }
         position += 1
         func one(_ value: UInt32) -> PatternScalarSet { PatternScalarSet([value...value]) }
@@ -247,6 +266,7 @@ struct PatternSyntax {
             if let next = current, (0x30...0x39).contains(next) { throw failure("octal escapes are not supported") }
             return one(0)
         case Self.ascii("1")...Self.ascii("9"), Self.ascii("k"):
+            if inClass { throw failure("invalid escape \\\(Unicode.Scalar(scalar).map { String($0) } ?? "") in a character class") }
             throw failure("backreferences are not supported")
         case Self.ascii("p"), Self.ascii("P"):
             throw failure("Unicode property escapes (\\p) are not supported")
@@ -284,12 +304,17 @@ struct PatternSyntax {
             }
             return one(value)
         default:
-            let isLetterOrDigit =
-                (0x30...0x39).contains(scalar) || (0x41...0x5A).contains(scalar) || (0x61...0x7A).contains(scalar)
-            guard !isLetterOrDigit else { throw failure("unknown escape \\\(Unicode.Scalar(scalar).map { String($0) } ?? "")") }
+            // Under the u flag only the syntax characters, "/" and (in a class) "-" escape
+            // themselves: "\\_" or "\\é" is an error, not a literal.
+            guard Self.syntaxCharacters.contains(scalar) || (inClass && scalar == Self.ascii("-")) else {
+                throw failure("unknown escape \\\(Unicode.Scalar(scalar).map { String($0) } ?? "")")
+            }
             return one(scalar)
         }
     }
+
+    /// The characters a backslash makes literal: ECMA-262's SyntaxCharacter and "/".
+    private static let syntaxCharacters = Set("^$\\.*+?()[]{}|/".unicodeScalars.map(\.value))
 
     private mutating func hexDigits(count: Int) throws -> UInt32 {
         var value: UInt32 = 0

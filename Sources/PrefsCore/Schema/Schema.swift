@@ -52,7 +52,9 @@ public struct Schema: Sendable, Equatable {
             func fail(_ message: String) -> PrefsError { PrefsError(.invalidValue, "\(name): \(message)") }
             switch (type, value) {
             case (.any, _), (.string, .string), (.number, .number), (.boolean, .bool), (.object, .object), (.array, .array): break
-            case (.integer, .number) where value.isIntegerNumber: break
+            // JSON Schema (2020-12) counts a number with a zero fractional part as an integer:
+            // `5.0` and `1e1` pass, and are stored as written.
+            case (.integer, .number(let text)) where value.isIntegerNumber || ExactDecimal(text).isInteger: break
             default:
                 let got = value.typeName == "number" && type == .integer ? "a non-integer number" : "a \(value.typeName)"
                 throw fail("type: expected \(type.rawValue), got \(got)")
@@ -71,7 +73,15 @@ public struct Schema: Sendable, Equatable {
             if let pattern, let compiled, case .string(let text) = value {
                 switch compiled.program {
                 case .success(let program):
-                    if !program.matches(text) {
+                    let matched: Bool
+                    do {
+                        matched = try program.matches(text)
+                    } catch let error as PrefsError {
+                        throw fail(
+                            "pattern: \(preview(.string(pattern))) \(error.message) of a value of \(text.unicodeScalars.count) scalars; "
+                                + "simplify the pattern (a smaller counted repetition) or shorten the value")
+                    }
+                    if !matched {
                         throw fail("pattern: \(preview(value)) does not match \(preview(.string(pattern)))")
                     }
                 case .failure(let error):

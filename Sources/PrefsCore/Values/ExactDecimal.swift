@@ -46,6 +46,11 @@ struct ExactDecimal {
         exponent = explicit.adding(integerDigits - leading)
     }
 
+    /// Whether the number has no fractional part (`5`, `5.0`, `1e1`, `-0.0`, `2.5e3`).
+    var isInteger: Bool {
+        digits.isEmpty || exponent.compare(BigInteger(digits.count)) != .orderedAscending
+    }
+
     func compare(_ other: ExactDecimal) -> ComparisonResult {
         if digits.isEmpty && other.digits.isEmpty { return .orderedSame }
         if digits.isEmpty { return other.negative ? .orderedDescending : .orderedAscending }

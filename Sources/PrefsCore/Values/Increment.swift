@@ -9,6 +9,11 @@ enum Increment {
     static func base(_ value: JSONValue?, domain: Domain, key: String) throws -> Int64 {
         guard let value else { return 0 }
         guard case .number(let text) = value, value.isIntegerNumber, let integer = Int64(text) else {
+            if case .number(let text) = value, ExactDecimal(text).isInteger {
+                // A schema `integer` accepts 5.0 and 1e1 (JSON Schema's rule), stored as written.
+                throw PrefsError(
+                    .invalidValue, "\(domain.name)/\(key) holds \(text), not an integer written in at most 19 plain digits")
+            }
             throw PrefsError(
                 .invalidValue,
                 "\(domain.name)/\(key) holds \(value.typeName == "number" ? "a non-integer number" : "a \(value.typeName)"), not an integer"

@@ -104,7 +104,7 @@ public enum JSONValue: Sendable, Equatable {
     ///   not one valid JSON value.
     public init(parsing text: String, wrappingLevels levels: Int) throws {
         var text = text
-        self = try text.withUTF8 { try JSONParser.parse($0, maximumDepth: JSONParser.maximumDepth + levels, validUTF8: true) }
+        self = try text.withUTF8 { try JSONParser.parse($0, wrappingLevels: levels, validUTF8: true) }
     }
 
     /// Parses JSON from UTF-8 bytes, rejecting invalid UTF-8.
@@ -116,7 +116,7 @@ public enum JSONValue: Sendable, Equatable {
             throw PrefsError(.invalidValue, "input is not valid UTF-8")
         }
         self = try bytes.withUnsafeBufferPointer {
-            try JSONParser.parse($0, maximumDepth: JSONParser.maximumDepth + levels, validUTF8: true)
+            try JSONParser.parse($0, wrappingLevels: levels, validUTF8: true)
         }
     }
 

@@ -28,8 +28,8 @@ struct PatternTests {
         ("^(ab)+$", "ababab", true), ("^(?:ab)+$", "aba", false), ("^(?<name>a)b$", "ab", true),
         ("^(cat|dog)s?$", "dogs", true), ("^(cat|dog)s?$", "cow", false), ("^a|b$", "ax", true), ("^a|b$", "xb", true),
         ("^(|a)$", "", true), ("^a{3}$", "aaa", true), ("^a{3}$", "aa", false), ("^a{2,}$", "aaaaa", true),
-        ("^a{2,}$", "a", false), ("^a{2,3}$", "aaaa", false), ("^a{0,1}b$", "b", true), ("^a{,2}$", "a{,2}", true),
-        ("^x{$", "x{", true), ("^a}$", "a}", true),
+        ("^a{2,}$", "a", false), ("^a{2,3}$", "aaaa", false), ("^a{0,1}b$", "b", true), ("^a\\{,2\\}$", "a{,2}", true),
+        ("^x\\{$", "x{", true), ("^a\\}$", "a}", true), ("^[{}\\]]+$", "{]}", true), ("^[[]$", "[", true),
         ("^a*?$", "aaa", true), ("^a+?b$", "aab", true), ("^a??b$", "ab", true), ("^a{2,3}?$", "aaa", true), ("^a{2}?$", "a", false),
         ("^.$", "é", true), ("^.$", "e\u{301}", false), ("^.$", "🎉", true), ("^.$", "\n", false), ("^.$", "\r", false),
         ("^.$", "\u{2028}", false), ("^.$", "\u{2029}", false), ("a.c", "a\nc", false),
@@ -37,6 +37,76 @@ struct PatternTests {
         ("\\bcat\\b", "a cat here", true), ("\\bcat\\b", "concatenate", false), ("\\Bcat\\B", "concatenate", true),
         ("^(a*)*$", "aaaa", true), ("^(a*)*b$", "aaaa", false), ("^(a|b?)+$", "abab", true),
     ]
+
+    /// Escapes inside a class mean what they mean under ECMA-262's `u` flag.
+    static let classEscapes: [(pattern: String, text: String, matches: Bool)] = [
+        ("^[a-z0-9\\-]+$", "my-app", true), ("^[a-z0-9\\-]+$", "my\\app", false), ("^[\\-]$", "-", true),
+        ("^[\\-]$", "\\", false), ("^[a\\-z]$", "b", false), ("^[a\\-z]$", "-", true), ("^[\\--0]$", ".", true),
+        ("^[\\d]$", "7", true), ("^[\\D]$", "7", false), ("^[\\w]$", "_", true), ("^[\\W]$", "_", false),
+        ("^[\\s]$", "\u{3000}", true), ("^[\\S]$", " ", false), ("^[\\b]$", "\u{8}", true), ("^[\\b]$", "b", false),
+        ("^[\\n]$", "\n", true), ("^[\\r]$", "\r", true), ("^[\\t]$", "\t", true), ("^[\\f]$", "\u{C}", true),
+        ("^[\\v]$", "\u{B}", true), ("^[\\0]$", "\0", true), ("^[\\x41-\\x43]$", "B", true),
+        ("^[\\u0041-\\u0043]$", "D", false), ("^[\\u{1F389}]$", "🎉", true), ("^[\\uD83C\\uDF89]$", "🎉", true),
+        ("^[\\/]$", "/", true), ("^[\\\\]$", "\\", true), ("^[\\]]$", "]", true), ("^[\\[]$", "[", true),
+        ("^[\\^]$", "^", true), ("^[\\.]$", ".", true), ("^[\\.]$", "x", false), ("^[\\cJ]$", "\n", true),
+        ("^[\\$\\*\\+\\?\\(\\)\\{\\}\\|]+$", "$*+?(){}|", true), ("^[\\d-]$", "-", true),
+    ]
+
+    @Test func classEscapesMeanWhatTheyMeanUnderTheUFlag() throws {
+        for row in Self.classEscapes {
+            #expect(try Self.accepts(row.pattern, row.text) == row.matches, "\(row.pattern) on \(row.text.debugDescription)")
+        }
+    }
+
+    /// Under the `u` flag, what ECMA-262's web syntax (Annex B) would read as a literal is an
+    /// error: identity escapes of other characters, a lone brace or bracket, a class escape
+    /// bounding a range.
+    @Test func whatTheUFlagRefusesIsRefused() throws {
+        let refused: [(String, String)] = [
+            ("\\-", "unknown escape \\-"), ("\\_", "unknown escape \\_"), ("\\ ", "unknown escape"), ("\\é", "unknown escape"),
+            ("\\a", "unknown escape"), ("[\\_]", "unknown escape \\_"), ("[\\B]", "unknown escape \\B"), ("[\\1]", "in a character class"),
+            ("[\\c1]", "\\c needs a letter"), ("\\c", "\\c needs a letter"), ("a{,2}", "a literal { must be escaped"),
+            ("x{", "a literal { must be escaped"), ("a}", "a literal } must be escaped"), ("a]", "a literal ] must be escaped"),
+            ("a{1,", "a literal { must be escaped"), ("[\\d-a]", "cannot bound a range"), ("[a-\\w]", "cannot bound a range"),
+            ("\\00", "octal"), ("\\u{}", "malformed"), ("\\u{110000}", "beyond U+10FFFF"), ("\\u12", "hexadecimal"),
+            ("(?<1a>x)", "invalid group name"), ("(?<>x)", "invalid group name"), ("(?<a-b>x)", "invalid group name"),
+            ("(?<n>a)|(?<n>b)", "duplicate group name n"),
+        ]
+        for (pattern, reason) in refused {
+            do {
+                _ = try Self.schema(pattern)
+                Issue.record("\(pattern) was accepted")
+            } catch let error as PrefsError {
+                #expect(error.message.hasPrefix("$.user.k.pattern: not a valid regular expression ("), "\(error.message)")
+                #expect(error.message.contains(reason), "\(pattern): \(error.message)")
+            }
+        }
+        #expect(try Self.accepts("^(?<$_é1>a)(?<b\u{200C}>b)$", "ab"), "identifier names, as ECMA-262's")
+    }
+
+    /// One value check has a step budget: a large program on a large value is refused with
+    /// the reason instead of running for seconds; ordinary patterns never meet it.
+    @Test func aValueCheckHasAStepBudget() throws {
+        let schema = try Self.schema("^(?:.{0,4900})*$")
+        for size in [100_000, 300_000] {
+            let value = String(repeating: "x", count: size)
+            let started = ContinuousClock.now
+            do {
+                try schema.validate(.string(value), in: .user, forKey: "k")
+                Issue.record("a \(size) scalar value was accepted")
+            } catch let error as PrefsError {
+                #expect(error.kind == .invalidValue)
+                #expect(error.message.hasPrefix("user/k: pattern: \"^(?:.{0,4900})*$\" exceeded its step budget"), "\(error.message)")
+                #expect(error.message.contains("of a value of \(size) scalars"), "\(error.message)")
+            }
+            #expect(ContinuousClock.now - started < .seconds(20))
+        }
+        #expect(try Self.accepts("^(?:.{0,4900})*$", String(repeating: "x", count: 2_000)), "the same pattern on a short value")
+        let megabyte = String(repeating: "abcdefghijklmnopqrstuvwxyz", count: 40_330)
+        #expect(try Self.accepts("^[a-z]+$", megabyte), "1 MB against an ordinary pattern")
+        #expect(try Self.accepts("^(.*)*x$", megabyte + "x"))
+        #expect(try Self.accepts("^[a-z0-9._%+-]+@[a-z0-9.-]+\\.[a-z]{2,}$", megabyte + "@example.com"))
+    }
 
     @Test func patternsMatchAsECMAScriptDoes() throws {
         for row in Self.table {
