@@ -188,7 +188,10 @@ public final class ServeCore: Sendable {
         case .failure(let failure): return failure.response
         case .success(let parsed): data = parsed.1
         }
-        let resolution = snapshot.flags.evaluateAnyType(key, context: data)
+        // Over the request's budget: the flag's own error result (400 GENERAL), as for a rule
+        // over its own limit.
+        var budget = EvaluationBudget(steps: options.maximumSteps)
+        let resolution = snapshot.flags.evaluateAnyType(key, context: data, budget: &budget)
         let answer = OFREP.evaluation(key, resolution)
         return .json(answer.status, answer.body.compactText)
     }
@@ -202,8 +205,18 @@ public final class ServeCore: Sendable {
         }
         let current = snapshot
         var results: [JSONValue] = []
+        var budget = EvaluationBudget(steps: options.maximumSteps)
         for key in current.keys {
-            results.append(OFREP.evaluation(key, current.flags.evaluateAnyType(key, context: parsed.1)).body)
+            let resolution = current.flags.evaluateAnyType(key, context: parsed.1, budget: &budget)
+            // Over the request's budget: no partial answer (a provider would cache it), 500.
+            if budget.exceeded {
+                return .json(
+                    500,
+                    OFREP.problem(
+                        "evaluating every flag needs more than the request's budget of \(options.maximumSteps) steps "
+                            + "(prefs serve --max-steps); evaluate flags one at a time"))
+            }
+            results.append(OFREP.evaluation(key, resolution).body)
         }
         let text = JSONValue.object([.init("flags", .array(results)), .init("metadata", .object(current.flags.metadata))])
             .compactText

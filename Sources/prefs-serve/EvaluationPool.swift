@@ -1,0 +1,33 @@
+import NIOPosix
+import Synchronization
+
+/// Threads of prefs-serve's own for the serving core's work (flag evaluation, the inspector's
+/// reads of the store), off Swift's cooperative pool and NIO's event loops: while a few long
+/// evaluations run there, connections are still accepted, read and answered, and a short
+/// evaluation gets a thread of its own instead of waiting behind them (the kernel shares the
+/// cores between the threads). Each request's evaluation is bounded by its step budget
+/// (`--max-steps`); at most ``maximumWaiting`` requests may be queued or running at once, more
+/// are refused (nil: the server answers 503).
+final class EvaluationPool: Sendable {
+    /// The threads.
+    static let threads = 16
+    /// The most requests queued or running at once.
+    static let maximumWaiting = 256
+
+    private let pool: NIOThreadPool
+    private let waiting = Atomic<Int>(0)
+
+    init() {
+        pool = NIOThreadPool(numberOfThreads: Self.threads)
+        pool.start()
+    }
+
+    /// Runs `body` on a thread of the pool; nil when ``maximumWaiting`` requests are queued or
+    /// running already, or the request was cancelled (its client went away) before it ran.
+    func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T? {
+        let count = waiting.wrappingAdd(1, ordering: .relaxed).newValue
+        defer { waiting.wrappingSubtract(1, ordering: .relaxed) }
+        guard count <= Self.maximumWaiting else { return nil }
+        return try? await pool.runIfActive(body)
+    }
+}
