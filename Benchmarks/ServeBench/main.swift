@@ -22,8 +22,8 @@ guard let path = arguments.first else {
     exit(2)
 }
 let seconds = Double(arguments.dropFirst().first ?? "") ?? 2.0
-/// A `reduce` over 500 items whose every step is a `reduce` over 500 more: about 1.5 million steps.
-let heavyItems = (0..<500).map(String.init).joined(separator: ",")
+/// A `reduce` over 400 items whose every step is a `reduce` over 400 more: about 1.5 million steps.
+let heavyItems = (0..<400).map(String.init).joined(separator: ",")
 let heavyInner = #"{"reduce":[[\#(heavyItems)],{"+":[{"var":"accumulator"},{"var":"current"}]},0]}"#
 let heavyRule = #"{"if":[{">":[{"reduce":[[\#(heavyItems)],{"+":[{"var":"accumulator"},\#(heavyInner)]},0]},1]},"big","small"]}"#
 let heavyFlags = (0..<heavy).map { index in

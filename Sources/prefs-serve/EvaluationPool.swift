@@ -1,14 +1,19 @@
+import Glibc
 import NIOPosix
 import Synchronization
 
-/// Threads of prefs-serve's own for the serving core's work (flag evaluation, the inspector's
-/// reads of the store), off Swift's cooperative pool and NIO's event loops: while a few long
-/// evaluations run there, connections are still accepted, read and answered, and a short
-/// evaluation gets a thread of its own instead of waiting behind them (the kernel shares the
-/// cores between the threads). Each request's evaluation is bounded by its step budget
-/// (`--max-steps`); at most ``maximumWaiting`` requests may be queued or running at once, more
-/// are refused (nil: the server answers 503).
+/// Threads of prefs-serve's own for the serving core's long work (evaluations over
+/// ``quickSteps`` steps, the inspector's reads of the store), off Swift's cooperative pool and
+/// NIO's event loops: while long evaluations run there, connections are still accepted, read
+/// and answered, and quick evaluations are answered where they were read. The threads run at
+/// a lower priority (nice 10): the kernel gives the cores to accepting, reading and quick
+/// answers first. Each request's evaluation is bounded by its step budget (`--max-steps`); at
+/// most ``maximumWaiting`` requests may be queued or running at once, more are refused (nil:
+/// the server answers 503).
 final class EvaluationPool: Sendable {
+    /// The evaluation steps a request may take on the thread that read it; one that needs
+    /// more is evaluated again on the pool.
+    static let quickSteps = 10_000
     /// The threads.
     static let threads = 16
     /// The most requests queued or running at once.
@@ -28,6 +33,10 @@ final class EvaluationPool: Sendable {
         let count = waiting.wrappingAdd(1, ordering: .relaxed).newValue
         defer { waiting.wrappingSubtract(1, ordering: .relaxed) }
         guard count <= Self.maximumWaiting else { return nil }
-        return try? await pool.runIfActive(body)
+        return try? await pool.runIfActive {
+            // On Linux the nice value is a thread's own: 0 is this thread (the same value every time).
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+            return body()
+        }
     }
 }

@@ -163,14 +163,18 @@ let responder = CallbackResponder { (request: Request, context: ServeContext) as
             var request = request
             let buffer = try await request.collectBody(upTo: limit)
             serveRequest.body = Array(buffer.readableBytesView)
-            // Evaluation reads the compiled flags in memory; inspector JSON reads the store:
-            // both on the evaluation pool's threads, never on the cooperative pool's.
+            // Evaluation reads the compiled flags in memory; inspector JSON reads the store.
+            // A quick evaluation (at most EvaluationPool.quickSteps) is answered here; the rest
+            // on the evaluation pool's threads, never for long on the cooperative pool's.
             let prepared = serveRequest
-            answer =
-                await evaluations.run { core.handle(prepared) }
-                ?? .json(
-                    503, OFREP.problem("too many requests are being evaluated; try again shortly"),
-                    headers: [("Retry-After", "1")])
+            if let quick = core.quickAnswer(prepared, steps: EvaluationPool.quickSteps) {
+                answer = quick
+            } else if let long = await evaluations.run({ core.handle(prepared) }) {
+                answer = long
+            } else {
+                answer = .json(
+                    503, OFREP.problem("too many requests are being evaluated; try again shortly"), headers: [("Retry-After", "1")])
+            }
         } catch let error as HTTPError where error.status == .contentTooLarge {
             answer = .json(413, OFREP.problem("the body is larger than \(limit) bytes"), headers: [("Connection", "close")])
         } catch is NIOTooManyBytesError {
@@ -209,7 +213,8 @@ func timeAmount(_ duration: Duration) -> TimeAmount {
     .nanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + Int64(duration.components.attoseconds / 1_000_000_000))
 }
 let readTimeout = timeAmount(invocation.readTimeout)
-let headTimeout = timeAmount(invocation.headTimeout)
+// A request must arrive within the read timeout in any case: the head's deadline is no later.
+let headTimeout = timeAmount(min(invocation.headTimeout, invocation.readTimeout))
 let app = Application(
     responder: responder,
     // New handlers for every connection (an autoclosure).

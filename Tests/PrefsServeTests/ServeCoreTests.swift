@@ -227,5 +227,13 @@ struct ServeCoreTests {
         #expect(bulk.status == 500 && bulk.text.contains("budget of 200 steps (prefs serve --max-steps)") && bulk.header("ETag") == nil)
         // A flag that needs few steps is answered under the same budget.
         #expect(post(tight, "/ofrep/v1/evaluate/flags/banner", #"{"context":{"targetingKey":"u1"}}"#).status == 200)
+        // A quick answer is the answer when it takes few steps and no store; nil otherwise.
+        func quick(_ path: String, _ method: String = "POST") -> ServeResponse? {
+            roomy.quickAnswer(ServeRequest(method: method, path: path, body: Array("{}".utf8)), steps: 200)
+        }
+        #expect(quick("/ofrep/v1/evaluate/flags/sum") == nil && quick("/ofrep/v1/evaluate/flags") == nil)
+        #expect(quick("/ofrep/v1/evaluate/flags/banner") == post(roomy, "/ofrep/v1/evaluate/flags/banner", "{}"))
+        #expect(quick("/api/summary", "GET") == nil && quick("/", "GET")?.status == 200)
+        #expect(tight.quickAnswer(ServeRequest(method: "POST", path: "/ofrep/v1/evaluate/flags/sum"), steps: 1000)?.status == 400)
     }
 }
