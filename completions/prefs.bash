@@ -1428,7 +1428,7 @@ _prefs_serve() {
     repeating_flags=()
     non_repeating_flags=(--no-access-log --version -h --help)
     repeating_options=(--override)
-    non_repeating_options=(--store --actor --listen --token-file --max-body --read-timeout)
+    non_repeating_options=(--store --actor --listen --token-file --max-body --read-timeout --head-timeout --max-connections-per-address --max-steps)
     __prefs_offer_flags_options 0
 
     # Offer option value completions
@@ -1453,6 +1453,15 @@ _prefs_serve() {
         return
         ;;
     '--read-timeout')
+        return
+        ;;
+    '--head-timeout')
+        return
+        ;;
+    '--max-connections-per-address')
+        return
+        ;;
+    '--max-steps')
         return
         ;;
     esac

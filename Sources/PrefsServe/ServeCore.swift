@@ -46,19 +46,33 @@ public final class ServeCore: Sendable {
 
     /// The answer to one request.
     public func handle(_ request: ServeRequest) -> ServeResponse {
+        // Never nil without a smaller budget than the options'.
+        route(request, steps: options.maximumSteps, quick: false) ?? .json(500, OFREP.problem("no answer"))
+    }
+
+    /// The answer to one request when it is quick: its evaluation takes at most `steps` steps
+    /// (fewer than ``ServeOptions/maximumSteps``) and it does not read the store. Nil: answer it
+    /// with ``handle(_:)`` on a thread that may take long (the evaluation is started again).
+    /// The server answers most requests this way on the thread that read them, and hands the
+    /// others to threads of their own.
+    public func quickAnswer(_ request: ServeRequest, steps: Int) -> ServeResponse? {
+        route(request, steps: min(steps, options.maximumSteps), quick: true)
+    }
+
+    private func route(_ request: ServeRequest, steps: Int, quick: Bool) -> ServeResponse? {
         if let refusal = refusal(request) { return refusal }
         let path = request.path
         let ofrep = "/ofrep/v1/evaluate/flags"
         if path == ofrep || path == ofrep + "/" {
             guard request.method == "POST" else { return methodNotAllowed("POST") }
-            return evaluateAll(request)
+            return evaluateAll(request, steps: steps)
         }
         if path.hasPrefix(ofrep + "/") {
             guard request.method == "POST" else { return methodNotAllowed("POST") }
             guard let key = String(path.dropFirst(ofrep.count + 1)).percentDecoded, !key.isEmpty else {
                 return .json(400, OFREP.failure(nil, "GENERAL", "the flag key in the path is not valid percent-encoded UTF-8").compactText)
             }
-            return evaluate(key, request)
+            return evaluate(key, request, steps: steps)
         }
         if let asset = InspectorAssets.asset(path) {
             guard request.method == "GET" || request.method == "HEAD" else { return methodNotAllowed("GET") }
@@ -73,6 +87,8 @@ public final class ServeCore: Sendable {
         }
         if path.hasPrefix("/api/") {
             guard request.method == "GET" else { return methodNotAllowed("GET") }
+            // The inspector's JSON reads the store.
+            if quick { return nil }
             return inspectorAPI(request)
         }
         return .json(404, OFREP.problem("no such path: \(Self.shortened(path))"))
@@ -182,19 +198,25 @@ public final class ServeCore: Sendable {
     }
 
     /// `POST /ofrep/v1/evaluate/flags/{key}`.
-    func evaluate(_ key: String, _ request: ServeRequest) -> ServeResponse {
+    /// Nil when `steps`, fewer than the options' budget, ran out.
+    func evaluate(_ key: String, _ request: ServeRequest, steps: Int) -> ServeResponse? {
         let data: [String: LogicValue]
         switch context(request, key: key) {
         case .failure(let failure): return failure.response
         case .success(let parsed): data = parsed.1
         }
-        let resolution = snapshot.flags.evaluateAnyType(key, context: data)
+        // Over the request's budget: the flag's own error result (400 GENERAL), as for a rule
+        // over its own limit.
+        var budget = EvaluationBudget(steps: steps)
+        let resolution = snapshot.flags.evaluateAnyType(key, context: data, budget: &budget)
+        if budget.exceeded && steps < options.maximumSteps { return nil }
         let answer = OFREP.evaluation(key, resolution)
         return .json(answer.status, answer.body.compactText)
     }
 
     /// `POST /ofrep/v1/evaluate/flags`: every flag, with an ETag of the answer.
-    func evaluateAll(_ request: ServeRequest) -> ServeResponse {
+    /// Nil when `steps`, fewer than the options' budget, ran out.
+    func evaluateAll(_ request: ServeRequest, steps: Int) -> ServeResponse? {
         let parsed: (JSONValue, [String: LogicValue])
         switch context(request, key: nil) {
         case .failure(let failure): return failure.response
@@ -202,8 +224,19 @@ public final class ServeCore: Sendable {
         }
         let current = snapshot
         var results: [JSONValue] = []
+        var budget = EvaluationBudget(steps: steps)
         for key in current.keys {
-            results.append(OFREP.evaluation(key, current.flags.evaluateAnyType(key, context: parsed.1)).body)
+            let resolution = current.flags.evaluateAnyType(key, context: parsed.1, budget: &budget)
+            // Over the request's budget: no partial answer (a provider would cache it), 500.
+            if budget.exceeded {
+                if steps < options.maximumSteps { return nil }
+                return .json(
+                    500,
+                    OFREP.problem(
+                        "evaluating every flag needs more than the request's budget of \(options.maximumSteps) steps "
+                            + "(prefs serve --max-steps); evaluate flags one at a time"))
+            }
+            results.append(OFREP.evaluation(key, resolution).body)
         }
         let text = JSONValue.object([.init("flags", .array(results)), .init("metadata", .object(current.flags.metadata))])
             .compactText

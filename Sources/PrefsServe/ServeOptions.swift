@@ -1,3 +1,5 @@
+import PrefsCore
+
 /// Limits and credentials of a serving core.
 public struct ServeOptions: Sendable {
     /// The largest request body accepted (413 above it).
@@ -12,14 +14,24 @@ public struct ServeOptions: Sendable {
     /// them, but the store's keys, values and history stay the owner's (`prefs-serve` makes
     /// one per run and prints the inspector's address with it). Nil: no such check.
     public var inspectorToken: String?
+    /// The evaluation steps one request may spend, all its flags together (an
+    /// ``EvaluationBudget``): over it a single flag is answered 400 `GENERAL`, every flag at
+    /// once 500. Each rule also stops at ``JSONLogic/evaluationBudget`` on its own.
+    public var maximumSteps: Int
 
-    /// Options: 64 KiB bodies, contexts 32 levels deep, no token.
+    /// The default of ``maximumSteps``: as many as one rule may take, so every flag that
+    /// `prefs flag eval` answers is answered on its own.
+    public static let defaultMaximumSteps = JSONLogic.evaluationBudget
+
+    /// Options: 64 KiB bodies, contexts 32 levels deep, no token, 2,000,000 steps a request.
     public init(
-        maximumBodyBytes: Int = 65_536, maximumContextDepth: Int = 32, token: String? = nil, inspectorToken: String? = nil
+        maximumBodyBytes: Int = 65_536, maximumContextDepth: Int = 32, token: String? = nil, inspectorToken: String? = nil,
+        maximumSteps: Int = ServeOptions.defaultMaximumSteps
     ) {
         self.maximumBodyBytes = maximumBodyBytes
         self.maximumContextDepth = maximumContextDepth
         self.token = token
         self.inspectorToken = inspectorToken
+        self.maximumSteps = maximumSteps
     }
 }

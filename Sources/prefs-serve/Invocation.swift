@@ -1,5 +1,6 @@
 import Foundation
 import PrefsCore
+import PrefsServe
 
 /// prefs-serve's arguments (`prefs serve` passes its own through).
 struct Invocation {
@@ -9,12 +10,16 @@ struct Invocation {
     var tokenFile: String?
     var maximumBodyBytes = 65_536
     var readTimeout: Duration = .seconds(10)
+    var headTimeout: Duration = .seconds(5)
+    var maximumConnectionsPerAddress = 64
+    var maximumSteps = ServeOptions.defaultMaximumSteps
     var poll: Duration = .milliseconds(250)
     var accessLog = true
 
     static let usage = """
         usage: prefs-serve [--store PATH] [--listen HOST:PORT] [--token-file FILE] [--max-body BYTES]
-                           [--read-timeout DURATION] [--poll DURATION] [--no-access-log]
+                           [--read-timeout DURATION] [--head-timeout DURATION] [--max-connections-per-address N]
+                           [--max-steps N] [--poll DURATION] [--no-access-log]
         """
 
     init(_ arguments: [String]) {
@@ -43,6 +48,13 @@ struct Invocation {
                 guard let bytes = Int(value(argument)), bytes > 0 else { fail("--max-body: expected a number of bytes", 2) }
                 maximumBodyBytes = bytes
             case "--read-timeout": readTimeout = duration(argument)
+            case "--head-timeout": headTimeout = duration(argument)
+            case "--max-connections-per-address":
+                guard let count = Int(value(argument)), count > 0 else { fail("--max-connections-per-address: expected a number", 2) }
+                maximumConnectionsPerAddress = count
+            case "--max-steps":
+                guard let steps = Int(value(argument)), steps > 0 else { fail("--max-steps: expected a number of steps", 2) }
+                maximumSteps = steps
             case "--poll": poll = duration(argument)
             case "--no-access-log": accessLog = false
             case "--version":

@@ -1,39 +1,97 @@
 import NIOCore
 import NIOHTTPTypes
 
-/// Closes a connection whose client takes longer than the read timeout to send a request
-/// (its head and body: slowloris), or stays idle that long between requests. Answers being
-/// written (an event stream) are not limited.
+/// Deadlines for what a client sends (slowloris):
+/// - the request head must be complete within the head timeout (`--head-timeout`) of the
+///   connection being accepted, or of the first byte of a later request on it;
+/// - the body must be complete within the read timeout (`--read-timeout`) of its head;
+/// - between requests a connection may stay idle for the read timeout.
+///
+/// Past a deadline the connection is closed. Answers being written (an event stream) are not
+/// limited.
 final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    private let timeout: TimeAmount
+    private enum Phase {
+        /// Waiting for a request's head (from the accept, or the first byte of a later request).
+        case head
+        /// The head arrived: waiting for the body.
+        case body
+        /// The request arrived: the answer is being made (no deadline).
+        case answering
+        /// Answered: waiting for another request, or nothing.
+        case idle
+    }
+
+    private let headTimeout: TimeAmount
+    private let readTimeout: TimeAmount
+    private var phase = Phase.head
     private var deadline: Scheduled<Void>?
+    private var context: ChannelHandlerContext?
+    /// Bytes arrived after the request was complete: the next request has begun.
+    private var nextRequestBegun = false
 
-    init(timeout: TimeAmount) { self.timeout = timeout }
+    init(headTimeout: TimeAmount, readTimeout: TimeAmount) {
+        self.headTimeout = headTimeout
+        self.readTimeout = readTimeout
+    }
 
-    func handlerAdded(context: ChannelHandlerContext) { arm(context) }
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        // Bytes are seen before the HTTP decoder, which says nothing until a head is complete.
+        try? context.pipeline.syncOperations.addHandler(ByteObserver(owner: self), position: .first)
+        arm(headTimeout)
+    }
 
-    func handlerRemoved(context: ChannelHandlerContext) { disarm() }
+    func handlerRemoved(context: ChannelHandlerContext) {
+        disarm()
+        self.context = nil
+    }
+
+    /// Called by the ``ByteObserver`` when bytes arrive from the client.
+    fileprivate func bytesArrived() {
+        switch phase {
+        case .idle:
+            phase = .head
+            arm(headTimeout)
+        case .answering: nextRequestBegun = true
+        case .head, .body: break
+        }
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head: arm(context)  // now the body must arrive in time
-        case .end: disarm()
+        case .head:
+            phase = .body
+            arm(readTimeout)
+        case .end:
+            phase = .answering
+            nextRequestBegun = false
+            disarm()
         case .body: break
         }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { arm(context) }  // the next request, or idle
+        if case .end = unwrapOutboundIn(data), phase == .answering {
+            // A 413 is answered before its body was read: its connection closes anyway.
+            if nextRequestBegun {
+                phase = .head
+                arm(headTimeout)
+            } else {
+                phase = .idle
+                arm(readTimeout)
+            }
+        }
         context.write(data, promise: promise)
     }
 
-    private func arm(_ context: ChannelHandlerContext) {
+    private func arm(_ timeout: TimeAmount) {
+        guard let context else { return }
         deadline?.cancel()
         deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { context.close(promise: nil) }
     }
@@ -41,5 +99,20 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     private func disarm() {
         deadline?.cancel()
         deadline = nil
+    }
+}
+
+/// Tells a ``RequestDeadlineHandler`` when bytes arrive, ahead of the HTTP decoder.
+private final class ByteObserver: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private weak var owner: RequestDeadlineHandler?
+
+    init(owner: RequestDeadlineHandler) { self.owner = owner }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        owner?.bytesArrived()
+        context.fireChannelRead(data)
     }
 }

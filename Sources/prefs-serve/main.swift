@@ -1,5 +1,6 @@
 // prefs-serve [--store PATH] [--listen HOST:PORT] [--token-file FILE] [--max-body BYTES]
-//             [--read-timeout DURATION] [--poll DURATION] [--no-access-log]
+//             [--read-timeout DURATION] [--head-timeout DURATION] [--max-connections-per-address N]
+//             [--max-steps N] [--poll DURATION] [--no-access-log]
 //
 // The HTTP side of `prefs serve`, which execs this helper, so the `prefs` binary never loads
 // SwiftNIO and Hummingbird. OFREP evaluation and the web inspector come from PrefsServe's
@@ -54,12 +55,20 @@ do {
     stack = try KeyValueStack(path: StoreLocation.resolve(explicit: invocation.store, environment: environment), options: options)
     core = try ServeCore(
         stack: stack,
-        options: ServeOptions(maximumBodyBytes: invocation.maximumBodyBytes, token: token, inspectorToken: inspectorToken))
+        options: ServeOptions(
+            maximumBodyBytes: invocation.maximumBodyBytes, token: token, inspectorToken: inspectorToken,
+            maximumSteps: invocation.maximumSteps))
 } catch let error as PrefsError {
     fail(error.message, error.exitCode)
 } catch {
     fail("\(error)", 1)
 }
+
+/// The threads that evaluate (a request's steps are bounded by --max-steps).
+let evaluations = EvaluationPool()
+
+/// Connections open per client address (--max-connections-per-address).
+let connectionCounts = ConnectionCounts(limit: invocation.maximumConnectionsPerAddress)
 
 /// Set when shutdown begins: event streams end so the server can finish.
 let stopping = Atomic<Bool>(false)
@@ -155,7 +164,17 @@ let responder = CallbackResponder { (request: Request, context: ServeContext) as
             let buffer = try await request.collectBody(upTo: limit)
             serveRequest.body = Array(buffer.readableBytesView)
             // Evaluation reads the compiled flags in memory; inspector JSON reads the store.
-            answer = core.handle(serveRequest)
+            // A quick evaluation (at most EvaluationPool.quickSteps) is answered here; the rest
+            // on the evaluation pool's threads, never for long on the cooperative pool's.
+            let prepared = serveRequest
+            if let quick = core.quickAnswer(prepared, steps: EvaluationPool.quickSteps) {
+                answer = quick
+            } else if let long = await evaluations.run({ core.handle(prepared) }) {
+                answer = long
+            } else {
+                answer = .json(
+                    503, OFREP.problem("too many requests are being evaluated; try again shortly"), headers: [("Retry-After", "1")])
+            }
         } catch let error as HTTPError where error.status == .contentTooLarge {
             answer = .json(413, OFREP.problem("the body is larger than \(limit) bytes"), headers: [("Connection", "close")])
         } catch is NIOTooManyBytesError {
@@ -190,13 +209,19 @@ struct Poller: Service {
 
 var logger = Logger(label: "prefs-serve")
 logger.logLevel = .critical
-let readTimeout = TimeAmount.nanoseconds(
-    Int64(invocation.readTimeout.components.seconds) * 1_000_000_000
-        + Int64(invocation.readTimeout.components.attoseconds / 1_000_000_000))
+func timeAmount(_ duration: Duration) -> TimeAmount {
+    .nanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + Int64(duration.components.attoseconds / 1_000_000_000))
+}
+let readTimeout = timeAmount(invocation.readTimeout)
+// A request must arrive within the read timeout in any case: the head's deadline is no later.
+let headTimeout = timeAmount(min(invocation.headTimeout, invocation.readTimeout))
 let app = Application(
     responder: responder,
+    // New handlers for every connection (an autoclosure).
     server: .http1(
-        configuration: .init(additionalChannelHandlers: [RequestDeadlineHandler(timeout: readTimeout)])),
+        configuration: .init(additionalChannelHandlers: [
+            ConnectionLimiter(counts: connectionCounts), RequestDeadlineHandler(headTimeout: headTimeout, readTimeout: readTimeout),
+        ])),
     // At most 1,024 open connections: more wait in the backlog (file descriptors stay bounded).
     configuration: ApplicationConfiguration(
         address: .hostname(invocation.host, port: invocation.port), serverName: "prefs",

@@ -37,11 +37,32 @@ extension Prefs {
                 valueName: "duration"))
         var readTimeout: TTLArgument?
 
+        @Option(
+            help: ArgumentHelp(
+                "Close a connection whose request head takes longer than this to arrive (default 5s).", valueName: "duration"))
+        var headTimeout: TTLArgument?
+
+        @Option(
+            help: ArgumentHelp(
+                "The most connections one client address may have open; more are closed when accepted (default 64).",
+                valueName: "count"))
+        var maxConnectionsPerAddress: Int?
+
+        @Option(
+            help: ArgumentHelp(
+                "The evaluation steps one request may take, all its flags together (default 2000000; over it: an error answer).",
+                valueName: "steps"))
+        var maxSteps: Int?
+
         @Flag(help: "Do not log requests on stderr.")
         var noAccessLog = false
 
         func validate() throws {
             if let maxBody, maxBody < 1 { throw ValidationError("--max-body must be at least 1") }
+            if let maxConnectionsPerAddress, maxConnectionsPerAddress < 1 {
+                throw ValidationError("--max-connections-per-address must be at least 1")
+            }
+            if let maxSteps, maxSteps < 1 { throw ValidationError("--max-steps must be at least 1") }
         }
 
         func run() throws {
@@ -64,6 +85,9 @@ extension Prefs {
             if let tokenFile { arguments += ["--token-file", tokenFile] }
             if let maxBody { arguments += ["--max-body", String(maxBody)] }
             if let readTimeout { arguments += ["--read-timeout", "\(readTimeout.duration.milliseconds)ms"] }
+            if let headTimeout { arguments += ["--head-timeout", "\(headTimeout.duration.milliseconds)ms"] }
+            if let maxConnectionsPerAddress { arguments += ["--max-connections-per-address", String(maxConnectionsPerAddress)] }
+            if let maxSteps { arguments += ["--max-steps", String(maxSteps)] }
             if noAccessLog { arguments.append("--no-access-log") }
             Output.standard.flush()
             try Helper.exec(helper, arguments)

@@ -204,4 +204,36 @@ struct ServeCoreTests {
             ))
         #expect(core.handle(ServeRequest(method: "GET", path: "/api/summary")).text.contains(#"{"name":"switch","keys":6}"#))
     }
+
+    /// A request's evaluation steps, all its flags together, are bounded (--max-steps): a
+    /// single flag over it is its flag's error result, every flag at once a 500.
+    @Test func aRequestsStepsAreBounded() throws {
+        let fixture = try Fixture()
+        let items = (0..<100).map(String.init).joined(separator: ",")
+        let sum = #"{"reduce":[[\#(items)],{"+":[{"var":"current"},{"var":"accumulator"}]},0]}"#
+        let flag = #"{"state":"ENABLED","variants":{"a":"a","b":"b"},"defaultVariant":"b","targeting":{"if":[{">":[\#(sum),0]},"a","b"]}}"#
+        try fixture.stack.importFlags(try JSONValue(parsing: #"{"flags":{"sum":\#(flag)}}"#))
+        let roomy = try ServeCore(stack: fixture.stack, options: ServeOptions(maximumSteps: 100_000))
+        #expect(post(roomy, "/ofrep/v1/evaluate/flags/sum", "{}").text.hasPrefix(#"{"key":"sum","value":"a","reason":"TARGETING_MATCH""#))
+        #expect(post(roomy, "/ofrep/v1/evaluate/flags", "{}").status == 200)
+        let tight = try ServeCore(stack: fixture.stack, options: ServeOptions(maximumSteps: 200))
+        let single = post(tight, "/ofrep/v1/evaluate/flags/sum", "{}")
+        #expect(
+            single.status == 400
+                && single.text
+                    == #"{"key":"sum","errorCode":"GENERAL","errorDetails":"targeting of \"sum\": the request needs more than its budget of 200 evaluation steps"}"#,
+            "\(single.text)")
+        let bulk = post(tight, "/ofrep/v1/evaluate/flags", "{}")
+        #expect(bulk.status == 500 && bulk.text.contains("budget of 200 steps (prefs serve --max-steps)") && bulk.header("ETag") == nil)
+        // A flag that needs few steps is answered under the same budget.
+        #expect(post(tight, "/ofrep/v1/evaluate/flags/banner", #"{"context":{"targetingKey":"u1"}}"#).status == 200)
+        // A quick answer is the answer when it takes few steps and no store; nil otherwise.
+        func quick(_ path: String, _ method: String = "POST") -> ServeResponse? {
+            roomy.quickAnswer(ServeRequest(method: method, path: path, body: Array("{}".utf8)), steps: 200)
+        }
+        #expect(quick("/ofrep/v1/evaluate/flags/sum") == nil && quick("/ofrep/v1/evaluate/flags") == nil)
+        #expect(quick("/ofrep/v1/evaluate/flags/banner") == post(roomy, "/ofrep/v1/evaluate/flags/banner", "{}"))
+        #expect(quick("/api/summary", "GET") == nil && quick("/", "GET")?.status == 200)
+        #expect(tight.quickAnswer(ServeRequest(method: "POST", path: "/ofrep/v1/evaluate/flags/sum"), steps: 1000)?.status == 400)
+    }
 }

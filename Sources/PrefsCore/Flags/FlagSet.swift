@@ -150,7 +150,8 @@ public struct FlagSet: Sendable {
         _ key: String, type: FlagType, default defaultValue: JSONValue, context: [String: LogicValue] = [:],
         targetingKey: String? = nil, now: Int64? = nil
     ) -> FlagResolution {
-        resolve(key, type: type, default: defaultValue, context: context, targetingKey: targetingKey, now: now)
+        var budget = EvaluationBudget.unlimited
+        return resolve(key, type: type, default: defaultValue, context: context, targetingKey: targetingKey, now: now, budget: &budget)
     }
 
     /// Evaluates a flag with flagd's rules without asking for a type, as a remote
@@ -161,7 +162,18 @@ public struct FlagSet: Sendable {
     public func evaluateAnyType(
         _ key: String, context: [String: LogicValue] = [:], targetingKey: String? = nil, now: Int64? = nil
     ) -> FlagResolution {
-        resolve(key, type: nil, default: .null, context: context, targetingKey: targetingKey, now: now)
+        var budget = EvaluationBudget.unlimited
+        return resolve(key, type: nil, default: .null, context: context, targetingKey: targetingKey, now: now, budget: &budget)
+    }
+
+    /// ``evaluateAnyType(_:context:targetingKey:now:)`` spending its targeting's steps from a
+    /// budget shared with other evaluations (a server's request): when the budget runs out the
+    /// answer is a `GENERAL` error and `budget.exceeded` is true.
+    public func evaluateAnyType(
+        _ key: String, context: [String: LogicValue] = [:], targetingKey: String? = nil, now: Int64? = nil,
+        budget: inout EvaluationBudget
+    ) -> FlagResolution {
+        resolve(key, type: nil, default: .null, context: context, targetingKey: targetingKey, now: now, budget: &budget)
     }
 
     /// The evaluation context as ``KeyValueStack/evaluateFlag(_:type:default:context:targetingKey:fractionalVersion:)``
@@ -181,7 +193,7 @@ public struct FlagSet: Sendable {
 
     private func resolve(
         _ key: String, type: FlagType?, default defaultValue: JSONValue, context: [String: LogicValue], targetingKey: String?,
-        now: Int64?
+        now: Int64?, budget: inout EvaluationBudget
     ) -> FlagResolution {
         guard let flag = flags[key] else {
             return FlagResolution(
@@ -227,7 +239,7 @@ public struct FlagSet: Sendable {
         data["$flagd"] = .object(["flagKey": .string(key), "timestamp": .number(Double(seconds))])
         let outcome: LogicValue
         do {
-            outcome = try logic.evaluate(checking: .object(data))
+            outcome = try logic.evaluate(checking: .object(data), budget: &budget)
         } catch let failure {
             return error("GENERAL", "targeting of \(JSONValue.string(key).compactText): \(failure.message)")
         }

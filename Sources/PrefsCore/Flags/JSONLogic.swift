@@ -210,7 +210,24 @@ public struct JSONLogic: Sendable {
     /// - Throws: ``RuleError`` when the evaluation would exceed ``evaluationBudget`` or build
     ///   a value nested deeper than ``JSONParser/maximumDepth`` levels.
     public func evaluate(checking data: LogicValue) throws(RuleError) -> LogicValue {
-        var budget = Budget(remaining: JSONLogic.evaluationBudget)
+        var shared = EvaluationBudget.unlimited
+        return try evaluate(checking: data, budget: &shared)
+    }
+
+    /// Evaluates the rule against data, spending at most what `budget` has left (and never
+    /// more than ``evaluationBudget``); the steps taken are taken from `budget`.
+    ///
+    /// - Throws: ``RuleError`` when the evaluation would exceed ``evaluationBudget`` or what
+    ///   `budget` has left (then `budget.exceeded` is true), or build a value nested deeper
+    ///   than ``JSONParser/maximumDepth`` levels.
+    public func evaluate(checking data: LogicValue, budget shared: inout EvaluationBudget) throws(RuleError) -> LogicValue {
+        let sharedLimits = shared.remaining < JSONLogic.evaluationBudget
+        let allowed = sharedLimits ? shared.remaining : JSONLogic.evaluationBudget
+        var budget = Budget(remaining: allowed, shared: sharedLimits ? shared.limit : nil)
+        defer {
+            if budget.remaining < 0 && sharedLimits { shared.exceeded = true }
+            if shared.limit != .max { shared.remaining -= min(allowed, allowed - budget.remaining) }
+        }
         do {
             return try eval(root, data, &budget)
         } catch let error as RuleError {
@@ -223,10 +240,16 @@ public struct JSONLogic: Sendable {
     /// The work an evaluation has left.
     struct Budget {
         var remaining: Int
+        /// The limit of an ``EvaluationBudget`` shared with other evaluations, when that is
+        /// what this evaluation may spend (less than ``JSONLogic/evaluationBudget``).
+        var shared: Int? = nil
 
         mutating func charge(_ cost: Int) throws {
             remaining -= cost
             if remaining < 0 {
+                if let shared {
+                    throw RuleError(message: "the request needs more than its budget of \(shared) evaluation steps")
+                }
                 throw RuleError(message: "the rule needs more than \(JSONLogic.evaluationBudget) steps to evaluate")
             }
         }

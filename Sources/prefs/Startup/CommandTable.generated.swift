@@ -918,6 +918,9 @@ enum CommandTable {
                     .init(.option, ["--token-file"]),
                     .init(.option, ["--max-body"]),
                     .init(.option, ["--read-timeout"]),
+                    .init(.option, ["--head-timeout"]),
+                    .init(.option, ["--max-connections-per-address"]),
+                    .init(.option, ["--max-steps"]),
                     .init(.flag, ["--no-access-log"]),
                 ]
             ) { values in
@@ -931,7 +934,10 @@ enum CommandTable {
                 command.tokenFile = try values.optional(4)
                 command.maxBody = try values.optional(5)
                 command.readTimeout = try values.optional(6)
-                command.noAccessLog = values.flag(7)
+                command.headTimeout = try values.optional(7)
+                command.maxConnectionsPerAddress = try values.optional(8)
+                command.maxSteps = try values.optional(9)
+                command.noAccessLog = values.flag(10)
                 try command.validate()
                 return command
             }

@@ -410,6 +410,41 @@ struct EvaluationLimitTests {
         #expect(try logic(#"{"+":["12.5e1x"," 7.","-.5e","0x10","1e+"]}"#) == .number("132.5"))
         #expect(try logic(#"{"+":["inf"]}"#) == .null)
     }
+
+    /// A budget shared by several evaluations (a server's request): each takes its steps from
+    /// it, and the one that finds it spent is stopped, with `exceeded` set.
+    @Test func sharedBudgetStopsTheEvaluationThatRunsItOut() throws {
+        let items = (0..<100).map(String.init).joined(separator: ",")
+        let sum = #"{"reduce":[[\#(items)],{"+":[{"var":"current"},{"var":"accumulator"}]},0]}"#
+        let rule = try JSONLogic(JSONValue(parsing: sum))
+        var unlimited = EvaluationBudget.unlimited
+        #expect(try rule.evaluate(checking: .object([:]), budget: &unlimited) == .number(4950) && !unlimited.exceeded)
+        var budget = EvaluationBudget(steps: 1500)
+        #expect(try rule.evaluate(checking: .object([:]), budget: &budget) == .number(4950))
+        let once = budget.spent
+        #expect(once > 500 && once < 1500 && !budget.exceeded, "one evaluation took \(once) steps")
+        #expect {
+            try rule.evaluate(checking: .object([:]), budget: &budget)
+        } throws: { error in
+            (error as? RuleError)?.message == "the request needs more than its budget of 1500 evaluation steps"
+        }
+        #expect(budget.exceeded && budget.remaining == 0)
+        // The rule's own limit still applies under a larger budget, and is not the budget's.
+        let ones = Array(repeating: "1", count: 40).joined(separator: ",")
+        let doubling = try JSONLogic(
+            JSONValue(parsing: #"{"reduce":[[\#(ones)],{"cat":[{"var":"accumulator"},{"var":"accumulator"}]},"x"]}"#))
+        var large = EvaluationBudget(steps: 10 * JSONLogic.evaluationBudget)
+        #expect(throws: RuleError.self) { try doubling.evaluate(checking: .object([:]), budget: &large) }
+        #expect(!large.exceeded && large.spent == JSONLogic.evaluationBudget)
+        // Flags evaluated with a spent budget answer GENERAL.
+        let flag = #"{"state":"ENABLED","variants":{"a":1},"defaultVariant":"a","targeting":{"if":[{">":[\#(sum), 0]},"a",null]}}"#
+        let flags = FlagSet(entries: [("sum", try JSONValue(parsing: flag))])
+        var small = EvaluationBudget(steps: 100)
+        let resolution = flags.evaluateAnyType("sum", budget: &small)
+        #expect(resolution.errorCode == "GENERAL" && small.exceeded)
+        #expect(resolution.errorMessage?.contains("budget of 100 evaluation steps") == true, "\(resolution)")
+        #expect(flags.evaluateAnyType("sum").value.compactText == "1")
+    }
 }
 
 /// Issue 16, finding 2: a flag document planted in `switch` without `flag import` (as a
