@@ -9,8 +9,10 @@ import Testing
 /// starts (PGHOST, PGPORT, PGUSER and PGDATABASE set); one whose fence reads ```` ```sh ci ````
 /// (the README's install: system packages, a release build, the test suite itself) is what
 /// `.ci/run` does, which a test checks instead; ```` ```sh serve ```` blocks start a server that
-/// runs until stopped, and `ServeTests.theDocsExamplesRun` runs them against one; other fences (```` ```text ````, JSON, Swift) are
-/// not shell examples.
+/// runs until stopped, and `ServeTests.theDocsExamplesRun` runs them against one; ```` ```sh system ````
+/// blocks change the machine (install the Debian package, enable systemd user units):
+/// `scripts/package-check` installs the package, and a test checks that the units they name
+/// are the package's; other fences (```` ```text ````, JSON, Swift) are not shell examples.
 @Suite("docs examples")
 struct DocsExamplesTests {
     static let repository = repositoryRoot
@@ -27,6 +29,9 @@ struct DocsExamplesTests {
         var line: Int
         var tags: [String]
         var lines: [(number: Int, text: String)]
+
+        /// Whether `everyShellExampleRunsAsItsCommentSays` runs it (not ci, serve or system).
+        var runsHere: Bool { !tags.contains("ci") && !tags.contains("serve") && !tags.contains("system") }
     }
 
     /// One command of a block: a line, or the lines of a construct the shell reads as one
@@ -103,7 +108,7 @@ struct DocsExamplesTests {
     }
 
     @Test func theTourHasTenToTwentyLines() throws {
-        let tour = try Self.blocks(of: "README.md").first { !$0.tags.contains("ci") }
+        let tour = try Self.blocks(of: "README.md").first(where: \.runsHere)
         let commands = try tour.map { try Self.commands(of: $0, page: "README.md") } ?? []
         #expect((10...20).contains(commands.count), "\(commands.map(\.text))")
     }
@@ -153,7 +158,7 @@ struct DocsExamplesTests {
             extra["PGDATABASE"] = database.name
         }
         let environment = box.environment(extra)
-        for block in blocks where !block.tags.contains("ci") && !block.tags.contains("serve") {
+        for block in blocks where block.runsHere {
             for command in try Self.commands(of: block, page: page) {
                 let location = "\(page):\(command.line): \(command.text)"
                 let result = try Sandbox.exec(
@@ -171,20 +176,62 @@ struct DocsExamplesTests {
     }
 
     @Test func theInstallCommandsAreWhatCIRuns() throws {
-        // `.ci/run` runs the README's install on a fresh machine: each step of a ```sh ci block
-        // that builds, installs or tests appears in it.
+        // `.ci/run` runs the README's install on a fresh machine, and packages it as
+        // docs/packaging.md says: each step of a ```sh ci block that builds, installs, packages
+        // or tests (`swift`, `scripts/…`) appears in it.
         let ci = try String(contentsOfFile: Self.repository + "/.ci/run", encoding: .utf8)
-        let blocks = try Self.blocks(of: "README.md").filter { $0.tags.contains("ci") }
-        try #require(!blocks.isEmpty, "README.md has no ```sh ci block")
-        for block in blocks {
-            for (number, line) in block.lines {
-                for step in line.components(separatedBy: " && ") {
-                    let words = step.split(separator: " ")
-                    guard let first = words.first, first == "scripts/install" || first == "swift" else { continue }
-                    #expect(ci.contains(step), "README.md:\(number): \(step) is not in .ci/run")
+        // A command of .ci/run: a line that is the step, or starts with it and its arguments
+        // (a mention in a comment does not count).
+        let commands = ci.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        func runs(_ step: String) -> Bool { commands.contains { $0 == step || $0.hasPrefix(step + " ") } }
+        #expect(try Self.blocks(of: "README.md").contains { $0.tags.contains("ci") }, "README.md has no ```sh ci block")
+        var steps = 0
+        for page in Self.pages {
+            for block in try Self.blocks(of: page) where block.tags.contains("ci") {
+                for (number, line) in block.lines {
+                    for step in line.components(separatedBy: " && ") {
+                        let words = step.split(separator: " ")
+                        guard let first = words.first, first.hasPrefix("scripts/") || first == "swift" else { continue }
+                        #expect(runs(step), "\(page):\(number): \(step) is not a command of .ci/run")
+                        steps += 1
+                    }
                 }
             }
         }
+        #expect(steps >= 4, "scripts/install, swift test, scripts/package and scripts/package-check")
+    }
+
+    @Test func theSystemBlocksNameWhatThePackageInstalls() throws {
+        // A ```sh system block is not run: the units it enables are the package's
+        // (packaging/systemd, installed in /usr/lib/systemd/user), and a package it installs is
+        // what scripts/package writes.
+        var checked = 0
+        for page in Self.pages {
+            for block in try Self.blocks(of: page) where block.tags.contains("system") {
+                for command in try Self.commands(of: block, page: page) {
+                    let words = command.text.split(whereSeparator: \.isWhitespace).map(String.init)
+                    let location = "\(page):\(command.line): \(command.text)"
+                    if let systemctl = words.firstIndex(of: "systemctl") {
+                        #expect(words.dropFirst(systemctl + 1).first == "--user", "\(location): user units only")
+                        let units = words.dropFirst(systemctl + 2).filter { !$0.hasPrefix("-") && $0.hasPrefix("prefs") }
+                        #expect(!units.isEmpty, "\(location): names no prefs unit")
+                        for unit in units {
+                            let file = unit.hasSuffix(".service") ? unit : unit + ".service"
+                            #expect(
+                                FileManager.default.fileExists(atPath: Self.repository + "/packaging/systemd/" + file),
+                                "\(location): packaging/systemd/\(file) does not exist")
+                            checked += 1
+                        }
+                    } else if words.contains("apt") || words.contains("apt-get") || words.contains("dpkg") {
+                        #expect(words.contains("./prefs_*_amd64.deb"), "\(location): not the .deb scripts/package writes")
+                        checked += 1
+                    } else {
+                        Issue.record("\(location): a ```sh system block holds systemctl --user and package installs only")
+                    }
+                }
+            }
+        }
+        #expect(checked >= 3, "README.md, docs/serve.md and docs/refresh-and-sync.md have ```sh system blocks")
     }
 
     @Test func helpTextsHaveNoStrayLineContinuation() throws {
