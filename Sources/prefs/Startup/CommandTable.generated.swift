@@ -986,6 +986,7 @@ enum CommandTable {
                     .init(.options, ["--override"]),
                     .init(.positional),
                     .init(.flag, ["--force"]),
+                    .init(.flag, ["--with-sources"]),
                 ]
             ) { values in
                 var command = Prefs.Restore()
@@ -996,6 +997,7 @@ enum CommandTable {
                 }
                 command.file = try values.required(3)
                 command.force = values.flag(4)
+                command.withSources = values.flag(5)
                 try command.validate()
                 return command
             }
