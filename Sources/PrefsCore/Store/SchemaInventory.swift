@@ -93,22 +93,49 @@ struct SchemaInventory: Equatable {
         return result.sorted { $0.object < $1.object }
     }
 
-    /// `sql` without double quotes, and without white space except one space between two
-    /// word characters: the same object made by another release's SQL text (`"kv_user"` or
-    /// `kv_user`, on one line or several) compares equal.
+    /// `sql` without comments and double quotes, and without white space except one space
+    /// between two word characters (string literals kept as they are): the same object made
+    /// by another release's SQL text (`"kv_user"` or `kv_user`, on one line or several, with
+    /// or without a comment) compares equal.
     static func normalized(_ sql: String) -> String {
         func isWord(_ character: Character) -> Bool { character == "_" || character.isLetter || character.isNumber }
+        let characters = Array(sql)
         var out = ""
         out.reserveCapacity(sql.utf8.count)
         var space = false
-        for character in sql where character != "\"" {
-            if character.isWhitespace {
-                space = true
-                continue
-            }
+        var index = 0
+        func append(_ character: Character) {
             if space, let last = out.last, isWord(last), isWord(character) { out.append(" ") }
             space = false
             out.append(character)
+        }
+        while index < characters.count {
+            let character = characters[index]
+            let next = index + 1 < characters.count ? characters[index + 1] : nil
+            if character == "'" {
+                append(character)
+                index += 1
+                while index < characters.count {
+                    out.append(characters[index])
+                    index += 1
+                    if characters[index - 1] == "'" { break }
+                }
+            } else if character == "-" && next == "-" {
+                while index < characters.count && characters[index] != "\n" { index += 1 }
+                space = true
+            } else if character == "/" && next == "*" {
+                index += 2
+                while index < characters.count && !(characters[index - 1] == "*" && characters[index] == "/") { index += 1 }
+                index += 1
+                space = true
+            } else {
+                if character.isWhitespace {
+                    space = true
+                } else if character != "\"" {
+                    append(character)
+                }
+                index += 1
+            }
         }
         return out
     }
