@@ -56,6 +56,8 @@ struct RestoreHostileBackupTests {
         #expect(
             restored.stderr.hasPrefix("prefs: restoring 4 domain(s), 1 key(s) and 1 change-log record(s) from \(backup)\n"), "\(restored)")
         #expect(try objects(box.store) == before, "the store has prefs' own objects, nothing else")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: box.root + "/store").filter { $0.hasPrefix(".") }
+        #expect(leftovers.isEmpty, "the temporary store is gone: \(leftovers)")
         #expect(try box.runOK(["get", "user", "k"]).stdout == "1\n")
         try box.runOK(["set", "user", "k", "3"])
         try box.runOK(["set", "user", "new", "4"])
