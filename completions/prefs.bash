@@ -1521,7 +1521,7 @@ _prefs_backup() {
 
 _prefs_restore() {
     repeating_flags=()
-    non_repeating_flags=(--force --version -h --help)
+    non_repeating_flags=(--force --with-sources --version -h --help)
     repeating_options=(--override)
     non_repeating_options=(--store --actor)
     __prefs_offer_flags_options 1

@@ -109,7 +109,7 @@ function __prefs_parse_tokens -S
         case 'backup'
             __prefs_parse_subcommand 1 'store=' 'actor=' 'override=+' 'force' 'version' 'h/help'
         case 'restore'
-            __prefs_parse_subcommand 1 'store=' 'actor=' 'override=+' 'force' 'version' 'h/help'
+            __prefs_parse_subcommand 1 'store=' 'actor=' 'override=+' 'force' 'with-sources' 'version' 'h/help'
         case 'edit'
             __prefs_parse_subcommand 2 'store=' 'actor=' 'override=+' 'version' 'h/help'
         case 'help'
@@ -192,7 +192,7 @@ complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" 
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'remote' -d 'Set, show or unset the PostgreSQL database this store syncs with.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'sync' -d 'Pull remote operations, apply them, push pending ones (offline first; exit 7 when unreachable).'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'serve' -d 'Serve the switch domain\'s flags over OFREP (OpenFeature) and a read-only web inspector.'
-complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'doctor' -d 'Check the store: integrity, schema version, WAL, permissions, orphaned memory files, expired keys.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'doctor' -d 'Check the store: integrity, schema version and objects, values, WAL, permissions, orphaned memory files, expired keys.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'backup' -d 'Write a consistent copy of the store while other processes keep writing (mode 0600).'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'restore' -d 'Replace the store\'s content with a backup, while other processes keep using it.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'edit' -d 'Edit a key\'s value, or a whole domain, in $VISUAL or $EDITOR.'
@@ -546,6 +546,7 @@ complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "p
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs restore"' -l 'override' -d 'Read VALUE for DOMAIN:KEY in this invocation instead of the store (repeatable; never written). Also $PREFS_OVERRIDES, a JSON object {"domain":{"key":value}}.' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs restore" -eq 1' -F
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs restore" force' -l 'force' -d 'Replace a store that holds keys.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs restore" with-sources' -l 'with-sources' -d 'Also restore the backup\'s refresh sources (with their headers) and sync remote.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs restore" version' -l 'version' -d 'Show the version.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs restore" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs edit" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rF

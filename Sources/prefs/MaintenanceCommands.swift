@@ -5,7 +5,8 @@ extension Prefs {
     struct Doctor: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "doctor",
-            abstract: "Check the store: integrity, schema version, WAL, permissions, orphaned memory files, expired keys.",
+            abstract:
+                "Check the store: integrity, schema version and objects, values, WAL, permissions, orphaned memory files, expired keys.",
             discussion: "One line per finding: LEVEL<TAB>CHECK<TAB>MESSAGE (ok, warning, error). Exit 0 when healthy, 3 when damaged.")
 
         @OptionGroup var global: GlobalOptions
@@ -39,6 +40,7 @@ extension Prefs {
         var force = false
 
         func run() throws {
+            SignalCleanup.installHandlers()  // an interrupted backup leaves no hidden copy behind
             try global.openStack().backup(to: file, overwrite: force)
         }
     }
@@ -48,10 +50,15 @@ extension Prefs {
             commandName: "restore",
             abstract: "Replace the store's content with a backup, while other processes keep using it.",
             discussion: """
-                The backup must be an intact prefs store (prefs backup makes one). The copy is \
-                atomic: other processes see the old store or the restored one. A store that holds \
-                keys is replaced only with --force (exit 4 otherwise). The change log, schema and \
-                sync state come from the backup; the memory tier is left alone.
+                The backup must be an intact prefs store in a regular file (prefs backup makes one). \
+                It is read as data: only its keys, values and change log are taken, each checked as \
+                import checks them, into a new store prefs makes itself; its triggers, views and \
+                other SQL objects never are, and a change log that fails the checks is left behind. \
+                Refresh sources and the sync remote come along only with --with-sources. What is \
+                restored and what is not is printed on stderr first. The copy is atomic: other \
+                processes see the old store or the restored one. A store that holds keys is \
+                replaced only with --force (exit 4 otherwise); a backup that is not a regular file \
+                or holds a row prefs does not write is refused (exit 3). The memory tier is left alone.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -62,8 +69,13 @@ extension Prefs {
         @Flag(help: "Replace a store that holds keys.")
         var force = false
 
+        @Flag(help: "Also restore the backup's refresh sources (with their headers) and sync remote.")
+        var withSources = false
+
         func run() throws {
-            try global.openStack().restore(from: file, overwrite: force)
+            try global.openStack().restore(from: file, overwrite: force, withSources: withSources) { report in
+                for line in report.lines { Output.error(line) }
+            }
         }
     }
 }

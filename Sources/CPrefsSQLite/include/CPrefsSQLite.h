@@ -12,4 +12,19 @@ int prefs_sqlite_enable_triggers(sqlite3 *db, int enabled);
 /// misspelt "column" is an error instead of a string.
 void prefs_sqlite_disable_dqs(sqlite3 *db);
 
+/// Treats the database file as data: SQLITE_DBCONFIG_DEFENSIVE on (no writable_schema, no
+/// journal_mode=OFF, no writes to sqlite_dbpage) and SQLITE_DBCONFIG_TRUSTED_SCHEMA off
+/// (triggers, views, CHECK and DEFAULT expressions of the file may call only innocuous
+/// functions, never virtual tables with side effects). Returns the SQLite result code.
+int prefs_sqlite_harden(sqlite3 *db);
+
+/// Names the temporary file (and its -journal) that SIGINT, SIGTERM and SIGHUP remove
+/// once prefs_cleanup_install() ran; NULL: none. The path is copied. Returns 0 when the
+/// path is too long to remember.
+int prefs_cleanup_register(const char *path);
+
+/// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove the registered temporary
+/// file, then end the process by the signal as its default action would.
+void prefs_cleanup_install(void);
+
 #endif

@@ -49,6 +49,25 @@ struct ChangeLog: Sendable {
         try db.execute(sql: "DELETE FROM changelog WHERE seq <= (SELECT max(seq) FROM changelog) - ?", arguments: [count])
     }
 
+    /// Sequence numbers stay below this (2^62). SQLite numbers the next record after the
+    /// largest one, and once that is `Int64.max` picks unused numbers at random: a log
+    /// numbered this high was tampered with, and writes are refused rather than logged out
+    /// of order (``checkRoom(_:)``; `prefs doctor` reports it).
+    static let sequenceLimit: Int64 = 1 << 62
+
+    /// Refuses a write when the log's numbers have reached ``sequenceLimit``.
+    ///
+    /// - Throws: ``PrefsError`` of kind `storeUnreadable`.
+    static func checkRoom(_ db: Database) throws {
+        let latest = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(seq) FROM changelog")) ?? 0
+        guard latest < sequenceLimit else {
+            throw PrefsError(
+                .storeUnreadable,
+                "the change log's last record number is \(latest), beyond what prefs writes (the store was tampered with); nothing was written (prefs doctor; restore a backup)"
+            )
+        }
+    }
+
     /// The newest sequence number (0 when the log is empty).
     static func latestSequence(_ db: Database) throws -> Int64 {
         try Int64.fetchOne(db, sql: "SELECT max(seq) FROM changelog") ?? 0

@@ -28,8 +28,10 @@ public struct DoctorFinding: Sendable, Equatable {
 }
 
 extension KeyValueStack {
-    /// Checks the store's health: integrity, schema version, WAL state, permissions, orphaned
-    /// memory-tier files and expired keys waiting to be purged. Reads only.
+    /// Checks the store's health: integrity, schema version, the SQL objects (every table,
+    /// index and trigger one prefs makes, none else), values (compact JSON), the change log's
+    /// numbering, WAL state, permissions, orphaned memory-tier files and expired keys waiting
+    /// to be purged. Reads only.
     ///
     /// ```swift
     /// let healthy = try stack.doctor().allSatisfy { $0.level != .error }
@@ -65,6 +67,40 @@ extension KeyValueStack {
                 }
                 let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
                 add(.ok, "schema", "schema version \(version) (this prefs: \(StoreDatabase.schemaVersion))")
+                // Every table, index, trigger and view must be one prefs makes, with its SQL:
+                // a planted trigger can rewrite later writes, a missing one hides them from the log.
+                if version == StoreDatabase.schemaVersion {
+                    let differences = try SchemaInventory.read(db).differences(from: SchemaInventory.expected(domains: DomainTable.all(db)))
+                    for difference in differences { add(.error, "objects", difference.message) }
+                    if differences.isEmpty { add(.ok, "objects", "every table, index and trigger is one prefs makes") }
+                }
+                var invalid: [String] = []
+                var values = 0
+                var bad = 0
+                for domain in try DomainTable.all(db) where try db.tableExists("kv_" + domain.name) {
+                    let rows = try Row.fetchCursor(db, sql: "SELECT key, value FROM \(DomainTable(domain).table)")
+                    while let row = try rows.next() {
+                        values += 1
+                        if let json = BackupCopy.compactJSON(row.values[1]), case .text(let stored) = row.values[1], json == stored {
+                            continue
+                        }
+                        bad += 1
+                        if invalid.count < 5 { invalid.append("\(domain.name) \(BackupCopy.quoted(row.values[0]))") }
+                    }
+                }
+                if invalid.isEmpty {
+                    add(.ok, "values", "\(values) value(s), each compact JSON")
+                } else {
+                    add(
+                        .error, "values",
+                        "\(bad) value(s) not compact JSON: \(invalid.joined(separator: ", "))\(bad > invalid.count ? ", …" : "")")
+                }
+                if version >= 2 {
+                    let latest = try ChangeLog.latestSequence(db)
+                    if latest >= ChangeLog.sequenceLimit {
+                        add(.error, "log", "the change log's last record number is \(latest), beyond what prefs writes: writes are refused")
+                    }
+                }
                 let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?"
                 // (FileManager's `.size` is not an Int here: it read 0 for every WAL.)
                 var walInfo = stat()
@@ -151,43 +187,71 @@ extension KeyValueStack {
         // SQLite writes into an empty file that exists: make it private and unpredictable first.
         let (fd, temporary) = try PrivateFile.makeTemporary(nextTo: destination, purpose: "backup")
         Glibc.close(fd)
+        // A signal mid-copy removes the hidden copy and its -journal (``SignalCleanup``).
+        SignalCleanup.register(temporary)
+        defer { SignalCleanup.register(nil) }
         do {
             try reader.writeWithoutTransaction { db in
                 try db.execute(sql: "VACUUM INTO ?", arguments: [temporary])
             }
         } catch {
             unlink(temporary)
+            unlink(temporary + "-journal")
             throw PrefsError.database(error, path: destination, writing: true)
         }
         try PrivateFile.commit(temporary, to: destination, purpose: "backup")
     }
 
     /// Replaces the store's content with a backup made by ``backup(to:overwrite:)``, while
-    /// other processes may be using the store: SQLite's online backup copies every page in
-    /// one step under the store's write lock, so readers see the old store or the restored
-    /// one, never a mix. An older backup is migrated as the store is opened again.
+    /// other processes may be using the store.
+    ///
+    /// The backup is data, never code: it is opened read-only and immutable (nothing is
+    /// written next to it), and only its rows are taken, each checked as an import checks
+    /// it (domain and key rules, values compact JSON, integer versions and times), into a new
+    /// store prefs makes itself in a temporary file next to the store. Its triggers, views,
+    /// indexes and tables are never taken over. The change log comes along only when every
+    /// record passes the checks. Refresh sources and the sync remote (with its pending
+    /// operations and the store id) come along only with `withSources`. `report` hears what
+    /// is restored and what is not before the store changes. The new store then replaces
+    /// the store's content with SQLite's online backup in one step under the store's write
+    /// lock, so readers see the old store or the restored one, never a mix.
     ///
     /// ```swift
-    /// try stack.restore(from: "/var/backups/prefs.db", overwrite: true)
+    /// try stack.restore(from: "/var/backups/prefs.db", overwrite: true) { print($0.lines) }
     /// ```
     /// - Parameters:
-    ///   - source: the backup file.
+    ///   - source: the backup file (a regular file).
     ///   - overwrite: replace a store that holds keys (checked just before the copy).
-    /// - Throws: ``PrefsError``: `storeUnreadable` when the backup is not a readable, intact
-    ///   prefs store of a schema this build knows; `cannotWrite` when the store holds keys and
-    ///   `overwrite` is false, or cannot be written.
-    public func restore(from source: String, overwrite: Bool = false) throws {
+    ///   - withSources: restore the backup's refresh sources and sync remote too.
+    ///   - report: told what is restored and what is left behind, before the store changes.
+    /// - Throws: ``PrefsError``: `storeUnreadable` when the backup is not a regular file, not
+    ///   a readable, intact prefs store of a schema this build knows, or holds a row prefs
+    ///   does not write; `cannotWrite` when the store holds keys and `overwrite` is false, or
+    ///   cannot be written.
+    public func restore(
+        from source: String, overwrite: Bool = false, withSources: Bool = false, report: (RestoreReport) -> Void = { _ in }
+    ) throws {
         var info = stat()
         guard stat(source, &info) == 0 else {
             throw PrefsError(.storeUnreadable, "cannot read backup \(source): \(String(cString: strerror(errno)))")
         }
+        // A FIFO would block the open for ever, a directory or device is no backup.
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw PrefsError(
+                .storeUnreadable, "\(source) is not a regular file (\(Self.fileType(info.st_mode))); a backup is a file prefs backup wrote")
+        }
         try PrivateFile.refuseStoreFiles(source, store: path)
-        var configuration = Configuration()
-        configuration.readonly = true
+        var walInfo = stat()
+        if stat(source + "-wal", &walInfo) == 0 && walInfo.st_size > 0 {
+            throw PrefsError(
+                .storeUnreadable,
+                "\(source) has a -wal file holding changes the file itself lacks (a live store, not a backup): make a backup of it with prefs backup"
+            )
+        }
         let backup: DatabaseQueue
         let header: (appID: Int32, version: Int, integrity: String)
         do {
-            backup = try DatabaseQueue(path: source, configuration: configuration)
+            backup = try BackupCopy.open(source)
             header = try backup.read { db in
                 let appID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
                 let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
@@ -197,6 +261,7 @@ extension KeyValueStack {
         } catch {
             throw PrefsError(.storeUnreadable, "cannot read backup \(source): it is not an intact prefs store")
         }
+        defer { try? backup.close() }
         guard header.appID == StoreDatabase.mainApplicationID, header.version >= 1 else {
             throw PrefsError(.storeUnreadable, "\(source) is not a prefs store backup")
         }
@@ -206,41 +271,88 @@ extension KeyValueStack {
                 "\(source) has schema version \(header.version), newer than this prefs supports (\(StoreDatabase.schemaVersion))")
         }
         guard header.integrity == "ok" else { throw PrefsError(.storeUnreadable, "\(source) is damaged: \(header.integrity)") }
+        if !overwrite, let reader = try main.reader(), try holdsKeys(reader) { throw Self.holdsKeysError(path) }
+
+        // The new store, made the normal way next to the store, filled with the backup's rows.
+        try StoreDatabase.createDirectories(PrivateFile.directoryName(path))
+        let (fd, temporary) = try PrivateFile.makeTemporary(nextTo: path, purpose: "restore")
+        Glibc.close(fd)
+        let fresh = StoreDatabase(location: .file(temporary), kind: .main, busyTimeout: main.busyTimeout, actor: main.changeLog.actor)
+        var copied: DatabaseQueue?
+        defer {
+            try? copied?.close()
+            fresh.close()
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
+        }
+        var summary = RestoreReport(source: source)
+        let backupLast: Int64
+        do {
+            let queue = try fresh.writer()
+            copied = queue
+            backupLast = try queue.write { target in
+                try backup.read { db in
+                    try BackupCopy(source: source, withSources: withSources).copy(
+                        db, version: header.version, into: target, report: &summary)
+                }
+            }
+        } catch let error as PrefsError {
+            throw error
+        } catch {
+            throw PrefsError(
+                .storeUnreadable, "cannot restore \(source): \(PrefsError.database(error, path: source, writing: false).message)")
+        }
+        report(summary)
+
         try flushSynchronously()
         let writer = try main.writer()
         let lastSequence: Int64
         do {
             lastSequence = try writer.read(ChangeLog.latestSequence)
-            if !overwrite {
-                let hasKeys = try writer.read { db -> Bool in
-                    for domain in try DomainTable.all(db) where try db.tableExists("kv_" + domain.name) {
-                        if try Bool.fetchOne(db, sql: "SELECT 1 FROM \(DomainTable(domain).table) LIMIT 1") == true { return true }
-                    }
-                    return false
-                }
-                if hasKeys { throw PrefsError(.cannotWrite, "store \(path) holds keys; --force replaces them with the backup") }
-            }
-            try backup.backup(to: writer)
+            if !overwrite, try holdsKeys(writer) { throw Self.holdsKeysError(path) }
+            try copied?.backup(to: writer)
         } catch let error as PrefsError {
             throw error
         } catch {
             throw PrefsError.database(error, path: path, writing: true)
         }
-        try backup.close()
-        // Open again: an older backup is migrated, and the next reads see the restored store.
+        // Open again: the next reads see the restored store.
         main.close()
         let restored = try main.writer()
         // The change log goes on after the store's own last record, never back: a `restore`
         // placeholder takes the next number, so a watcher sees a gap (exit 3) instead of
-        // silently waiting for numbers it has already passed.
+        // silently waiting for numbers it has already passed. (A store whose numbers were
+        // pushed to the limit starts again after the backup's.)
         let log = main.changeLog
+        let next = max(lastSequence, backupLast) < ChangeLog.sequenceLimit ? max(lastSequence, backupLast) + 1 : backupLast + 1
         do {
-            try restored.write { db in
-                let backupLast = try ChangeLog.latestSequence(db)
-                try log.placeholder(db, .restore, seq: max(lastSequence, backupLast) + 1)
-            }
+            try restored.write { db in try log.placeholder(db, .restore, seq: next) }
         } catch {
             throw PrefsError.database(error, path: path, writing: true)
+        }
+    }
+
+    private func holdsKeys(_ queue: DatabaseQueue) throws -> Bool {
+        try queue.read { db -> Bool in
+            for domain in try DomainTable.all(db) where try db.tableExists("kv_" + domain.name) {
+                if try Bool.fetchOne(db, sql: "SELECT 1 FROM \(DomainTable(domain).table) LIMIT 1") == true { return true }
+            }
+            return false
+        }
+    }
+
+    private static func holdsKeysError(_ path: String) -> PrefsError {
+        PrefsError(.cannotWrite, "store \(path) holds keys; --force replaces them with the backup")
+    }
+
+    /// What kind of file a mode names, for messages.
+    static func fileType(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        default: "not a regular file"
         }
     }
 }

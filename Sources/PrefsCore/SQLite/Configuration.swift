@@ -7,6 +7,9 @@ package struct Configuration {
     package var busyTimeout: Double?
     /// `PRAGMA foreign_keys = ON` (SQLite's own default is off).
     package var foreignKeysEnabled = true
+    /// `SQLITE_DBCONFIG_DEFENSIVE` on and `SQLITE_DBCONFIG_TRUSTED_SCHEMA` off (every
+    /// connection prefs opens; tests that tamper with a store turn it off).
+    package var defensive = true
     /// Run on the new connection, before the check that it is a database.
     var setups: [(Database) throws -> Void] = []
 

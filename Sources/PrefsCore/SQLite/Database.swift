@@ -4,7 +4,9 @@ import CSQLite
 /// One SQLite connection (`sqlite3*`), opened as GRDB's `Database` was: extended result
 /// codes, multi-thread mode (a ``DatabaseQueue`` serializes its use), URI filenames, double-
 /// quoted string literals off, the busy timeout, then a query that fails at once for a file
-/// that is not a database.
+/// that is not a database. Unlike GRDB, the file is treated as data: defensive mode on
+/// (`SQLITE_DBCONFIG_DEFENSIVE`) and its schema untrusted (`SQLITE_DBCONFIG_TRUSTED_SCHEMA`
+/// off), in one C call.
 package final class Database {
     /// How a transaction takes its locks.
     package enum TransactionKind: String, Sendable {
@@ -47,6 +49,13 @@ package final class Database {
                 sqlite3_busy_timeout(handle, Int32(timeout * 1000))
             }
             prefs_sqlite_disable_dqs(handle)
+            // A store file, a backup and a restored store are data, never code: their
+            // triggers and views may call only innocuous functions, and no statement may
+            // corrupt the file (writable_schema, journal_mode=OFF).
+            if configuration.defensive {
+                let hardened = prefs_sqlite_harden(handle)
+                guard hardened == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: hardened)) }
+            }
             if configuration.foreignKeysEnabled {
                 try execute(sql: "PRAGMA foreign_keys = ON")
             }

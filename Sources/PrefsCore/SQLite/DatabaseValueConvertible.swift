@@ -132,3 +132,12 @@ extension [UInt8]: DatabaseValueConvertible {
         }
     }
 }
+
+extension DatabaseValue: DatabaseValueConvertible {
+    package var databaseValue: DatabaseValue { self }
+
+    /// The value itself, NULL included (for copying a column as it is).
+    package static func fromDatabaseValue(_ value: DatabaseValue) -> DatabaseValue? {
+        value
+    }
+}

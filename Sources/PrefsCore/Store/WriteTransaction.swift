@@ -21,6 +21,7 @@ final class WriteTransaction {
         self.db = db
         self.log = log
         self.op = op
+        try ChangeLog.checkRoom(db)
         try log.begin(db, op: op)
         recorder = recordsSync ? try SyncRecorder.start(db) : nil
     }

@@ -10,7 +10,9 @@ import Testing
 struct TamperedStoreTests {
     /// Runs `edit` on the store with the NOT NULL constraints lifted, then restores them.
     func tamper(_ box: Sandbox, _ edit: String) throws {
-        try DatabaseQueue(path: box.store).writeWithoutTransaction { db in
+        var configuration = Configuration()
+        configuration.defensive = false  // writable_schema needs it
+        try DatabaseQueue(path: box.store, configuration: configuration).writeWithoutTransaction { db in
             try db.execute(
                 sql: """
                     CREATE TABLE _original AS SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL;
@@ -19,7 +21,7 @@ struct TamperedStoreTests {
                     """)
         }
         try DatabaseQueue(path: box.store).writeWithoutTransaction { db in try db.execute(sql: edit) }
-        try DatabaseQueue(path: box.store).writeWithoutTransaction { db in
+        try DatabaseQueue(path: box.store, configuration: configuration).writeWithoutTransaction { db in
             try db.execute(
                 sql: """
                     PRAGMA writable_schema = ON;

@@ -28,8 +28,10 @@ final class Sandbox: Sendable {
         try? FileManager.default.removeItem(atPath: root)
     }
 
-    /// The built binary, next to the test bundle.
+    /// The built binary, next to the test bundle (`PREFS_TEST_BINARY` names another, e.g. an
+    /// older build, to see a new test fail against it).
     static let binary: String = {
+        if let other = ProcessInfo.processInfo.environment["PREFS_TEST_BINARY"], !other.isEmpty { return other }
         var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<4 {
             let candidate = url.appendingPathComponent("prefs").path

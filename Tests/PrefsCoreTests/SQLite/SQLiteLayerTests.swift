@@ -14,6 +14,23 @@ struct SQLiteLayerTests {
         return queue
     }
 
+    /// Every connection treats the file as data: its schema is untrusted and it is in
+    /// defensive mode, so no statement can rewrite `sqlite_master` behind SQLite's back.
+    @Test func connectionsAreDefensiveAndDistrustTheSchema() throws {
+        let store = try TemporaryStore()
+        let queue = try makeTable(store)
+        #expect(try queue.read { try Int.fetchOne($0, sql: "PRAGMA trusted_schema") } == 0)
+        #expect(throws: DatabaseError.self) {
+            try queue.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = 'CREATE TABLE t (x)' WHERE name = 't'")
+            }
+        }
+        var configuration = Configuration()
+        configuration.defensive = false
+        let trusting = try DatabaseQueue(path: store.path, configuration: configuration)
+        #expect(try trusting.read { try Int.fetchOne($0, sql: "PRAGMA trusted_schema") } == 1)
+    }
+
     @Test func writeTakesTheWriteLockAtBeginAndRollsBackWhenTheBodyThrows() throws {
         let store = try TemporaryStore()
         let queue = try makeTable(store)
