@@ -188,6 +188,7 @@ enum CommandTable {
                     .init(.option, ["-o"]),
                     .init(.flag, ["--pretty"]),
                     .init(.option, ["--format"]),
+                    .init(.option, ["--name-prefix"]),
                     .init(.flag, ["--effective"]),
                 ]
             ) { values in
@@ -201,7 +202,8 @@ enum CommandTable {
                 command.output = try values.optional(4)
                 command.pretty = values.flag(5)
                 command.format = try values.required(6, default: "json")
-                command.effective = values.flag(7)
+                command.namePrefix = try values.optional(7)
+                command.effective = values.flag(8)
                 try command.validate()
                 return command
             }
