@@ -180,8 +180,11 @@ struct ExportSafetyTests {
     /// Values no dotenv quoting keeps in every reader are refused, and nothing is written.
     @Test func dotenvRefusesWhatNoFormKeeps() throws {
         let box = try Sandbox()
+        let marker = box.root + "/MARKER"
         let refused: [(String, String)] = [
-            ("${x}", "python-dotenv expands"), ("it's $x", "' or \\ together with $"), ("it's `x`", "' or \\ together with $"),
+            ("${x}", "python-dotenv expands"), ("it's $(touch \(marker))", "' or \\ together with $"),
+            ("it's `touch \(marker)`", "' or \\ together with $"), ("it's $x", "' or \\ together with $"),
+            ("it's `x`", "' or \\ together with $"),
             ("it's\nthere", "' or \\ together with $"), (#"a\\b $x"#, "' or \\ together with $"), ("a\rb", "carriage return"),
         ]
         for (index, (value, why)) in refused.enumerated() {
@@ -194,6 +197,7 @@ struct ExportSafetyTests {
             let printed = try Sandbox.exec("/bin/sh", ["-c", env.stdout + "printf '%s' \"$K\""], stdin: nil, environment: [:])
             #expect(printed.stdout == value, "\(printed)")
         }
+        #expect(!FileManager.default.fileExists(atPath: marker))
     }
 
     // MARK: - Stored text is checked
