@@ -8,7 +8,7 @@ import Testing
 /// code when the output is evaluated or sourced, and a row edited behind prefs' back cannot
 /// add members to a JSON document.
 @Suite("export treats stored text as data")
-struct ExportSafetyTests {
+struct ExportInjectionTests {
     /// Keys a hostile `dynamic` document could hold, with values that run `touch MARKER` when
     /// their unprefixed names reach bash, git or less.
     static func hostileKeys(marker: String, script: String) -> [(String, String)] {
