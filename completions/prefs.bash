@@ -439,7 +439,7 @@ _prefs_export() {
     repeating_flags=()
     non_repeating_flags=(--pretty --effective --version -h --help)
     repeating_options=(--override)
-    non_repeating_options=(--store --actor -o --format)
+    non_repeating_options=(--store --actor -o --format --name-prefix)
     __prefs_offer_flags_options -1
 
     # Offer option value completions
@@ -460,6 +460,9 @@ _prefs_export() {
         ;;
     '--format')
         __prefs_add_completions -W 'json'$'\n''env'$'\n''dotenv'
+        return
+        ;;
+    '--name-prefix')
         return
         ;;
     esac

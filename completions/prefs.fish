@@ -33,7 +33,7 @@ function __prefs_parse_tokens -S
         case 'domains'
             __prefs_parse_subcommand 0 'store=' 'actor=' 'override=+' 'json' 'version' 'h/help'
         case 'export'
-            __prefs_parse_subcommand -r 1 'store=' 'actor=' 'override=+' 'o=' 'pretty' 'format=' 'effective' 'version' 'h/help'
+            __prefs_parse_subcommand -r 1 'store=' 'actor=' 'override=+' 'o=' 'pretty' 'format=' 'name-prefix=' 'effective' 'version' 'h/help'
         case 'import'
             __prefs_parse_subcommand 1 'store=' 'actor=' 'override=+' 'replace' 'dry-run' 'force' 'version' 'h/help'
         case 'batch'
@@ -258,9 +258,10 @@ complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "p
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rF
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" actor' -l 'actor' -d 'Who the change log names for this command\'s writes (default: $PREFS_ACTOR, else USER@HOST).' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export"' -l 'override' -d 'Read VALUE for DOMAIN:KEY in this invocation instead of the store (repeatable; never written). Also $PREFS_OVERRIDES, a JSON object {"domain":{"key":value}}.' -rfka ''
-complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" o' -s 'o' -d 'Write to this file (mode 0600) instead of standard output.' -rF
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" o' -s 'o' -d 'Write to this file (mode 0600) instead of standard output (- for standard output).' -rF
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" pretty' -l 'pretty' -d 'Indent the JSON.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" format' -l 'format' -d 'json (default), env or dotenv.' -rfka 'json env dotenv'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" name-prefix' -l 'name-prefix' -d 'With --format env|dotenv: start every NAME with this ([A-Z_][A-Z0-9_]*).' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" effective' -l 'effective' -d 'Export what reads answer: overrides and registered defaults included.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" version' -l 'version' -d 'Show the version.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" h help' -s 'h' -l 'help' -d 'Show help information.'

@@ -69,36 +69,41 @@ extension Prefs {
             }
         }
 
+        /// The whole object, built before anything is written: a stored value that is not
+        /// valid JSON stops the command (exit 3) with nothing printed.
         private func writeJSON(_ stack: KeyValueStack, domain: Domain?, out: Output) throws {
+            var text: [UInt8] = []
+            func write(_ part: String) { text.append(contentsOf: part.utf8) }
             var current: Domain?
             var first = true
             let flatKeys = domain != nil && keysOnly
-            out.write(flatKeys ? "[" : "{")
+            write(flatKeys ? "[" : "{")
             try stack.forEachEffectiveEntry(in: domain, prefix: prefix) { entry, origin in
                 if domain == nil && current != entry.domain {
-                    if current != nil { out.write(keysOnly ? "]," : "},") }
+                    if current != nil { write(keysOnly ? "]," : "},") }
                     current = entry.domain
                     first = true
-                    out.write(JSONValue.string(entry.domain.name).compactText)
-                    out.write(keysOnly ? ":[" : ":{")
+                    write(JSONValue.string(entry.domain.name).compactText)
+                    write(keysOnly ? ":[" : ":{")
                 }
-                if !first { out.write(byte: UInt8(ascii: ",")) }
+                if !first { write(",") }
                 first = false
-                out.write(JSONValue.string(entry.key).compactText)
+                write(JSONValue.string(entry.key).compactText)
                 if meta {
-                    out.write(byte: UInt8(ascii: ":"))
-                    out.write(metaJSON((try? entry.value()) ?? .null, entry: origin == .stored ? entry : nil).compactText)
+                    write(":")
+                    write(metaJSON(try entry.value(), entry: origin == .stored ? entry : nil).compactText)
                 } else if showOrigin && !keysOnly {
-                    out.write(byte: UInt8(ascii: ":"))
-                    let value = (try? entry.value()) ?? .null
-                    out.write(JSONValue.object([.init("value", value), .init("origin", .string(origin.rawValue))]).compactText)
+                    write(":")
+                    let value = try entry.value()
+                    write(JSONValue.object([.init("value", value), .init("origin", .string(origin.rawValue))]).compactText)
                 } else if !keysOnly {
-                    out.write(byte: UInt8(ascii: ":"))
-                    out.write(entry.json)
+                    write(":")
+                    write(try entry.checkedJSON())
                 }
             }
-            if current != nil { out.write(keysOnly ? "]" : "}") }
-            out.write(flatKeys ? "]\n" : "}\n")
+            if current != nil { write(keysOnly ? "]" : "}") }
+            write(flatKeys ? "]\n" : "}\n")
+            out.write(bytes: text)
         }
     }
 

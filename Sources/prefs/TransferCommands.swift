@@ -8,15 +8,20 @@ extension Prefs {
             abstract: "Write domains as one JSON object {\"domain\":{\"key\":value}}.",
             discussion: """
                 Without DOMAIN, every persistent domain that holds a key; memory only when named. \
-                Domains and keys are sorted, so the output is stable. --format env prints one \
-                DOMAIN's keys as shell assignments (export NAME='value') that a script can eval; \
-                --format dotenv as NAME='value' lines for a .env file (double quotes with \\ \\n \\r \\" \
-                escapes when the value has a quote or a line break). NAME is the key in upper \
-                case with every character other than A-Z and 0-9 replaced by _ (and _ before a \
-                leading digit); strings are written raw, other values as compact JSON. Two keys \
-                with the same NAME, a NAME that changes how the shell or programs run (PATH, \
-                IFS, HOME, LD_*, BASH_*, PREFS_* and the like), a key with non-ASCII characters \
-                or a value with a NUL character are refused with exit 6, and nothing is printed.
+                Domains and keys are sorted, so the output is stable. A stored value that is not \
+                valid JSON stops the export (exit 3) before anything is written. --format env \
+                prints one DOMAIN's keys as shell assignments (export NAME='value') that a script \
+                can eval; --format dotenv as NAME='value' lines for a .env file that sh (set -a; \
+                . FILE), python-dotenv and docker compose read alike (double quotes with \\ and \\" \
+                escapes for a value with ' or a backslash pair; a value no form keeps is refused). \
+                NAME is --name-prefix and the key in upper case with every character other than \
+                A-Z and 0-9 replaced by _ (without a prefix, _ before a leading digit); strings \
+                are written raw, other values as compact JSON. dynamic, switch, a refreshed or a \
+                synced domain need --name-prefix: servers and peers write their keys. Two keys \
+                with the same NAME, an unprefixed NAME that changes how the shell or programs run \
+                (PATH, IFS, PS1, LD_*, GIT_*, BASH*, LESS*, PREFS_* and the like), a key with \
+                non-ASCII characters or a value with a NUL character are refused with exit 6, and \
+                nothing is printed.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -25,7 +30,8 @@ extension Prefs {
         var domains: [String] = []
 
         @Option(
-            name: .short, help: ArgumentHelp("Write to this file (mode 0600) instead of standard output.", valueName: "file"),
+            name: .short,
+            help: ArgumentHelp("Write to this file (mode 0600) instead of standard output (- for standard output).", valueName: "file"),
             completion: .file())
         var output: String?
 
@@ -35,10 +41,17 @@ extension Prefs {
         @Option(help: ArgumentHelp("json (default), env or dotenv.", valueName: "format"))
         var format: ExportFormat = .json
 
+        @Option(help: ArgumentHelp("With --format env|dotenv: start every NAME with this ([A-Z_][A-Z0-9_]*).", valueName: "prefix"))
+        var namePrefix: String?
+
         @Flag(help: "Export what reads answer: overrides and registered defaults included.")
         var effective = false
 
         func validate() throws {
+            if let namePrefix {
+                if format == .json { throw ValidationError("--name-prefix is for --format env or dotenv") }
+                if let problem = Self.namePrefixProblem(namePrefix) { throw ValidationError(problem) }
+            }
             if format != .json && domains.count != 1 { throw ValidationError("--format \(format.rawValue) takes exactly one DOMAIN") }
             if format != .json && pretty { throw ValidationError("--pretty is for --format json") }
         }
@@ -47,18 +60,17 @@ extension Prefs {
             let selected = try domains.map(parseDomain)
             let stack = try global.openStack()
             if format != .json {
-                let text = try assignments(stack, selected[0])
-                if let output {
-                    try PrivateFile.write(Array(text.utf8), to: output, purpose: "export", store: global.storePath)
-                } else {
-                    Output.standard.write(text)
-                }
+                try emit(try assignments(stack, selected[0]))
                 return
             }
             var text = effective ? try effectiveJSON(stack, selected) : try stack.exportJSON(selected.isEmpty ? nil : selected)
             if pretty { text = try JSONValue(parsing: text, wrappingLevels: 2).prettyText }
-            text += "\n"
-            if let output {
+            try emit(text + "\n")
+        }
+
+        /// Writes the whole text to `-o FILE`, or to standard output (no `-o`, or `-o -`).
+        private func emit(_ text: String) throws {
+            if let output, output != "-" {
                 try PrivateFile.write(Array(text.utf8), to: output, purpose: "export", store: global.storePath)
             } else {
                 Output.standard.write(text)
@@ -121,42 +133,159 @@ enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
 }
 
 extension Prefs.Export {
-    /// The name a key gets in `--format env|dotenv`; nil when it has non-ASCII characters.
-    static func variableName(_ key: String) -> String? {
+    /// The name a key gets in `--format env|dotenv`: `prefix` (when given) and the key in upper
+    /// case with every character other than A-Z and 0-9 replaced by `_`; without a prefix, `_`
+    /// goes before a leading digit. nil when the key has non-ASCII characters.
+    static func variableName(_ key: String, prefix: String? = nil) -> String? {
         guard key.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
-        var name = String(
-            key.uppercased().map { ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9") ? $0 : "_" })
-        if let first = name.first, first >= "0" && first <= "9" { name = "_" + name }
+        let name = String(key.uppercased().map { ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9") ? $0 : "_" })
+        if let prefix { return prefix + name }
+        if let first = name.first, first >= "0" && first <= "9" { return "_" + name }
         return name
     }
 
-    /// Names an assignment must not set: they change how the shell, the dynamic linker or
-    /// programs started later behave (a value from a server or a sync peer could run code),
-    /// or are read-only in bash (the eval would fail).
+    /// Names an assignment without `--name-prefix` must not set, `*` standing for any text:
+    /// they change how the shell, the dynamic linker, the C library or programs started later
+    /// behave (a value could run code), or are read-only or special in bash.
+    static let dangerousNames: [String] = [
+        // The shell.
+        "PATH", "IFS", "ENV", "HOME", "CDPATH", "PS*", "PROMPT*", "SHELLOPTS", "BASH*", "SHELL", "UID", "EUID", "PPID",
+        "GROUPS", "GLOBIGNORE", "EXECIGNORE", "MAIL", "MAILPATH", "FPATH", "HIST*", "INPUTRC", "ZDOTDIR", "POSIXLY_CORRECT",
+        "TMPDIR", "TERM", "TERMCAP", "TERMINFO*", "OPTIND", "OPTARG", "FUNCNEST", "SECONDS", "RANDOM", "LINENO",
+        // The dynamic linker and the C library.
+        "LD_*", "DYLD_*", "GCONV_PATH", "GLIBC_TUNABLES", "LOCPATH", "NLSPATH", "HOSTALIASES", "RES_OPTIONS", "MALLOC_*",
+        "LANG", "LANGUAGE", "LC_*", "TZ", "TZDIR",
+        // Interpreters, tools and the programs they start.
+        "PYTHON*", "NODE_*", "PERL*", "RUBY*", "*JAVA*OPTIONS", "GIT_*", "LESS*", "MORE", "PAGER", "MANPAGER", "*_PAGER",
+        "MANPATH", "MANOPT", "EDITOR", "VISUAL", "*_EDITOR", "BROWSER", "OPENSSL_*", "SSL_*", "CURL_*", "WGETRC", "*_PROXY",
+        "SSH_*", "GNUPGHOME", "GPG_*", "XDG_*", "SYSTEMD_*", "DOCKER_*", "GOFLAGS", "GOPROXY", "GOTOOLCHAIN", "CARGO_*",
+        "RUSTC_WRAPPER", "RUSTFLAGS", "NPM_CONFIG_*", "PIP_*", "MAKEFLAGS", "CC", "CXX", "PREFS_*",
+    ]
+
+    /// Real names in the families that start with `*`: a `--name-prefix` that could begin one
+    /// of them is refused (the families themselves would refuse every prefix).
+    static let dangerousSuffixedNames: [String] = [
+        "HTTP_PROXY", "HTTPS_PROXY", "FTP_PROXY", "ALL_PROXY", "NO_PROXY", "SOCKS_PROXY", "RSYNC_PROXY", "_JAVA_OPTIONS",
+        "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "JAVA_OPTIONS", "SYSTEMD_PAGER", "GIT_PAGER", "SYSTEMD_EDITOR", "GIT_EDITOR",
+        "SVN_EDITOR", "KUBE_EDITOR",
+    ]
+
+    /// Whether `pattern` (`*` for any text) matches all of `name`; linear backtracking.
+    static func matches(_ pattern: String, _ name: String) -> Bool {
+        let p = Array(pattern.utf8)
+        let n = Array(name.utf8)
+        let star = UInt8(ascii: "*")
+        var i = 0
+        var j = 0
+        var lastStar = -1
+        var mark = 0
+        while j < n.count {
+            if i < p.count && p[i] == star {
+                lastStar = i
+                mark = j
+                i += 1
+            } else if i < p.count && p[i] == n[j] {
+                i += 1
+                j += 1
+            } else if lastStar >= 0 {
+                i = lastStar + 1
+                mark += 1
+                j = mark
+            } else {
+                return false
+            }
+        }
+        while i < p.count && p[i] == star { i += 1 }
+        return i == p.count
+    }
+
+    /// Whether `name` (in any case) is one of ``dangerousNames``.
     static func isDangerousName(_ name: String) -> Bool {
-        let exact: Swift.Set<String> = [
-            "PATH", "IFS", "ENV", "HOME", "CDPATH", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS",
-            "SHELL", "UID", "EUID", "PPID", "GLOBIGNORE", "MAIL", "MAILPATH", "FPATH", "HISTFILE", "TMPDIR", "PYTHONPATH",
-            "PYTHONSTARTUP", "PERL5LIB", "PERL5OPT", "RUBYOPT", "NODE_OPTIONS", "JAVA_TOOL_OPTIONS", "GIT_SSH_COMMAND", "EDITOR",
-            "VISUAL", "PAGER",
-        ]
-        return exact.contains(name) || name.hasPrefix("BASH_") || name.hasPrefix("LD_") || name.hasPrefix("PREFS_")
+        let upper = name.uppercased()
+        return dangerousNames.contains { matches($0, upper) }
+    }
+
+    /// Why `prefix` cannot be a `--name-prefix`, or nil when it can: it must be a valid start
+    /// of a name, and no name it starts may be a dangerous one (`L` could make `LD_PRELOAD`).
+    static func namePrefixProblem(_ prefix: String) -> String? {
+        let bytes = Array(prefix.utf8)
+        func isUpper(_ b: UInt8) -> Bool { (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z")) || b == UInt8(ascii: "_") }
+        guard let first = bytes.first, isUpper(first), bytes.allSatisfy({ isUpper($0) || ($0 >= 0x30 && $0 <= 0x39) }) else {
+            return "--name-prefix must match [A-Z_][A-Z0-9_]*, not \(JSONValue.string(prefix).compactText)"
+        }
+        var starts: [String] = []
+        for pattern in dangerousNames where !pattern.hasPrefix("*") {
+            let head = pattern.split(separator: "*", omittingEmptySubsequences: false)[0]
+            if head.hasPrefix(prefix) || (pattern.hasSuffix("*") && prefix.hasPrefix(head)) { starts.append(pattern) }
+        }
+        for name in dangerousSuffixedNames where name.hasPrefix(prefix) { starts.append(name) }
+        guard let example = starts.first else { return nil }
+        return "--name-prefix \(prefix) could make \(example), a name that changes how the shell or programs run; "
+            + "choose a prefix of your own, such as APP_"
+    }
+
+    /// Why another party can write `domain` (so its keys may name any variable), or nil:
+    /// `dynamic` and `switch` are written by servers and peers, a domain with a refresh
+    /// source by that source, a synced domain by every store of the remote.
+    static func writtenByOthers(_ stack: KeyValueStack, _ domain: Domain) throws -> String? {
+        if domain == .dynamic || domain == .switch { return "\(domain.name) is written by servers and sync peers" }
+        if try stack.refreshStatus().contains(where: { $0.domain == domain }) {
+            return "\(domain.name) is refreshed from a source"
+        }
+        if let remote = try stack.remote(), remote.syncs(domain) { return "\(domain.name) is synced with \(remote.url)" }
+        return nil
+    }
+
+    /// `text` in the dotenv form that `set -a; . FILE` (sh, bash), python-dotenv and docker
+    /// compose (by its documented rules) all read back as `text`.
+    ///
+    /// Single quotes when the text has no `'` and no backslash that python-dotenv would take
+    /// as an escape (`\\`, or one at the end); else double quotes with `\\` and `\"` escapes
+    /// when it has no `$`, `` ` `` or line break (which one reader or another would expand
+    /// there). Anything else has no common form and is refused.
+    static func dotenvValue(_ text: String, _ what: @autoclosure () -> String) throws -> String {
+        func refuse(_ why: String) -> PrefsError {
+            PrefsError(
+                .invalidValue,
+                "\(what()): the value has \(why), so no dotenv quoting reads back the same in sh, python-dotenv and docker compose; "
+                    + "use --format env or json")
+        }
+        if text.contains("\r") { throw refuse("a carriage return (python-dotenv reads it as a line break)") }
+        if text.contains("${") { throw refuse("${ (python-dotenv expands ${NAME} in every form of quoting)") }
+        if !text.contains("'") && !text.contains("\\\\") && !text.hasSuffix("\\") { return "'" + text + "'" }
+        if text.contains("$") || text.contains("`") || text.contains("\n") {
+            throw refuse("' or \\ together with $, ` or a line break")
+        }
+        var escaped = "\""
+        for character in text {
+            if character == "\\" || character == "\"" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped + "\""
     }
 
     /// Every key of `domain` as shell or dotenv assignments; refuses collisions and
     /// unrepresentable keys or values before printing anything.
     func assignments(_ stack: KeyValueStack, _ domain: Domain) throws -> String {
+        if namePrefix == nil, let reason = try Self.writtenByOthers(stack, domain) {
+            throw PrefsError(
+                .invalidValue,
+                "\(reason), so its keys could name any variable: give --name-prefix PREFIX (such as --name-prefix APP_) "
+                    + "and every NAME starts with it")
+        }
         var lines: [String] = []
         var names: [String: String] = [:]
         let read: (Entry) throws -> Void = { entry in
-            guard let name = Self.variableName(entry.key) else {
+            guard let name = Self.variableName(entry.key, prefix: namePrefix) else {
                 throw PrefsError(
                     .invalidValue, "\(domain.name)/\(entry.key): the key has non-ASCII characters, which no variable name can hold")
             }
-            if Self.isDangerousName(name) {
+            // A prefixed name is outside every family by construction (the prefix was checked).
+            if namePrefix == nil && Self.isDangerousName(name) {
                 throw PrefsError(
                     .invalidValue,
-                    "\(domain.name)/\(entry.key) would set \(name), which changes how the shell or programs run; rename the key")
+                    "\(domain.name)/\(entry.key) would set \(name), which changes how the shell or programs run; rename the key "
+                        + "or give --name-prefix PREFIX")
             }
             if let other = names[name] {
                 throw PrefsError(.invalidValue, "\(domain.name)/\(other) and \(domain.name)/\(entry.key) would both be \(name)")
@@ -169,24 +298,7 @@ extension Prefs.Export {
             }
             switch format {
             case .env: lines.append("export \(name)='" + text.replacingLiteral("'", with: "'\\''") + "'")
-            default:
-                // Single quotes are literal in every dotenv reader; double quotes (with \\, \",
-                // \n and \r escapes) only for text with a quote or a line break.
-                if !text.contains("'") && !text.contains("\n") && !text.contains("\r") {
-                    lines.append("\(name)='\(text)'")
-                } else {
-                    var escaped = ""
-                    for character in text {
-                        switch character {
-                        case "\\": escaped += "\\\\"
-                        case "\"": escaped += "\\\""
-                        case "\n": escaped += "\\n"
-                        case "\r": escaped += "\\r"
-                        default: escaped.append(character)
-                        }
-                    }
-                    lines.append("\(name)=\"\(escaped)\"")
-                }
+            default: lines.append(name + "=" + (try Self.dotenvValue(text, "\(domain.name)/\(entry.key)")))
             }
         }
         if effective {

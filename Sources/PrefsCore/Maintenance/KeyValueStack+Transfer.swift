@@ -49,7 +49,8 @@ extension KeyValueStack {
     /// ```swift
     /// let json = try stack.exportJSON()       // {"user":{"theme":"dark"}}
     /// ```
-    /// - Throws: ``PrefsError`` when the store cannot be read.
+    /// - Throws: ``PrefsError`` when the store cannot be read, of kind `storeUnreadable` when
+    ///   a stored value is not valid JSON (nothing is returned then).
     public func exportJSON(_ domains: [Domain]? = nil) throws -> String {
         var out: [UInt8] = [UInt8(ascii: "{")]
         let explicit = domains != nil
@@ -72,7 +73,8 @@ extension KeyValueStack {
                 firstKey = false
                 JSONWriter.writeString(entry.key, into: &out)
                 out.append(UInt8(ascii: ":"))
-                out.append(contentsOf: Array(entry.json.utf8))
+                let json = try entry.checkedJSON()
+                out.append(contentsOf: json.utf8)
             }
             if opened { out.append(UInt8(ascii: "}")) }
         }

@@ -37,7 +37,26 @@ public struct Entry: Sendable, Equatable {
         do {
             return try JSONValue(parsing: json)
         } catch {
-            throw PrefsError(.storeUnreadable, "stored value of \(domain.name)/\(key) is not valid JSON")
+            throw corrupt
         }
+    }
+
+    /// The value's compact JSON text, checked: what output that copies stored text (`list
+    /// --json`, `export`) writes, so that a row edited by hand (`1,"admin":true`) can never
+    /// become more members of the document. Linear in the text's length, and without a tree
+    /// for text that is already compact (as the store writes it).
+    ///
+    /// - Throws: ``PrefsError`` of kind ``PrefsError/Kind/storeUnreadable`` when the stored
+    ///   text is not valid JSON.
+    public func checkedJSON() throws -> String {
+        do {
+            return try CompactJSON(parsing: json).text
+        } catch {
+            throw corrupt
+        }
+    }
+
+    private var corrupt: PrefsError {
+        PrefsError(.storeUnreadable, "stored value of \(domain.name)/\(key) is corrupt: not valid JSON")
     }
 }

@@ -128,7 +128,7 @@ struct PapercutTests {
         let dotenv = try box.run(["export", "app", "--format", "dotenv"])
         #expect(
             dotenv.stdout
-                == "_9LIVES='{\"a\":\"$x\"}'\nDB_HOST=\"it's here\"\nMOTD=\"one\\ntwo \\\"q\\\" \\\\ `b`\"\nPORT='5432'\n",
+                == "_9LIVES='{\"a\":\"$x\"}'\nDB_HOST=\"it's here\"\nMOTD='one\ntwo \"q\" \\ `b`'\nPORT='5432'\n",
             "\(dotenv)")
         #expect(try box.run(["set", "app", "DB_HOST", "x"]).status == 0)
         expectFailure(try box.run(["export", "app", "--format", "env"]), 6, contains: "app/DB_HOST and app/db.host would both be DB_HOST")
