@@ -34,8 +34,16 @@ struct InjectionSuiteTests {
 
     /// A JSON string literal.
     static func quoted(_ text: String) -> String {
-        String(decoding: try! JSONSerialization.data(withJSONObject: [text], options: [.fragmentsAllowed]), as: UTF8.self)
-            .dropFirst().dropLast().description
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
     }
 
     static func markers(in directory: String) -> [String] {
@@ -99,7 +107,8 @@ struct InjectionSuiteTests {
         if dotenv.status == 0 {
             let file = box.root + "/app.env"
             try Data(dotenv.stdout.utf8).write(to: URL(fileURLWithPath: file))
-            let sourced = try Sandbox.exec("/bin/bash", ["-c", "set -a; . \"$1\"", "bash", file], stdin: nil, environment: box.environment())
+            let sourced = try Sandbox.exec(
+                "/bin/bash", ["-c", "set -a; . \"$1\"", "bash", file], stdin: nil, environment: box.environment())
             #expect(sourced.status == 0, "\(sourced)")
         }
 

@@ -43,7 +43,8 @@ import Testing
     /// command closes the store (checkpointing and removing them), so a process that exits
     /// with its connection open writes one frame (the same `user_version`) and leaves them.
     private func leaveSidecars(_ sandbox: Sandbox) throws {
-        let script = "import os, sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
+        let script =
+            "import os, sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
             + "v = c.execute('PRAGMA user_version').fetchone()[0]; c.execute('PRAGMA user_version = %d' % v); os._exit(0)"
         let result = try Sandbox.exec("/usr/bin/python3", ["-c", script, sandbox.store], stdin: nil, environment: sandbox.environment())
         #expect(result.status == 0, "\(result)")
