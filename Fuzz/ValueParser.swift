@@ -52,7 +52,7 @@ func roundTrip(_ value: JSONValue) {
 /// mean what the full parse of the document means (names, order, last of repeated keys, values).
 func importDocumentAgrees(_ bytes: [UInt8]) {
     let streamed = try? bytes.withUnsafeBufferPointer {
-        try JSONParser.parseObjectOfObjects($0, maximumDepth: JSONParser.maximumDepth + 2)
+        try JSONParser.parseObjectOfObjects($0, wrappingLevels: 2)
     }
     guard let streamed else { return }
     guard let document = try? JSONValue(parsingUTF8: bytes, wrappingLevels: 2), let domains = document.objectMembers else {
