@@ -82,6 +82,49 @@ struct SyncTests {
         #expect(log.split(separator: "\n").count == 2 && !log.contains("mallory"), "\(log)")
     }
 
+    /// A hostile peer's keys and values (rows written straight into PostgreSQL) leave prefs as
+    /// data: exact through get and list --json, and env export of the synced domain needs
+    /// --name-prefix, whose output bash evaluates without running anything (issue 28).
+    @Test func aHostilePeersTextLeavesPrefsAsData() throws {
+        let a = try syncedStore()
+        #expect(try a.run(["set", "default", "seed", "1"]).status == 0)
+        _ = try sync(a)  // creates the remote schema
+        let markers = a.root + "/markers"
+        try FileManager.default.createDirectory(atPath: markers, withIntermediateDirectories: true)
+        let rows: [(String, String)] = [
+            ("$(touch \(markers)/k1)", "`touch \(markers)/v1`"), (";touch \(markers)/k2", "$(touch \(markers)/v2)"),
+            ("git_config_count", "1"), ("git_config_key_0", "core.fsmonitor"), ("git_config_value_0", "touch \(markers)/fsmonitor"),
+            ("ps0", "$(touch \(markers)/ps0)"), ("a'b", "x'; touch \(markers)/v3; '"),
+        ]
+        var hlc = 5000
+        let values = rows.map { key, value -> String in
+            hlc += 1
+            let json = "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+            return "(gen_random_uuid(), 'default', $k$\(key)$k$, $v$\(json)$v$, \(hlc), 'evil', 'peer')"
+        }
+        try server.psql(
+            "INSERT INTO prefs_ops (op_id, domain, key, value, hlc, node, actor) VALUES " + values.joined(separator: ", "),
+            database: database)
+        let pulled = try sync(a)
+        #expect(pulled.stdout.contains("pulled 7"), "\(pulled)")
+        for (key, value) in rows {
+            #expect(try a.run(["get", "default", key]).stdout == value + "\n", "\(key)")
+        }
+        let listed = try a.run(["list", "default", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any]
+        #expect(object?.count == rows.count + 1, "\(listed)")
+        expectFailure(try a.run(["export", "default", "--format", "env"]), 6, contains: "--name-prefix")
+        let env = try a.run(["export", "default", "--format", "env", "--name-prefix", "PEER_"])
+        #expect(env.status == 0, "\(env)")
+        let repo = a.root + "/repo"
+        let shell = try Sandbox.exec(
+            "/bin/bash", ["-c", "eval \"$1\"; git init -q \"$2\" && cd \"$2\" && git status >/dev/null", "bash", env.stdout, repo],
+            stdin: nil, environment: a.environment())
+        #expect(shell.status == 0, "\(shell)")
+        let ran = (try? FileManager.default.contentsOfDirectory(atPath: markers)) ?? []
+        #expect(ran.isEmpty, "a peer's text ran: \(ran)")
+    }
+
     // MARK: - remote set/show/unset, recording
 
     @Test func remoteSetShowUnset() throws {
