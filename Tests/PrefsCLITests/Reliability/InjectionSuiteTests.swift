@@ -82,35 +82,44 @@ struct InjectionSuiteTests {
             let refused = try box.run(["export", "dynamic", "--format", format])
             expectFailure(refused, 6, contains: "--name-prefix")
         }
-        // With a prefix: evaluated by bash (plain and interactive), then git and less run; no
-        // marker appears. (Keys that map to one NAME are a refusal, exit 6, not a partial output.)
-        let env = try box.run(["export", "dynamic", "--format", "env", "--name-prefix", "APP_"])
-        #expect(env.status == 0 || (env.status == 6 && env.stdout.isEmpty), "\(env)")
-        if env.status == 0 {
-            let script = box.root + "/env.sh"
-            try Data(env.stdout.utf8).write(to: URL(fileURLWithPath: script))
-            let repo = box.root + "/repo"
-            let run = """
-                set -e
-                eval "$(cat "$1")"
-                git init -q "$2" && cd "$2" && git status >/dev/null && echo hi > f && less -F f >/dev/null </dev/null
-                """
-            for flags in [["-c"], ["-i", "-c"]] {
-                let shell = try Sandbox.exec(
-                    "/bin/bash", flags + [run, "bash", script, repo + flags.count.description], stdin: nil,
-                    environment: box.environment(["PS1": "$ ", "TERM": "dumb"]))
-                #expect(shell.status == 0, "\(flags): \(shell)")
-            }
+        // With a prefix, the whole corpus is refused: several keys map to one NAME (exit 6,
+        // nothing printed). A collision-free part of it is evaluated by bash (plain and
+        // interactive) and sourced as dotenv, then git and less run: no marker appears.
+        let colliding = try box.run(["export", "dynamic", "--format", "env", "--name-prefix", "APP_"])
+        expectFailure(colliding, 6, contains: "would both be")
+        let distinct = values.filter { key, _ in
+            ["$(touch", "git_config", "lessopen", "ps0", "prompt_command", "bash_env", "ld_preload", "https_proxy"].contains {
+                key.hasPrefix($0)
+            } && !key.contains("$(touch " + markers + "/key8")
         }
-        let dotenv = try box.run(["export", "dynamic", "--format", "dotenv", "--name-prefix", "APP_"])
-        #expect(dotenv.status == 0 || (dotenv.status == 6 && dotenv.stdout.isEmpty), "\(dotenv)")
-        if dotenv.status == 0 {
-            let file = box.root + "/app.env"
-            try Data(dotenv.stdout.utf8).write(to: URL(fileURLWithPath: file))
-            let sourced = try Sandbox.exec(
-                "/bin/bash", ["-c", "set -a; . \"$1\"", "bash", file], stdin: nil, environment: box.environment())
-            #expect(sourced.status == 0, "\(sourced)")
+        let subset =
+            "{" + distinct.keys.sorted().map { "\(Self.quoted($0)):\(Self.quoted(distinct[$0] ?? ""))" }.joined(separator: ",") + "}"
+        let second = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: subset) }
+        defer { second.stop() }
+        try box.runOK(["refresh", "dynamic", "--from", second.url + "/subset.json"])
+        let env = try box.runOK(["export", "dynamic", "--format", "env", "--name-prefix", "APP_"])
+        #expect(env.stdout.split(separator: "\n").count == distinct.count, "\(env)")
+        let script = box.root + "/env.sh"
+        try Data(env.stdout.utf8).write(to: URL(fileURLWithPath: script))
+        let run = """
+            set -e
+            eval "$(cat "$1")"
+            [ "$APP_GIT_CONFIG_VALUE_0" = "touch $3/fsmonitor" ]
+            git init -q "$2" && cd "$2" && git status >/dev/null && echo hi > f && less -F f >/dev/null </dev/null
+            """
+        for flags in [["-c"], ["-i", "-c"]] {
+            let shell = try Sandbox.exec(
+                "/bin/bash", flags + [run, "bash", script, box.root + "/repo" + flags.count.description, markers], stdin: nil,
+                environment: box.environment(["PS1": "$ ", "TERM": "dumb"]))
+            #expect(shell.status == 0, "\(flags): \(shell)")
         }
+        let dotenv = try box.runOK(["export", "dynamic", "--format", "dotenv", "--name-prefix", "APP_"])
+        let file = box.root + "/app.env"
+        try Data(dotenv.stdout.utf8).write(to: URL(fileURLWithPath: file))
+        let sourced = try Sandbox.exec(
+            "/bin/bash", ["-c", "set -a; . \"$1\"; [ \"$APP_PS0\" = \"$2\" ]", "bash", file, distinct["ps0"] ?? ""], stdin: nil,
+            environment: box.environment())
+        #expect(sourced.status == 0, "\(sourced)")
 
         // The flag commands read the domain as flags: the text is data there too.
         let flags = try box.run(["flag", "list"])
