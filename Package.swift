@@ -28,9 +28,24 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", exact: "1.8.0"),
     ],
     targets: [
+        // The library in layers, each SQLite-free below PrefsCore (the fuzz targets build them
+        // as modules): the error type and system helpers; JSON; the input language (domains,
+        // keys, value types, batch lines); the schema's pattern engine; flagd evaluation and
+        // inspection. PrefsCore (store, stack, queue, history, schema, sync capture) re-exports
+        // what its public API shows.
+        .target(name: "PrefsBase", swiftSettings: strict),
+        .target(name: "PrefsJSON", dependencies: ["PrefsBase"], swiftSettings: strict),
+        .target(name: "PrefsInput", dependencies: ["PrefsBase", "PrefsJSON"], swiftSettings: strict),
+        .target(name: "PrefsPatterns", dependencies: ["PrefsBase"], swiftSettings: strict),
+        .target(name: "PrefsFlags", dependencies: ["PrefsBase", "PrefsJSON"], swiftSettings: strict),
         .target(
             name: "PrefsCore",
             dependencies: [
+                "PrefsBase",
+                "PrefsJSON",
+                "PrefsInput",
+                "PrefsPatterns",
+                "PrefsFlags",
                 "CPrefsSQLite",
                 "CPrefsSystem",
                 "CSQLite",
