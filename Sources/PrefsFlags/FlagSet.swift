@@ -237,7 +237,7 @@ public struct FlagSet: Sendable {
         // `if targeting_key:`): it does not override the context's. (An empty one in the
         // context is dropped where the context is read: KeyValueStack.evaluateFlag.)
         if let targetingKey, !targetingKey.isEmpty { data["targetingKey"] = .string(targetingKey) }
-        let seconds = now ?? Int64(Date().timeIntervalSince1970)
+        let seconds = now ?? WallClock.nowSeconds()
         data["$flagd"] = .object(["flagKey": .string(key), "timestamp": .number(Double(seconds))])
         let outcome: LogicValue
         do {

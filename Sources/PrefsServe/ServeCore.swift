@@ -244,7 +244,7 @@ public final class ServeCore: Sendable {
         // answers differently later with the same flags and context.
         var hasher = FNV1a()
         hasher.add(text)
-        let etag = "\"\(hasher.hex)\""
+        let etag = "\"\(FNV1aText.hex(hasher.value))\""
         if let match = request.headers["if-none-match"], Self.matches(match, etag) {
             return ServeResponse(status: 304, headers: [("ETag", etag)])
         }

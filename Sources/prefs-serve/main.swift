@@ -78,7 +78,7 @@ func accessLog(_ remote: String, _ method: String, _ path: String, _ status: Int
     guard invocation.accessLog else { return }
     let elapsed = ContinuousClock.now - start
     let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
-    let time = ISOTime.format(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+    let time = ISOTime.format(milliseconds: WallClock.nowMilliseconds())
     let shown = path.count > 200 ? String(path.prefix(200)) + "…" : path
     let line = "\(time) \(remote) \(method) \(shown) \(status) \(bytes) \(String(format: "%.2f", milliseconds))ms\n"
     FileHandle.standardError.write(Data(line.utf8))

@@ -210,16 +210,12 @@ public final class KeyValueStack: Sendable {
         domain.isPersistent ? main : memory
     }
 
-    static func tableMayExist(_ db: Database, _ domain: Domain) throws -> Bool {
-        try domain == .memory || Domain.builtInPersistent.contains(domain) || DomainTable.exists(db, domain)
-    }
-
     // MARK: - Reading
 
     /// The committed entry for a key, ignoring the queue.
     func storedEntry(in domain: Domain, forKey key: String) throws -> Entry? {
         try database(for: domain).read { db in
-            guard try Self.tableMayExist(db, domain) else { return nil }
+            guard try DomainTable.mayExist(db, domain) else { return nil }
             return try DomainTable(domain).row(db, key: key, now: WallClock.nowMilliseconds())
         } ?? nil
     }
@@ -327,7 +323,7 @@ public final class KeyValueStack: Sendable {
             if let reader = opened {
                 do {
                     try reader.read { db in
-                        guard try Self.tableMayExist(db, domain) else { return }
+                        guard try DomainTable.mayExist(db, domain) else { return }
                         try DomainTable(domain).forEach(db, prefix: prefix, now: now) { entry in
                             try emitOverlay(before: entry.key)
                             if let (pendingKey, change) = overlay.first, pendingKey.utf8.elementsEqual(entry.key.utf8) {
