@@ -87,6 +87,10 @@ public final class KeyValueStack: Sendable {
         /// Whether writes are checked against the loaded schema (default true; the CLI's
         /// `--force` turns it off).
         public var validatesWrites = true
+        /// Whether queued writes are flushed when the window ends (default true). A one-shot
+        /// command that flushes before it exits turns it off: arming the timer starts
+        /// libdispatch's manager thread and event loop, which such a command never needs.
+        package var flushesOnTimer = true
 
         /// Creates options.
         ///
@@ -181,7 +185,7 @@ public final class KeyValueStack: Sendable {
         }
         let incrementCheck = check
         self.queue = WriteQueue(
-            window: options.window,
+            window: options.flushesOnTimer ? options.window : nil,
             maximumPending: options.maximumPending,
             apply: { batch in try KeyValueStack.applyBatch(batch, main: main, memory: memory, observers: observers, check: incrementCheck)
             },
