@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "PrefsCore", targets: ["PrefsCore"]),
         .library(name: "PrefsRemote", targets: ["PrefsRemote"]),
         .library(name: "PrefsSync", targets: ["PrefsSync"]),
+        // For the benchmarks package (Benchmarks/Package.swift).
+        .library(name: "PrefsServe", targets: ["PrefsServe"]),
         .executable(name: "prefs", targets: ["prefs"]),
         .executable(name: "prefs-http-get", targets: ["prefs-http-get"]),
         .executable(name: "prefs-sync", targets: ["prefs-sync"]),
@@ -123,30 +125,6 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "prefs-sync-bench",
-            dependencies: ["PrefsCore", "PrefsSync"],
-            path: "Benchmarks/SyncBench",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "prefs-queue-bench",
-            dependencies: ["PrefsCore"],
-            path: "Benchmarks/QueueBench",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "prefs-serve-bench",
-            dependencies: ["PrefsCore", "PrefsServe"],
-            path: "Benchmarks/ServeBench",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "prefs-flag-bench",
-            dependencies: ["PrefsCore"],
-            path: "Benchmarks/FlagBench",
             swiftSettings: strict
         ),
         // Helpers both test targets use (temporary directories, spawning detached programs);
