@@ -163,6 +163,18 @@ struct OFREPSchemaTests {
         #expect(refetched.status == 200, "\(refetched)")
         #expect(refetched.body.contains(#"{"key":"boolean-flag","reason":"DISABLED","metadata":{"#), "\(refetched)")
         #expect(refetched.header("ETag") != firstETag)
+
+        // Reconnecting with the id of an older configuration: the missed event at once; with
+        // the current one, none.
+        for (lastID, missed) in [(#""0000000000000000""#, true), (configTag, false)] {
+            let again = try Running(
+                ["-sN", "-H", "Last-Event-ID: " + lastID, url], environment: ProcessInfo.processInfo.environment,
+                executable: "/usr/bin/curl")
+            #expect(again.waitForLines(1, timeout: 10))
+            Thread.sleep(forTimeInterval: 0.8)
+            let received = again.finish(signal: SIGKILL).stdout
+            #expect(received.contains("data: " + data) == missed, "Last-Event-ID \(lastID): \(received)")
+        }
         #expect(server.stop().status == 0)
     }
 }
