@@ -97,6 +97,9 @@ struct OFREPSchemaTests {
         let unauthorized = try HTTPExchange.post(guarded.port, "/ofrep/v1/evaluate/flags/boolean-flag", "{}")
         #expect(unauthorized.status == 401, "\(unauthorized)")
         answers.append(Answer(name: "no token", path: Self.single, exchange: unauthorized))
+        // The event stream needs the token too.
+        let stream = try HTTPExchange.request(guarded.port, "GET", "/ofrep/v1/events")
+        #expect(stream.status == 401, "\(stream)")
         let overBudget = try HTTPExchange.post(
             guarded.port, "/ofrep/v1/evaluate/flags", #"{"context":{"targetingKey":"u1"}}"#, headers: ["Authorization": "Bearer t0ken"])
         #expect(overBudget.status == 500, "\(overBudget)")
