@@ -78,7 +78,7 @@ public struct FlagDiff: Sendable {
     public static func compare(_ old: FlagSet, _ new: FlagSet, contexts: EvaluationContexts, examples: Int = 3, now: Int64? = nil) throws
         -> FlagDiff
     {
-        let seconds = now ?? Int64(Date().timeIntervalSince1970)
+        let seconds = now ?? WallClock.nowSeconds()
         let keys = Set(old.flags.keys).union(new.flags.keys).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
         struct Pair: Hashable {
             var from: String

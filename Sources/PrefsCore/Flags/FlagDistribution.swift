@@ -39,7 +39,7 @@ public struct FlagDistribution: Sendable {
     /// - Throws: ``PrefsError`` from reading the contexts.
     public static func measure(_ key: String, in flags: FlagSet, contexts: EvaluationContexts, now: Int64? = nil) throws -> FlagDistribution
     {
-        let seconds = now ?? Int64(Date().timeIntervalSince1970)
+        let seconds = now ?? WallClock.nowSeconds()
         let type = flags.naturalType(of: key)
         var counts: [String: (value: JSONValue, count: Int)] = [:]
         var total = 0

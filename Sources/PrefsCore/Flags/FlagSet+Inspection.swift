@@ -38,7 +38,7 @@ extension FlagSet {
         _ key: String, type: FlagType? = nil, default defaultValue: JSONValue = .null, context: [String: LogicValue] = [:],
         targetingKey: String? = nil, now: Int64? = nil
     ) -> FlagExplanation {
-        let seconds = now ?? Int64(Date().timeIntervalSince1970)
+        let seconds = now ?? WallClock.nowSeconds()
         let type = type ?? naturalType(of: key)
         let resolution = evaluate(key, type: type, default: defaultValue, context: context, targetingKey: targetingKey, now: seconds)
         var data = context

@@ -210,6 +210,14 @@ public struct FlagSet: Sendable {
                     value: defaultValue, variant: nil, reason: "ERROR", errorCode: "TYPE_MISMATCH",
                     errorMessage: "flag \(key) has a \(value.typeName) value, not \(type.rawValue)", metadata: merged)
             }
+            var value = value
+            // Read as an integer, a whole float is that integer (`0.0` is `0`), as flagd's Go
+            // ResolveIntValue converts it.
+            if type == .integer, case .number(let text) = value, Int64(text) == nil,
+                let whole = Double(text).flatMap({ Int64(exactly: $0) })
+            {
+                value = .number(String(whole))
+            }
             return FlagResolution(value: value, variant: variant, reason: reason, errorCode: nil, errorMessage: nil, metadata: merged)
         }
         func error(_ code: String, _ message: String) -> FlagResolution {
@@ -235,7 +243,7 @@ public struct FlagSet: Sendable {
         // `if targeting_key:`): it does not override the context's. (An empty one in the
         // context is dropped where the context is read: KeyValueStack.evaluateFlag.)
         if let targetingKey, !targetingKey.isEmpty { data["targetingKey"] = .string(targetingKey) }
-        let seconds = now ?? Int64(Date().timeIntervalSince1970)
+        let seconds = now ?? WallClock.nowSeconds()
         data["$flagd"] = .object(["flagKey": .string(key), "timestamp": .number(Double(seconds))])
         let outcome: LogicValue
         do {

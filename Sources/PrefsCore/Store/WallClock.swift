@@ -8,4 +8,10 @@ enum WallClock {
         clock_gettime(CLOCK_REALTIME, &spec)
         return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
     }
+
+    /// Whole seconds since 1970: flag evaluation's `$flagd.timestamp` (and so `rollout`'s
+    /// "now") unless the caller passes its own.
+    static func nowSeconds() -> Int64 {
+        nowMilliseconds() / 1000
+    }
 }

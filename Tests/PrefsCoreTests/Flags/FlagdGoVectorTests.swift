@@ -1,0 +1,361 @@
+import Foundation
+import PrefsCore
+import Testing
+
+/// The cases of flagd's Go evaluator's own tests (open-feature/flagd, `core/pkg/evaluator/`:
+/// `string_casing_test.go`, `rollout_test.go`, `fractional_test.go`) as data: each row is a
+/// rule or a flag, a context and the result the Go test expects. The rows are facts taken
+/// from those tests; the test code is prefs' own.
+enum GoVectors {
+    /// `colorVariants` of the Go tests.
+    static let colors = ##"{"red": "#FF0000", "blue": "#0000FF", "green": "#00FF00", "yellow": "#FFFF00"}"##
+
+    /// A flag row: the flag's key and targeting (default variant red), the context, and the
+    /// variant and reason flagd answers.
+    struct FlagRow: CustomTestStringConvertible, Sendable {
+        var source: String
+        var name: String
+        var key: String
+        var targeting: String
+        var context: String
+        var variant: String
+        var reason: String
+        var testDescription: String { "\(source): \(name)" }
+    }
+
+    /// A rule row: the rule, the data (with `$flagd`) and the rule's result.
+    struct RuleRow: CustomTestStringConvertible, Sendable {
+        var source: String
+        var name: String
+        var rule: String
+        var data: String
+        var result: String
+        var testDescription: String { "\(source): \(name)" }
+    }
+
+    static let casing = "string_casing_test.go"
+    static let rollout = "rollout_test.go"
+    static let fractional = "fractional_test.go"
+
+    static let flagRows: [FlagRow] = [
+        // string_casing_test.go: TestJSONEvaluator_lowerEvaluation / upperEvaluation / ErrorFallback
+        FlagRow(
+            source: casing, name: "lower composed with == - match", key: "headerColor",
+            targeting: #"{"if": [{"==": [{"lower": [{"var": "email"}]}, "user@example.com"]}, "red", "green"]}"#,
+            context: #"{"email": "User@Example.com"}"#, variant: "red", reason: "TARGETING_MATCH"),
+        FlagRow(
+            source: casing, name: "lower composed with starts_with - match", key: "headerColor",
+            targeting: #"{"if": [{"starts_with": [{"lower": [{"var": "email"}]}, "user@faas"]}, "red", "green"]}"#,
+            context: #"{"email": "USER@FAAS.com"}"#, variant: "red", reason: "TARGETING_MATCH"),
+        FlagRow(
+            source: casing, name: "lower of bare string argument - match", key: "headerColor",
+            targeting: #"{"if": [{"==": [{"lower": {"var": "email"}}, "user@example.com"]}, "red", "green"]}"#,
+            context: #"{"email": "USER@EXAMPLE.COM"}"#, variant: "red", reason: "TARGETING_MATCH"),
+        FlagRow(
+            source: casing, name: "lower is ASCII-only, non-ASCII unchanged", key: "headerColor",
+            targeting: #"{"if": [{"==": [{"lower": [{"var": "name"}]}, "stra\u00dfe"]}, "red", "green"]}"#,
+            context: #"{"name": "STRA\u00dfE"}"#, variant: "red", reason: "TARGETING_MATCH"),
+        FlagRow(
+            source: casing, name: "non-string input falls back to default", key: "headerColor",
+            targeting: #"{"if": [{"==": [{"lower": [{"var": "num"}]}, "1"]}, "blue", "red"]}"#,
+            context: #"{"num": 1}"#, variant: "red", reason: "TARGETING_MATCH"),
+        FlagRow(
+            source: casing, name: "upper composed with == - match", key: "headerColor",
+            targeting: #"{"if": [{"==": [{"upper": [{"var": "country"}]}, "US"]}, "red", "green"]}"#,
+            context: #"{"country": "us"}"#, variant: "red", reason: "TARGETING_MATCH"),
+        FlagRow(
+            source: casing, name: "upper composed with == - no match", key: "headerColor",
+            targeting: #"{"if": [{"==": [{"upper": [{"var": "country"}]}, "US"]}, "red", "green"]}"#,
+            context: #"{"country": "ca"}"#, variant: "green", reason: "TARGETING_MATCH"),
+        FlagRow(
+            source: casing, name: "upper is ASCII-only, non-ASCII unchanged - no match", key: "headerColor",
+            targeting: #"{"if": [{"==": [{"upper": [{"var": "name"}]}, "STRASSE"]}, "red", "green"]}"#,
+            context: #"{"name": "stra\u00dfe"}"#, variant: "green", reason: "TARGETING_MATCH"),
+        FlagRow(
+            source: casing, name: "lower invalid input falls back", key: "headerColor", targeting: #"{"lower": [{"var": "num"}]}"#,
+            context: #"{"num": 123.0}"#, variant: "red", reason: "DEFAULT"),
+        FlagRow(
+            source: casing, name: "upper invalid input falls back", key: "headerColor", targeting: #"{"upper": [{"var": "num"}]}"#,
+            context: #"{"num": 123.0}"#, variant: "red", reason: "DEFAULT"),
+
+        // rollout_test.go: TestRolloutIntegration (evaluated now: after the 2024 window)
+        FlagRow(
+            source: rollout, name: "shorthand rollout after end returns new", key: "rolloutFeature",
+            targeting: #"{"rollout": [1704067200, 1706745600, "new"]}"#, context: #"{"targetingKey": "user123"}"#, variant: "new",
+            reason: "TARGETING_MATCH"),
+        FlagRow(
+            source: rollout, name: "longhand rollout after end returns new", key: "rolloutFeatureLonghand",
+            targeting: #"{"rollout": [1704067200, 1706745600, "old", "new"]}"#, context: #"{"targetingKey": "user123"}"#,
+            variant: "new", reason: "TARGETING_MATCH"),
+        FlagRow(
+            source: rollout, name: "conditional rollout for internal user", key: "conditionalRollout",
+            targeting:
+                #"{"if": [{"ends_with": [{"var": "email"}, "@internal.com"]}, "new", {"rollout": [1704067200, 1706745600, "old", "new"]}]}"#,
+            context: #"{"targetingKey": "user123", "email": "test@internal.com"}"#, variant: "new", reason: "TARGETING_MATCH"),
+    ]
+
+    /// fractional_test.go's TestFractionalEvaluation (open-feature/flagd 29c0552).
+    static let fractionalRows: [FlagRow] = {
+        let seeded =
+            #"{"if": [{"in": ["@faas.com", {"var": ["email"]}]}, {"fractional": [SEED, ["red",25], ["blue",25], ["green",25], ["yellow",25]]}, null]}"#
+        let common = seeded.replacingOccurrences(of: "SEED", with: #"{"cat": [{"var": "$flagd.flagKey"}, {"var": "email"}]}"#)
+        let custom = seeded.replacingOccurrences(of: "SEED", with: #"{"cat": ["my-seed", {"var": "email"}]}"#)
+        let byEmail = seeded.replacingOccurrences(of: "SEED", with: #"{"var": "email"}"#)
+        func row(_ name: String, _ key: String, _ targeting: String, _ context: String, _ variant: String, _ reason: String) -> FlagRow {
+            FlagRow(source: fractional, name: name, key: key, targeting: targeting, context: context, variant: variant, reason: reason)
+        }
+        return [
+            row("rachel@faas.com", "headerColor", common, #"{"email": "rachel@faas.com"}"#, "yellow", "TARGETING_MATCH"),
+            row("monica@faas.com", "headerColor", common, #"{"email": "monica@faas.com"}"#, "blue", "TARGETING_MATCH"),
+            row("joey@faas.com", "headerColor", common, #"{"email": "joey@faas.com"}"#, "red", "TARGETING_MATCH"),
+            row("ross@faas.com", "headerColor", common, #"{"email": "ross@faas.com"}"#, "green", "TARGETING_MATCH"),
+            row(
+                "rachel@faas.com with custom seed", "customSeededHeaderColor", custom, #"{"email": "rachel@faas.com"}"#, "green",
+                "TARGETING_MATCH"),
+            row(
+                "monica@faas.com with custom seed", "customSeededHeaderColor", custom, #"{"email": "monica@faas.com"}"#, "red",
+                "TARGETING_MATCH"),
+            row(
+                "joey@faas.com with custom seed", "customSeededHeaderColor", custom, #"{"email": "joey@faas.com"}"#, "green",
+                "TARGETING_MATCH"),
+            row(
+                "ross@faas.com with custom seed", "customSeededHeaderColor", custom, #"{"email": "ross@faas.com"}"#, "green",
+                "TARGETING_MATCH"),
+            row("ross@faas.com with different flag key", "footerColor", byEmail, #"{"email": "ross@faas.com"}"#, "red", "TARGETING_MATCH"),
+            row(
+                "non even split", "headerColor",
+                #"{"if": [{"in": ["@faas.com", {"var": ["email"]}]}, {"fractional": ["email", ["red",50], ["blue",25], ["green",25]]}, null]}"#,
+                #"{"email": "test4@faas.com"}"#, "red", "TARGETING_MATCH"),
+            row(
+                "fallback to default variant if no email provided", "headerColor",
+                #"{"fractional": [{"var": "email"}, ["red",25], ["blue",25], ["green",25], ["yellow",25]]}"#, "{}", "red", "DEFAULT"),
+            row(
+                "get variant for non-percentage weight values", "headerColor",
+                #"{"fractional": [{"var": "email"}, ["red",25], ["blue",25]]}"#,
+                #"{"email": "foo@foo.com"}"#, "red", "TARGETING_MATCH"),
+            row(
+                "get variant for non-specified weight values", "headerColor", #"{"fractional": [{"var": "email"}, ["red"], ["blue"]]}"#,
+                #"{"email": "foo@foo.com"}"#, "red", "TARGETING_MATCH"),
+            row(
+                "default to targetingKey if no bucket key provided", "headerColor", #"{"fractional": [["blue",50], ["green",50]]}"#,
+                #"{"targetingKey": "foo@foo.com"}"#, "blue", "TARGETING_MATCH"),
+            row(
+                "missing email - parser should ignore nil/missing custom variables and continue", "headerColor",
+                #"{"fractional": [{"var": "email"}, ["red",50], ["blue",50]]}"#, #"{"targetingKey": "foo@foo.com"}"#, "red",
+                "TARGETING_MATCH"),
+        ]
+    }()
+
+    static let start = 1_704_067_200
+    static let end = 1_706_745_600
+
+    static func flagd(_ timestamp: Int, key: String = "testFlag") -> String {
+        #""$flagd": {"flagKey": "\#(key)", "timestamp": \#(timestamp)}"#
+    }
+
+    static let ruleRows: [RuleRow] = {
+        let before = flagd(start - 1000)
+        let after = flagd(end + 1000)
+        let middle = flagd(start + (end - start) / 2)
+        func row(_ name: String, _ rule: String, _ data: String, _ result: String, source: String = rollout) -> RuleRow {
+            RuleRow(source: source, name: name, rule: rule, data: data, result: result)
+        }
+        let tier = #"{"if": [{"==": [{"var": "tier"}, "premium"]}, "premium-new", "basic-new"]}"#
+        return [
+            // TestRolloutEvaluate
+            row(
+                "shorthand: before start returns nil (defaultVariant)", "[\(start), \(end), \"new\"]",
+                #"{"targetingKey": "user123", \#(before)}"#, "null"),
+            row(
+                "shorthand: after end returns toVariant", "[\(start), \(end), \"new\"]", #"{"targetingKey": "user123", \#(after)}"#,
+                #""new""#),
+            row(
+                "longhand: before start returns fromVariant", "[\(start), \(end), \"old\", \"new\"]",
+                #"{"targetingKey": "user123", \#(before)}"#, #""old""#),
+            row(
+                "longhand: after end returns toVariant", "[\(start), \(end), \"old\", \"new\"]", #"{"targetingKey": "user123", \#(after)}"#,
+                #""new""#),
+            row(
+                "invalid: string bucketBy not supported", "[\"custom-bucket\", \(start), \(end), \"old\", \"new\"]",
+                #"{"targetingKey": "user123", \#(after)}"#, "null"),
+            row(
+                "with JSONLogic bucketBy", "[{\"var\": \"email\"}, \(start), \(end), \"old\", \"new\"]",
+                #"{"targetingKey": "user123", "email": "test@example.com", \#(after)}"#, #""new""#),
+            row("invalid: not an array", "\"not an array\"", #"{"targetingKey": "user123"}"#, "null"),
+            row("invalid: too few arguments", "[\(start), \(end)]", #"{"targetingKey": "user123"}"#, "null"),
+            row(
+                "invalid: endTime before startTime", "[\(end), \(start), \"new\"]",
+                #"{"targetingKey": "user123", \#(flagd(1_705_406_400))}"#, "null"),
+            row(
+                "during rollout: shorthand returns nil (from=defaultVariant) for this user hash", "[\(start), \(end), \"new\"]",
+                #"{"targetingKey": "user123", \#(middle)}"#, "null"),
+            // TestRolloutNestedJSONLogic
+            row(
+                "before rollout - everyone gets old", "[\(start), \(end), \"old\", \(tier)]",
+                #"{"targetingKey": "user-123", "tier": "premium", \#(before)}"#, #""old""#),
+            row(
+                "after rollout, premium user gets premium-new", "[\(start), \(end), \"old\", \(tier)]",
+                #"{"targetingKey": "user-123", "tier": "premium", \#(after)}"#, #""premium-new""#),
+            row(
+                "after rollout, basic user gets basic-new", "[\(start), \(end), \"old\", \(tier)]",
+                #"{"targetingKey": "user-123", "tier": "basic", \#(after)}"#, #""basic-new""#),
+        ].map { RuleRow(source: $0.source, name: $0.name, rule: #"{"rollout": \#($0.rule)}"#, data: $0.data, result: $0.result) }
+            + [
+                // Test_parseStringCasingEvaluationData: the operand forms
+                row("bare string value", #"{"lower": "a"}"#, "{}", #""a""#, source: casing),
+                row("single-element array", #"{"lower": ["a"]}"#, "{}", #""a""#, source: casing),
+                row("array with more than one element", #"{"lower": ["a", "b"]}"#, "{}", "null", source: casing),
+                row("value is not a string", #"{"lower": [1]}"#, "{}", "null", source: casing),
+            ]
+    }()
+}
+
+@Suite("flagd Go evaluator vectors")
+struct FlagdGoVectorTests {
+    static func flagSet(key: String, targeting: String, version: FractionalVersion) throws -> FlagSet {
+        let document =
+            #"{"flags": {"\#(key)": {"state": "ENABLED", "variants": \#(GoVectors.colors), "defaultVariant": "red", "targeting": \#(targeting)}}}"#
+        let members = try FlagDocument.validate(JSONValue(parsing: document))
+        return FlagSet(entries: members.map { ($0.key, $0.value) }, fractionalVersion: version)
+    }
+
+    static func context(_ text: String) throws -> [String: LogicValue] {
+        guard case .object(let object) = LogicValue(try JSONValue(parsing: text)) else { return [:] }
+        return object
+    }
+
+    @Test(arguments: GoVectors.flagRows)
+    func flagRowsAnswerAsFlagd(row: GoVectors.FlagRow) throws {
+        // The rollout document's own flags roll from/to variants named old/new.
+        var flags = try Self.flagSet(key: row.key, targeting: row.targeting, version: .v3)
+        if row.source == GoVectors.rollout {
+            let document =
+                #"{"flags": {"\#(row.key)": {"state": "ENABLED", "variants": {"old": "old-value", "new": "new-value"}, "defaultVariant": "old", "targeting": \#(row.targeting)}}}"#
+            let members = try FlagDocument.validate(JSONValue(parsing: document))
+            flags = FlagSet(entries: members.map { ($0.key, $0.value) })
+        }
+        let result = flags.evaluate(row.key, type: .string, default: .string("?"), context: try Self.context(row.context))
+        #expect(result.variant == row.variant && result.reason == row.reason, "\(row.name): \(result)")
+    }
+
+    /// fractional_test.go's expectations (at open-feature/flagd 29c0552) are those of the
+    /// legacy percentage bucketing, `abs(int32 h) / 2147483647 * 100`: prefs' hashing version 1.
+    @Test(arguments: GoVectors.fractionalRows)
+    func fractionalRowsAnswerAsFlagdAtVersion1(row: GoVectors.FlagRow) throws {
+        let flags = try Self.flagSet(key: row.key, targeting: row.targeting, version: .v1)
+        let result = flags.evaluate(row.key, type: .string, default: .string("?"), context: try Self.context(row.context))
+        #expect(result.variant == row.variant && result.reason == row.reason, "\(row.name): \(result)")
+    }
+
+    @Test(arguments: GoVectors.ruleRows)
+    func ruleRowsGiveFlagdsResult(row: GoVectors.RuleRow) throws {
+        #expect(try logic(row.rule, row.data).compactText == row.result, "\(row.name)")
+    }
+
+    /// TestRolloutDeterminism and TestRolloutTimeProgression: one user always lands on the
+    /// same side, and the share rolled grows with the time (5,000 users; within the Go test's
+    /// bounds: 0 at the start, 20–30 % at a quarter, 45–55 % halfway, 70–80 % at three
+    /// quarters, all at the end).
+    @Test func rolloutIsDeterministicAndProgresses() throws {
+        let rule = try JSONLogic(JSONValue(parsing: #"{"rollout": [1704067200, 1706745600, "old", "new"]}"#))
+        let duration = GoVectors.end - GoVectors.start
+        let middle = GoVectors.start + duration / 2
+        let same = try JSONValue(parsing: #"{"targetingKey": "same-user@example.com", \#(GoVectors.flagd(middle))}"#)
+        let first = rule.evaluate(LogicValue(same))
+        for _ in 0..<100 { #expect(rule.evaluate(LogicValue(same)) == first) }
+        for (time, low, high) in [
+            (GoVectors.start, 0.0, 0.0), (GoVectors.start + duration / 4, 0.20, 0.30), (middle, 0.45, 0.55),
+            (GoVectors.start + 3 * duration / 4, 0.70, 0.80), (GoVectors.end, 1.0, 1.0),
+        ] {
+            var rolled = 0
+            for user in 0..<5000 {
+                let data = try JSONValue(parsing: #"{"targetingKey": "user-\#(user)", \#(GoVectors.flagd(time))}"#)
+                if rule.evaluate(LogicValue(data)) == .string("new") { rolled += 1 }
+            }
+            let share = Double(rolled) / 5000
+            #expect(share >= low && share <= high, "at \(time): \(share)")
+        }
+    }
+}
+
+/// docs/flags.md's table "where prefs follows flagd's Go evaluator, where it follows
+/// json-logic-js, and why": one test per row.
+@Suite("flagd Go evaluator decisions")
+struct FlagdDecisionTests {
+    static func flags(_ flags: String) throws -> FlagSet {
+        let members = try FlagDocument.validate(JSONValue(parsing: #"{"flags": {\#(flags)}}"#))
+        return FlagSet(entries: members.map { ($0.key, $0.value) })
+    }
+
+    @Test func fractionalWithoutABucketingValueOrTargetingKeyIsTheDefault() throws {
+        // fractional.go: no string bucketing value and no targetingKey is an error, null, the
+        // default variant (flagd-testbed's fractional-null-bucket-key-flag: "fallback", DEFAULT).
+        let set = try Self.flags(
+            #""seeded": {"state": "ENABLED", "variants": {"a": "A", "b": "B", "fallback": "F"}, "defaultVariant": "fallback", "targeting": {"fractional": [{"var": "user.name"}, ["a", 50], ["b", 50]]}},"#
+                + #""basic": {"state": "ENABLED", "variants": {"a": "A", "b": "B", "fallback": "F"}, "defaultVariant": "fallback", "targeting": {"fractional": [["a", 50], ["b", 50]]}}"#
+        )
+        for key in ["seeded", "basic"] {
+            let none = set.evaluate(key, type: .string, default: .string("wrong"))
+            #expect(none.value == .string("F") && none.variant == "fallback" && none.reason == "DEFAULT", "\(key): \(none)")
+            let keyed = set.evaluate(key, type: .string, default: .string("wrong"), context: ["targetingKey": .string("user-1")])
+            #expect(keyed.reason == "TARGETING_MATCH" && ["a", "b"].contains(keyed.variant), "\(key): \(keyed)")
+        }
+    }
+
+    @Test func aBooleanReadAsFloatIsATypeMismatch() throws {
+        // json.go: resolve[float64] asserts the variant is a float64; a bool is not.
+        let set = try Self.flags(#""b": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"}"#)
+        let result = set.evaluate("b", type: .float, default: .number("0.5"))
+        #expect(result.reason == "ERROR" && result.errorCode == "TYPE_MISMATCH" && result.value == .number("0.5"), "\(result)")
+    }
+
+    @Test func aWholeFloatReadAsIntegerIsThatInteger() throws {
+        // json.go: ResolveIntValue reads a float64 and converts it: 0.0 is 0. A float with a
+        // fraction stays a TYPE_MISMATCH in prefs (Go would truncate 0.5 to 0).
+        let set = try Self.flags(
+            #""float-zero-flag": {"state": "ENABLED", "variants": {"zero": 0.0, "half": 0.5}, "defaultVariant": "zero"},"#
+                + #""half": {"state": "ENABLED", "variants": {"zero": 0.0, "half": 0.5}, "defaultVariant": "half"}"#)
+        let zero = set.evaluate("float-zero-flag", type: .integer, default: .number("1"))
+        #expect(zero.value == .number("0") && zero.variant == "zero" && zero.reason == "STATIC", "\(zero)")
+        let asFloat = set.evaluate("float-zero-flag", type: .float, default: .number("0.1"))
+        #expect(asFloat.value == .number("0.0") && asFloat.reason == "STATIC", "\(asFloat)")
+        let half = set.evaluate("half", type: .integer, default: .number("1"))
+        #expect(half.errorCode == "TYPE_MISMATCH" && half.value == .number("1"), "\(half)")
+    }
+
+    @Test func anEmptyStringComparesAsZero() throws {
+        // diegoholiveira/jsonlogic's ToNumber("") is 0, as JavaScript's: `timestamp > ""` is true.
+        let data = #"{"time": "", "$flagd": {"flagKey": "timestamp-flag", "timestamp": 1800000000}}"#
+        #expect(try logic(#"{">": [{"var": "$flagd.timestamp"}, {"var": "time"}]}"#, data) == .bool(true))
+        #expect(try logic(#"{"<": [{"var": "$flagd.timestamp"}, {"var": "time"}]}"#, data) == .bool(false))
+    }
+
+    @Test func catJoinsAMissingValueAsEmptyAndTrims() throws {
+        // jsonlogic's concat: ToString(nil) is "", and the joined text is strings.TrimSpace'd.
+        #expect(try logic(#"{"cat": ["a", {"var": "missing"}, "b"]}"#) == .string("ab"))
+        #expect(try logic(#"{"cat": [" hello ", {"var": "name"}, " "]}"#, #"{"name": "ada"}"#) == .string("hello ada"))
+        #expect(try logic(#"{"cat": ["\t", " "]}"#) == .string(""))
+        #expect(try logic(#"{"cat": ["a", " ", "b"]}"#) == .string("a b"), "inner white space is kept")
+    }
+
+    @Test func aNumberFromTargetingIsNotAVariantName() throws {
+        // json.go looks a number's JSON text up as a variant name; prefs answers GENERAL.
+        let set = try Self.flags(
+            #""n": {"state": "ENABLED", "variants": {"3": "three", "x": "x"}, "defaultVariant": "x", "targeting": {"+": [1, 2]}}"#)
+        let result = set.evaluate("n", type: .string, default: .string("?"))
+        #expect(result.reason == "ERROR" && result.errorCode == "GENERAL", "\(result)")
+    }
+
+    @Test func rolloutTimesAre32BitSeconds() throws {
+        // rollout.go reads its times as int32; prefs gives null beyond that instead of wrapping.
+        let data = #"{"targetingKey": "u", "$flagd": {"flagKey": "f", "timestamp": 1800000000}}"#
+        #expect(try logic(#"{"rollout": [1700000000, 1750000000, "old", "new"]}"#, data) == .string("new"))
+        #expect(try logic(#"{"rollout": [1700000000, 4294967296, "old", "new"]}"#, data) == .null)
+        #expect(try logic(#"{"rollout": [1700000000.9, 1750000000.2, "old", "new"]}"#, data) == .string("new"), "truncated as Go's int32()")
+    }
+
+    @Test func rolloutWithoutATimestampIsNull() throws {
+        // rollout.go: a zero $flagd.timestamp is an error (null).
+        #expect(try logic(#"{"rollout": [1700000000, 1750000000, "old", "new"]}"#, #"{"targetingKey": "u"}"#) == .null)
+    }
+}
