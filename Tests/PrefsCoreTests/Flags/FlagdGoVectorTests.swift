@@ -3,7 +3,8 @@ import PrefsCore
 import Testing
 
 /// The cases of flagd's Go evaluator's own tests (open-feature/flagd, `core/pkg/evaluator/`:
-/// `string_casing_test.go`, `rollout_test.go`, `fractional_test.go`) as data: each row is a
+/// `string_casing_test.go`, `rollout_test.go`, `fractional_test.go`, `semver_test.go`,
+/// `string_comparison_test.go`) as data: each row is a
 /// rule or a flag, a context and the result the Go test expects. The rows are facts taken
 /// from those tests; the test code is prefs' own.
 enum GoVectors {
@@ -146,6 +147,111 @@ enum GoVectors {
         ]
     }()
 
+    static let semver = "semver_test.go"
+    static let comparison = "string_comparison_test.go"
+
+    /// semver_test.go's TestJSONEvaluator_semVerEvaluation and string_comparison_test.go's
+    /// starts_with / ends_with evaluations: `{"if": [RULE, "red", ELSE]}`.
+    static let comparisonRows: [FlagRow] = {
+        func row(_ source: String, _ name: String, _ rule: String, _ otherwise: String, _ context: String, _ variant: String) -> FlagRow {
+            FlagRow(
+                source: source, name: name, key: "headerColor", targeting: #"{"if": [\#(rule), "red", \#(otherwise)]}"#, context: context,
+                variant: variant, reason: "TARGETING_MATCH")
+        }
+        let version = #"{"version": "1.0.0"}"#
+        let email = #"{"email": "user@faas.com"}"#
+        return [
+            row(semver, "versions and operator provided - match", #"{"sem_ver": ["1.0.0", ">", "0.1.0"]}"#, "null", version, "red"),
+            row(
+                semver, "resolve target property using nested operation - match", #"{"sem_ver": [{"var": "version"}, ">", "1.0.0"]}"#,
+                "null", #"{"version": "1.0.1"}"#, "red"),
+            row(
+                semver, "versions and operator provided - no match", #"{"sem_ver": ["1.0.0", ">", "1.0.0"]}"#, #""green""#, version, "green"
+            ),
+            row(
+                semver, "versions and major-version operator provided - match", #"{"sem_ver": ["1.2.3", "^", "1.5.6"]}"#, #""green""#,
+                version, "red"),
+            row(
+                semver, "versions and minor-version operator provided - match", #"{"sem_ver": ["1.2.3", "~", "1.2.6"]}"#, #""green""#,
+                version, "red"),
+            row(semver, "versions given as double - match", #"{"sem_ver": [1.2, "=", "1.2"]}"#, #""green""#, version, "red"),
+            row(semver, "versions given as int - match", #"{"sem_ver": [1, "=", "v1.0.0"]}"#, #""green""#, version, "red"),
+            row(
+                semver, "versions with prefixed v operator provided - match", #"{"sem_ver": [{"var": "version"}, "<", "v1.2"]}"#,
+                #""green""#,
+                #"{"version": "v1.0.0"}"#, "red"),
+            row(
+                semver, "versions and major-version operator provided - no match", #"{"sem_ver": ["2.2.3", "^", "1.2.3"]}"#, #""green""#,
+                version, "green"),
+            row(
+                semver, "versions and minor-version operator provided - no match", #"{"sem_ver": ["1.3.3", "~", "1.2.6"]}"#, #""green""#,
+                version, "green"),
+            row(
+                semver, "resolve target property using nested operation - no match", #"{"sem_ver": [{"var": "version"}, ">", "1.0.0"]}"#,
+                #""green""#, #"{"version": "0.0.1"}"#, "green"),
+            row(
+                semver, "error during parsing (not an array) - return default", #"{"sem_ver": "not an array"}"#, #""green""#, email, "green"
+            ),
+            row(
+                semver, "error during parsing (wrong number of items in array)", #"{"sem_ver": ["not", "enough"]}"#, #""green""#, email,
+                "green"),
+            row(
+                semver, "error during parsing (invalid property value)", #"{"sem_ver": ["invalid", ">", "1.0.0"]}"#, #""green""#, email,
+                "green"),
+            row(semver, "error during parsing (invalid property type)", #"{"sem_ver": [1.0, ">", "1.0.0"]}"#, #""green""#, email, "green"),
+            row(
+                semver, "error during parsing (invalid operator)", #"{"sem_ver": ["1.0.0", "invalid", "1.0.0"]}"#, #""green""#, email,
+                "green"),
+            row(
+                comparison, "starts_with: two strings provided - match", #"{"starts_with": ["user@faas.com", "user@faas"]}"#, "null", email,
+                "red"),
+            row(
+                comparison, "starts_with: nested operation - match", #"{"starts_with": [{"var": "email"}, "user@faas"]}"#, "null", email,
+                "red"),
+            row(
+                comparison, "starts_with: two strings provided - no match", #"{"starts_with": ["user@faas.com", "nope"]}"#, #""green""#,
+                email, "green"),
+            row(
+                comparison, "starts_with: nested operation - no match", #"{"starts_with": [{"var": "email"}, "nope"]}"#, #""green""#, email,
+                "green"),
+            row(
+                comparison, "starts_with: error during parsing - return default", #"{"starts_with": "no-array"}"#, #""green""#, email,
+                "green"),
+            row(
+                comparison, "ends_with: two strings provided - match", #"{"ends_with": ["user@faas.com", "faas.com"]}"#, "null", email,
+                "red"),
+            row(comparison, "ends_with: nested operation - match", #"{"ends_with": [{"var": "email"}, "faas.com"]}"#, "null", email, "red"),
+            row(
+                comparison, "ends_with: two strings provided - no match", #"{"ends_with": ["user@faas.com", "nope"]}"#, #""green""#, email,
+                "green"),
+            row(
+                comparison, "ends_with: nested operation - no match", #"{"ends_with": [{"var": "email"}, "nope"]}"#, #""green""#, email,
+                "green"),
+            row(comparison, "ends_with: error during parsing - return default", #"{"ends_with": "no-array"}"#, #""green""#, email, "green"),
+        ]
+    }()
+
+    /// semver_test.go's TestSemVerOperator_Compare: `[v1, operator, v2]` and the comparison's
+    /// result (null where the Go test expects an error).
+    static let semverCompare: [(String, String, String, String, String)] = [
+        ("invalid version", "invalid", ">", "v1.0.0", "null"),
+        ("preview version vs non preview version", "v1.0.0-preview.1.2", ">", "v1.0.0", "false"),
+        ("preview version vs preview version", "v1.0.0-preview.1.3", ">", "v1.0.0-preview.1.2", "true"),
+        ("no prefixed v left greater", "0.0.1", ">", "v0.0.2", "false"), ("no prefixed v right greater", "v0.0.1", ">", "0.0.2", "false"),
+        ("no prefixed v right equals", "v0.0.1", "=", "0.0.1", "true"), ("no prefixed v both", "0.0.1", ">", "0.0.2", "false"),
+        ("invalid operator", "v0.0.1", "", "v0.0.2", "null"), ("less with large number", "v1234.0.1", "<", "v1235.0.2", "true"),
+        ("less", "v0.0.1", "<", "v0.0.2", "true"), ("no minor version", "v1.0", "<", "v1.2", "true"),
+        ("not less", "v0.0.1", "<", "v0.0.1", "false"),
+        ("less or equal", "v0.0.1", "<=", "v0.0.2", "true"), ("less or equal 2", "v0.0.1", "<=", "v0.0.1", "true"),
+        ("equal", "v0.0.1", "=", "v0.0.1", "true"), ("not equal", "v0.0.2", "=", "v0.0.1", "false"),
+        ("unequal", "v0.0.2", "!=", "v0.0.1", "true"),
+        ("not unequal", "v0.0.1", "!=", "v0.0.1", "false"), ("greater or equal 1", "v0.0.2", ">=", "v0.0.1", "true"),
+        ("greater or equal 2", "v0.0.1", ">=", "v0.0.1", "true"), ("not greater or equal", "v0.0.1", ">=", "v0.0.2", "false"),
+        ("greater", "v0.0.2", ">", "v0.0.1", "true"), ("not greater", "v0.0.1", ">", "v0.0.1", "false"),
+        ("matching major version", "v1.3.4", "^", "v1.5.3", "true"), ("not matching major version", "v2.1.1", "^", "v1.1.1", "false"),
+        ("matching minor version", "v1.3.4", "~", "v1.3.1", "true"), ("not matching minor version", "v2.2.1", "~", "v2.1.1", "false"),
+    ]
+
     static let start = 1_704_067_200
     static let end = 1_706_745_600
 
@@ -206,7 +312,19 @@ enum GoVectors {
                 row("single-element array", #"{"lower": ["a"]}"#, "{}", #""a""#, source: casing),
                 row("array with more than one element", #"{"lower": ["a", "b"]}"#, "{}", "null", source: casing),
                 row("value is not a string", #"{"lower": [1]}"#, "{}", "null", source: casing),
+                // Test_parseStringComparisonEvaluationData: the operand forms
+                row("return two string values", #"{"starts_with": ["a", "b"]}"#, "{}", "false", source: comparison),
+                row("provided object is not an array", #"{"starts_with": "not-an-array"}"#, "{}", "null", source: comparison),
+                row("provided object does not have two elements", #"{"starts_with": ["a"]}"#, "{}", "null", source: comparison),
+                row("property is not a string", #"{"starts_with": [1, "b"]}"#, "{}", "null", source: comparison),
+                row("targetValue is not a string", #"{"starts_with": ["a", 1]}"#, "{}", "null", source: comparison),
             ]
+            + semverCompare.map { name, left, op, right, result in
+                row(
+                    name,
+                    #"{"sem_ver": [\#(JSONValue.string(left).compactText), \#(JSONValue.string(op).compactText), \#(JSONValue.string(right).compactText)]}"#,
+                    "{}", result, source: semver)
+            }
     }()
 }
 
@@ -222,6 +340,13 @@ struct FlagdGoVectorTests {
     static func context(_ text: String) throws -> [String: LogicValue] {
         guard case .object(let object) = LogicValue(try JSONValue(parsing: text)) else { return [:] }
         return object
+    }
+
+    @Test(arguments: GoVectors.comparisonRows)
+    func semVerAndStringComparisonRowsAnswerAsFlagd(row: GoVectors.FlagRow) throws {
+        let flags = try Self.flagSet(key: row.key, targeting: row.targeting, version: .v3)
+        let result = flags.evaluate(row.key, type: .string, default: .string("?"), context: try Self.context(row.context))
+        #expect(result.variant == row.variant && result.reason == row.reason, "\(row.name): \(result)")
     }
 
     @Test(arguments: GoVectors.flagRows)
