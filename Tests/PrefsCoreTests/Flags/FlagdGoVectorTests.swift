@@ -479,6 +479,31 @@ struct FlagdDecisionTests {
         #expect(try logic(#"{"rollout": [1700000000.9, 1750000000.2, "old", "new"]}"#, data) == .string("new"), "truncated as Go's int32()")
     }
 
+    @Test func regexMatchIsAnUnknownOperator() throws {
+        // Some versions of string_comparison_test.go test a regex_match; flagd does not document
+        // it and prefs does not implement it: the rule does not compile, the flag is PARSE_ERROR.
+        #expect(throws: RuleError.self) { try JSONLogic(JSONValue(parsing: #"{"regex_match": ["user@faas.com", ".*"]}"#)) }
+        let set = try Self.flags(
+            #""f": {"state": "ENABLED", "variants": {"a": 1}, "defaultVariant": "a", "targeting": {"regex_match": ["a", "a"]}}"#)
+        let result = set.evaluate("f", type: .integer, default: .number("0"))
+        #expect(result.reason == "ERROR" && result.errorCode == "PARSE_ERROR", "\(result)")
+    }
+
+    @Test func statsShowsARolloutsConfiguredShare() throws {
+        // A quarter of the window elapsed: `to` is configured at 25%, and about that many land on it.
+        let set = try Self.flags(
+            #""r": {"state": "ENABLED", "variants": {"old": "o", "new": "n"}, "defaultVariant": "old", "targeting": {"rollout": [1000000000, 1000400000, "new"]}}"#
+        )
+        let stats = try FlagDistribution.measure("r", in: set, contexts: .synthetic(count: 20_000, seed: 3), now: 1_000_100_000)
+        #expect(stats.hasFractional)
+        let rolled = try #require(stats.buckets.first { $0.outcome == "new" })
+        let rest = try #require(stats.buckets.first { $0.outcome == "old" })
+        #expect(rolled.configuredPercent == 25 && rest.configuredPercent == 75, "\(stats.buckets)")
+        #expect(abs(Double(rolled.count) / 200 - 25) < 1.5, "\(rolled.count)")
+        // The shorthand rolls from the default variant: its outcome is DEFAULT, named `old`.
+        #expect(rest.count + rolled.count == 20_000, "\(stats.buckets)")
+    }
+
     @Test func rolloutWithoutATimestampIsNull() throws {
         // rollout.go: a zero $flagd.timestamp is an error (null).
         #expect(try logic(#"{"rollout": [1700000000, 1750000000, "old", "new"]}"#, #"{"targetingKey": "u"}"#) == .null)
