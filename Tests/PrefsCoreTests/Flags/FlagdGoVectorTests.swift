@@ -4,7 +4,7 @@ import Testing
 
 /// The cases of flagd's Go evaluator's own tests (open-feature/flagd, `core/pkg/evaluator/`:
 /// `string_casing_test.go`, `rollout_test.go`, `fractional_test.go`, `semver_test.go`,
-/// `string_comparison_test.go`) as data: each row is a
+/// `string_comparison_test.go`, `json_test.go`) as data: each row is a
 /// rule or a flag, a context and the result the Go test expects. The rows are facts taken
 /// from those tests; the test code is prefs' own.
 enum GoVectors {
@@ -347,6 +347,66 @@ struct FlagdGoVectorTests {
         let flags = try Self.flagSet(key: row.key, targeting: row.targeting, version: .v3)
         let result = flags.evaluate(row.key, type: .string, default: .string("?"), context: try Self.context(row.context))
         #expect(result.variant == row.variant && result.reason == row.reason, "\(row.name): \(result)")
+    }
+
+    /// json_test.go's `Flags` document (the %-verbs filled in as its constants fill them) and
+    /// its TestResolve*Value rows: flag, type, context, value, reason and error code. A
+    /// DISABLED flag is the one row where prefs answers otherwise (see docs/flags.md).
+    static let jsonDocument = """
+        {"metadata": {"flagSetId": "testSetId", "version": "v33"}, "flags": {
+          "staticBoolFlag": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"},
+          "staticStringFlag": {"state": "ENABLED", "variants": {"red": "#CC0000", "blue": "#0000CC"}, "defaultVariant": "red"},
+          "staticFloatFlag": {"state": "ENABLED", "variants": {"one": 1.000000, "two": 2}, "defaultVariant": "one"},
+          "staticIntFlag": {"state": "ENABLED", "variants": {"one": 1, "two": 2}, "defaultVariant": "one"},
+          "staticObjectFlag": {"state": "ENABLED", "variants": {"obj1": {"abc": 123}, "obj2": {"xyz": true}}, "defaultVariant": "obj1"},
+          "targetingBoolFlag": {"state": "ENABLED", "variants": {"bool1": true, "bool2": false}, "defaultVariant": "bool2",
+            "targeting": {"if": [{"==": [{"var": ["color"]}, "yellow"]}, "bool1", null]}},
+          "targetingStringFlag": {"state": "ENABLED", "variants": {"str1": "my-string", "str2": "other"}, "defaultVariant": "str2",
+            "targeting": {"if": [{"==": [{"var": ["color"]}, "yellow"]}, "str1", null]}},
+          "targetingFloatFlag": {"state": "ENABLED", "variants": {"number1": 100.000000, "number2": 200}, "defaultVariant": "number2",
+            "targeting": {"if": [{"==": [{"var": ["color"]}, "yellow"]}, "number1", null]}},
+          "targetingNumberFlag": {"state": "ENABLED", "variants": {"number1": 100, "number2": 200}, "defaultVariant": "number2",
+            "targeting": {"if": [{"==": [{"var": ["color"]}, "yellow"]}, "number1", null]}},
+          "disabledFlag": {"state": "DISABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"},
+          "metadataFlag": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on", "metadata": {"version": "v66"}}
+        }}
+        """
+
+    static let jsonRows: [(String, FlagType, String, String, String, String?)] = [
+        ("staticBoolFlag", .boolean, "{}", "true", "STATIC", nil),
+        ("targetingBoolFlag", .boolean, #"{"color": "yellow"}"#, "true", "TARGETING_MATCH", nil),
+        ("staticObjectFlag", .boolean, "{}", "null", "ERROR", "TYPE_MISMATCH"),
+        ("missingFlag", .boolean, "{}", "null", "ERROR", "FLAG_NOT_FOUND"),
+        ("staticStringFlag", .string, "{}", ##""#CC0000""##, "STATIC", nil),
+        ("targetingStringFlag", .string, #"{"color": "yellow"}"#, #""my-string""#, "TARGETING_MATCH", nil),
+        ("staticObjectFlag", .string, "{}", "null", "ERROR", "TYPE_MISMATCH"),
+        ("staticFloatFlag", .float, "{}", "1.000000", "STATIC", nil),
+        ("targetingFloatFlag", .float, #"{"color": "yellow"}"#, "100.000000", "TARGETING_MATCH", nil),
+        ("staticObjectFlag", .float, "{}", "null", "ERROR", "TYPE_MISMATCH"),
+        ("staticIntFlag", .integer, "{}", "1", "STATIC", nil),
+        ("targetingNumberFlag", .integer, #"{"color": "yellow"}"#, "100", "TARGETING_MATCH", nil),
+        ("staticFloatFlag", .integer, "{}", "1", "STATIC", nil),
+        ("targetingFloatFlag", .integer, #"{"color": "yellow"}"#, "100", "TARGETING_MATCH", nil),
+        ("staticObjectFlag", .integer, "{}", "null", "ERROR", "TYPE_MISMATCH"),
+        ("staticObjectFlag", .object, "{}", #"{"abc":123}"#, "STATIC", nil),
+        ("staticBoolFlag", .object, "{}", "null", "ERROR", "TYPE_MISMATCH"),
+    ]
+
+    @Test func jsonTestRowsAnswerAsFlagd() throws {
+        let members = try FlagDocument.validate(JSONValue(parsing: Self.jsonDocument))
+        let flags = FlagSet(entries: members.map { ($0.key, $0.value) })
+        for (key, type, context, value, reason, code) in Self.jsonRows {
+            let result = flags.evaluate(key, type: type, default: .null, context: try Self.context(context))
+            #expect(
+                result.value.compactText == value && result.reason == reason && result.errorCode == code, "\(key) as \(type): \(result)")
+        }
+        // Metadata: the flag set's, with the flag's own over it (TestMetadataResolveType).
+        let metadata = flags.evaluate("metadataFlag", type: .boolean, default: .bool(false)).metadata
+        #expect(JSONValue.object(metadata).compactText == #"{"flagSetId":"testSetId","version":"v66"}"#)
+        // Go answers a DISABLED flag with reason ERROR and FLAG_DISABLED; prefs with reason
+        // DISABLED, as OpenFeature's providers and flagd's testbed do.
+        let disabled = flags.evaluate("disabledFlag", type: .boolean, default: .bool(false))
+        #expect(disabled.reason == "DISABLED" && disabled.errorCode == nil && disabled.value == .bool(false), "\(disabled)")
     }
 
     @Test(arguments: GoVectors.flagRows)
