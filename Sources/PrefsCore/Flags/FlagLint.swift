@@ -217,6 +217,9 @@ public enum FlagLint {
             case .string(let s): names.append((s, path, false))
             case .bool(let b): names.append((b ? "true" : "false", path, true))
             case .null: break
+            case .number(let text) where Double(text)?.isFinite == true:
+                // A number names the variant of its JSON text, as flagd's Go evaluator reads it.
+                names.append((LogicValue.format(Double(text) ?? 0), path, false))
             case .object(let members) where members.count == 1:
                 let op = members[0].key
                 let argsPath = path + JSONPath.member(op)
@@ -256,7 +259,7 @@ public enum FlagLint {
                     dynamic = true
                 }
             default:
-                // A number, array or object literal is never a variant name: GENERAL error.
+                // An array or object literal is never a variant name: GENERAL error.
                 findings.append(
                     FlagLintFinding(
                         .error, "not-a-name", "targeting can return \(rule.compactText), which is not a variant name", path: path))

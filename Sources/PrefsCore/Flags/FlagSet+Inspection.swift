@@ -85,6 +85,9 @@ extension FlagSet {
             case .null: explanation.steps.append("targeting returned null: \(defaultText)")
             case .string(let name): explanation.steps.append("targeting returned \(JSONValue.string(name).compactText)")
             case .bool(let b): explanation.steps.append("targeting returned \(b): the variant named \"\(b)\"")
+            case .number(let n) where n.isFinite:
+                let name = LogicValue.format(n)
+                explanation.steps.append("targeting returned \(name): the variant named \"\(name)\"")
             default: explanation.steps.append("targeting returned \(FlagTraceNode.shortened(outcome.json.compactText)), not a variant name")
             }
         } catch {

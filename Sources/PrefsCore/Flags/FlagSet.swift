@@ -256,6 +256,9 @@ public struct FlagSet: Sendable {
         case .null: return defaultAnswer("DEFAULT")
         case .string(let s): name = s
         case .bool(let b): name = b ? "true" : "false"
+        // A number names the variant of its JSON text (`3`, `1.5`), as flagd's Go evaluator
+        // (and the Python core) read a targeting result.
+        case .number(let n) where n.isFinite: name = LogicValue.format(n)
         default: return error("GENERAL", "targeting returned \(outcome.json.compactText), not a variant name")
         }
         guard let value = flag.variant(name) else {

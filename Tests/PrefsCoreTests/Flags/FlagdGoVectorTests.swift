@@ -523,12 +523,19 @@ struct FlagdDecisionTests {
         #expect(try logic(#"{"cat": ["a", " ", "b"]}"#) == .string("a b"), "inner white space is kept")
     }
 
-    @Test func aNumberFromTargetingIsNotAVariantName() throws {
-        // json.go looks a number's JSON text up as a variant name; prefs answers GENERAL.
+    @Test func aNumberFromTargetingNamesTheVariantOfItsText() throws {
+        // json.go strips the quotes from the result's JSON text and looks it up: 3 is variant
+        // "3" (the Python core does the same). A number no variant is named for is GENERAL.
         let set = try Self.flags(
-            #""n": {"state": "ENABLED", "variants": {"3": "three", "x": "x"}, "defaultVariant": "x", "targeting": {"+": [1, 2]}}"#)
-        let result = set.evaluate("n", type: .string, default: .string("?"))
-        #expect(result.reason == "ERROR" && result.errorCode == "GENERAL", "\(result)")
+            #""n": {"state": "ENABLED", "variants": {"3": "three", "1.5": "one and a half", "x": "x"}, "defaultVariant": "x", "targeting": {"+": [1, 2]}},"#
+                + #""f": {"state": "ENABLED", "variants": {"3": "three", "1.5": "one and a half", "x": "x"}, "defaultVariant": "x", "targeting": {"/": [3, 2]}},"#
+                + #""none": {"state": "ENABLED", "variants": {"x": "x"}, "defaultVariant": "x", "targeting": {"+": [1, 2]}}"#)
+        let three = set.evaluate("n", type: .string, default: .string("?"))
+        #expect(three.value == .string("three") && three.variant == "3" && three.reason == "TARGETING_MATCH", "\(three)")
+        let half = set.evaluate("f", type: .string, default: .string("?"))
+        #expect(half.variant == "1.5" && half.reason == "TARGETING_MATCH", "\(half)")
+        let none = set.evaluate("none", type: .string, default: .string("?"))
+        #expect(none.reason == "ERROR" && none.errorCode == "GENERAL", "\(none)")
     }
 
     @Test func rolloutTimesAre32BitSeconds() throws {
