@@ -55,7 +55,7 @@ public struct FlagDistribution: Sendable {
                 counts[name] = (result.value, 1)
             }
         }
-        let configured = flags.configuredShares(of: key)
+        let configured = flags.configuredShares(of: key, now: seconds)
         var buckets = counts.map { name, entry in
             Bucket(
                 outcome: name, value: entry.value, count: entry.count, configuredPercent: configured?.first { $0.variant == name }?.percent)

@@ -110,6 +110,14 @@ public enum FlagLint {
                     .warning, "unused-evaluator", "evaluator \(JSONValue.string(member.key).compactText) is not used by any flag",
                     path: "$.$evaluators" + JSONPath.member(member.key)))
         }
+        for member in evaluatorMembers {
+            findings += OperandCheck.check(member.value, path: "$.$evaluators" + JSONPath.member(member.key))
+        }
+        for flag in flags {
+            if let targeting = flag.value["targeting"] {
+                findings += OperandCheck.check(targeting, path: "$.flags" + JSONPath.member(flag.key) + ".targeting")
+            }
+        }
         var compiler = RuleCompiler(evaluators: evaluators)
         for flag in flags {
             findings += checkFlag(flag, evaluators: evaluators, compiler: &compiler, everEnabled: everEnabled)
@@ -212,6 +220,9 @@ public enum FlagLint {
             case .string(let s): names.append((s, path, false))
             case .bool(let b): names.append((b ? "true" : "false", path, true))
             case .null: break
+            case .number(let text) where Double(text)?.isFinite == true:
+                // A number names the variant of its JSON text, as flagd's Go evaluator reads it.
+                names.append((LogicValue.format(Double(text) ?? 0), path, false))
             case .object(let members) where members.count == 1:
                 let op = members[0].key
                 let argsPath = path + JSONPath.member(op)
@@ -237,6 +248,13 @@ public enum FlagLint {
                     for index in args.indices { visit(args[index], path: item(index), depth: depth + 1) }
                 case "fractional":
                     fractional(args, path: argsPath)
+                case "rollout":
+                    // The sides it can return: `to`, and `from` unless it is the default variant.
+                    guard let layout = OperandCheck.rolloutLayout(args) else {
+                        dynamic = true
+                        return
+                    }
+                    for index in layout.sides { visit(args[index], path: item(index), depth: depth + 1) }
                 case _ where Self.booleanOperators.contains(op):
                     names.append(("true", path, true))
                     names.append(("false", path, true))
@@ -244,7 +262,7 @@ public enum FlagLint {
                     dynamic = true
                 }
             default:
-                // A number, array or object literal is never a variant name: GENERAL error.
+                // An array or object literal is never a variant name: GENERAL error.
                 findings.append(
                     FlagLintFinding(
                         .error, "not-a-name", "targeting can return \(rule.compactText), which is not a variant name", path: path))
@@ -292,5 +310,142 @@ extension JSONValue {
     fileprivate var arrayItems: [JSONValue]? {
         if case .array(let items) = self { return items }
         return nil
+    }
+}
+
+/// Arity and operand types of flagd's `lower`, `upper` and `rollout`, wherever they appear:
+/// what flagd's Go evaluator would answer null for.
+enum OperandCheck {
+    /// Where `rollout`'s operands are: the index of its start time and of the sides it returns
+    /// (nil when the start cannot be told from the literal operands).
+    static func rolloutLayout(_ args: [JSONValue]) -> (start: Int, sides: [Int])? {
+        guard let first = args.first else { return nil }
+        let start: Int
+        switch first {
+        case .number: start = 0
+        case .null, .object: start = 1
+        default: return nil
+        }
+        let remaining = args.count - start - 2
+        guard remaining >= 1 else { return nil }
+        return (start, remaining == 1 ? [start + 2] : [start + 2, start + 3])
+    }
+
+    static func check(_ rule: JSONValue, path: String) -> [FlagLintFinding] {
+        var findings: [FlagLintFinding] = []
+        var steps = 0
+        func walk(_ value: JSONValue, _ path: String, _ depth: Int) {
+            steps += 1
+            guard steps < 100_000, depth < JSONParser.maximumDepth else { return }
+            switch value {
+            case .object(let members):
+                if members.count == 1 {
+                    let op = members[0].key
+                    let argsPath = path + JSONPath.member(op)
+                    if op == "lower" || op == "upper" { findings += casing(op, members[0].value, argsPath) }
+                    if op == "rollout" { findings += rollout(members[0].value, argsPath) }
+                }
+                for member in members { walk(member.value, path + JSONPath.member(member.key), depth + 1) }
+            case .array(let items):
+                for (index, item) in items.enumerated() { walk(item, path + "[\(index)]", depth + 1) }
+            default: break
+            }
+        }
+        walk(rule, path, 0)
+        return findings
+    }
+
+    private static func isRule(_ value: JSONValue) -> Bool {
+        if case .object(let members) = value, members.count == 1 { return true }
+        return false
+    }
+
+    private static func casing(_ op: String, _ value: JSONValue, _ path: String) -> [FlagLintFinding] {
+        var operand = value
+        var operandPath = path
+        if let items = value.arrayItems {
+            guard items.count == 1 else {
+                return [
+                    FlagLintFinding(.error, "arity", "\(op) takes one operand, not \(items.count): it returns null", path: path)
+                ]
+            }
+            operand = items[0]
+            operandPath = path + "[0]"
+        }
+        if case .string = operand { return [] }
+        if isRule(operand) { return [] }
+        return [
+            FlagLintFinding(
+                .error, "operand-type", "\(op) of \(operand.compactText) returns null: its operand must be a string", path: operandPath)
+        ]
+    }
+
+    private static func rollout(_ value: JSONValue, _ path: String) -> [FlagLintFinding] {
+        guard let args = value.arrayItems else {
+            return [FlagLintFinding(.error, "arity", "rollout takes an array of 3 to 5 operands: it returns null", path: path)]
+        }
+        guard args.count >= 3 else {
+            return [
+                FlagLintFinding(
+                    .error, "arity",
+                    "rollout takes 3 to 5 operands (start, end, the variant rolled to), not \(args.count): it returns null",
+                    path: path)
+            ]
+        }
+        if case .string(let s) = args[0] {
+            return [
+                FlagLintFinding(
+                    .error, "operand-type",
+                    "rollout's first operand \(JSONValue.string(s).compactText) is a literal string: a bucketing value must be an expression "
+                        + "such as {\"var\": \"email\"} (it returns null)",
+                    path: path + "[0]")
+            ]
+        }
+        guard let layout = rolloutLayout(args) else {
+            if case .number = args[0] {
+            } else if args[0] != .null && !isRule(args[0]) {
+                return [
+                    FlagLintFinding(
+                        .error, "operand-type",
+                        "rollout's first operand \(args[0].compactText) is neither a time nor an expression: it returns null",
+                        path: path + "[0]")
+                ]
+            }
+            return [FlagLintFinding(.error, "arity", "rollout has no variant to roll to after its times: it returns null", path: path)]
+        }
+        var findings: [FlagLintFinding] = []
+        var times: [Double] = []
+        for index in [layout.start, layout.start + 1] {
+            switch args[index] {
+            case .number(let text):
+                let n = Double(text) ?? .nan
+                if !(n > -2_147_483_649 && n < 2_147_483_648) {
+                    findings.append(
+                        FlagLintFinding(
+                            .error, "operand-type", "rollout's time \(text) is beyond 32-bit Unix seconds: it returns null",
+                            path: path + "[\(index)]"))
+                }
+                times.append(n.rounded(.towardZero))
+            case let other where isRule(other): break
+            default:
+                findings.append(
+                    FlagLintFinding(
+                        .error, "operand-type",
+                        "rollout's \(index == layout.start ? "start" : "end") time \(args[index].compactText) is not a number: it returns null",
+                        path: path + "[\(index)]"))
+            }
+        }
+        if times.count == 2, times[1] <= times[0] {
+            findings.append(
+                FlagLintFinding(
+                    .error, "rollout-window", "rollout's end time is not after its start time: it returns null",
+                    path: path + "[\(layout.start + 1)]"))
+        }
+        if args.count > layout.start + 4 {
+            findings.append(
+                FlagLintFinding(
+                    .warning, "arity", "rollout ignores the operands after its from and to", path: path + "[\(layout.start + 4)]"))
+        }
+        return findings
     }
 }

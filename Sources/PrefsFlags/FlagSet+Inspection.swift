@@ -87,6 +87,9 @@ extension FlagSet {
             case .null: explanation.steps.append("targeting returned null: \(defaultText)")
             case .string(let name): explanation.steps.append("targeting returned \(JSONValue.string(name).compactText)")
             case .bool(let b): explanation.steps.append("targeting returned \(b): the variant named \"\(b)\"")
+            case .number(let n) where n.isFinite:
+                let name = LogicValue.format(n)
+                explanation.steps.append("targeting returned \(name): the variant named \"\(name)\"")
             default: explanation.steps.append("targeting returned \(FlagTraceNode.shortened(outcome.json.compactText)), not a variant name")
             }
         } catch {
@@ -107,9 +110,12 @@ extension FlagSet {
 extension FlagSet {
     /// The shares a flag's `fractional` is configured to give, in percent: the first
     /// `fractional` found in its targeting (through `$ref`s) whose buckets are literal
-    /// `[variant, weight]` pairs; nil when there is none.
-    public func configuredShares(of key: String) -> [(variant: String, percent: Double)]? {
-        guard let targeting = flags[key]?.definition["targeting"] else { return nil }
+    /// `[variant, weight]` pairs, or the first `rollout` with literal times and sides (the
+    /// share of its window elapsed at `now` for `to`, the rest for `from`); nil when there is
+    /// none.
+    public func configuredShares(of key: String, now: Int64? = nil) -> [(variant: String, percent: Double)]? {
+        guard let flag = flags[key], let targeting = flag.definition["targeting"] else { return nil }
+        let seconds = now ?? WallClock.nowSeconds()
         var table: [String: JSONValue] = [:]
         for member in evaluators { table[member.key] = member.value }
         var visited: Set<String> = []
@@ -128,6 +134,11 @@ extension FlagSet {
                 if members[0].key == "fractional", case .array(let args) = members[0].value, let shares = Self.weights(args) {
                     return shares
                 }
+                if members[0].key == "rollout", case .array(let args) = members[0].value,
+                    let shares = Self.rolloutShares(args, now: seconds, defaultVariant: flag.defaultVariant)
+                {
+                    return shares
+                }
                 return find(members[0].value, depth: depth + 1)
             case .array(let items):
                 for item in items { if let found = find(item, depth: depth + 1) { return found } }
@@ -139,6 +150,37 @@ extension FlagSet {
         let total = weights.reduce(0) { $0 + $1.1 }
         guard total > 0 else { return nil }
         return weights.map { ($0.0, $0.1 * 100 / total) }
+    }
+
+    /// A `rollout`'s sides with literal times and names: `from` gets the share of the window
+    /// not yet elapsed, `to` the share elapsed (as whole seconds, the way buckets are drawn).
+    private static func rolloutShares(_ args: [JSONValue], now: Int64, defaultVariant: String?) -> [(String, Double)]? {
+        guard let first = args.first else { return nil }
+        var index = 0
+        switch first {
+        case .number: break
+        case .null, .object: index = 1
+        default: return nil
+        }
+        guard args.count >= index + 3, case .number(let startText) = args[index], case .number(let endText) = args[index + 1],
+            let start = Double(startText).map({ $0.rounded(.towardZero) }), let end = Double(endText).map({ $0.rounded(.towardZero) }),
+            end > start
+        else { return nil }
+        func name(_ value: JSONValue) -> String? {
+            switch value {
+            case .string(let s): s
+            case .bool(let b): b ? "true" : "false"
+            default: nil
+            }
+        }
+        let shorthand = args.count == index + 3
+        guard let to = name(args[shorthand ? index + 2 : index + 3]), let from = shorthand ? defaultVariant : name(args[index + 2]) else {
+            return nil
+        }
+        let elapsed = min(max(Double(now) - start, 0), end - start)
+        let rolled = elapsed / (end - start) * 100
+        if from == to { return [(to, 100)] }
+        return [(from, 100 - rolled), (to, rolled)]
     }
 
     private static func weights(_ args: [JSONValue]) -> [(String, Double)]? {

@@ -212,6 +212,14 @@ public struct FlagSet: Sendable {
                     value: defaultValue, variant: nil, reason: "ERROR", errorCode: "TYPE_MISMATCH",
                     errorMessage: "flag \(key) has a \(value.typeName) value, not \(type.rawValue)", metadata: merged)
             }
+            var value = value
+            // Read as an integer, a whole float is that integer (`0.0` is `0`), as flagd's Go
+            // ResolveIntValue converts it.
+            if type == .integer, case .number(let text) = value, Int64(text) == nil,
+                let whole = Double(text).flatMap({ Int64(exactly: $0) })
+            {
+                value = .number(String(whole))
+            }
             return FlagResolution(value: value, variant: variant, reason: reason, errorCode: nil, errorMessage: nil, metadata: merged)
         }
         func error(_ code: String, _ message: String) -> FlagResolution {
@@ -250,6 +258,9 @@ public struct FlagSet: Sendable {
         case .null: return defaultAnswer("DEFAULT")
         case .string(let s): name = s
         case .bool(let b): name = b ? "true" : "false"
+        // A number names the variant of its JSON text (`3`, `1.5`), as flagd's Go evaluator
+        // (and the Python core) read a targeting result.
+        case .number(let n) where n.isFinite: name = LogicValue.format(n)
         default: return error("GENERAL", "targeting returned \(outcome.json.compactText), not a variant name")
         }
         guard let value = flag.variant(name) else {

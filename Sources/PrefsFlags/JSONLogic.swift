@@ -171,7 +171,8 @@ public struct JSONLogic: Sendable {
         case `var`, missing, missingSome = "missing_some", `if`, ternary = "?:", eq = "==", strictEq = "===", ne = "!=",
             strictNe = "!==", not = "!", notNot = "!!", or, and, lt = "<", le = "<=", gt = ">", ge = ">=", mod = "%",
             div = "/", mul = "*", add = "+", sub = "-", min, max, merge, cat, substr, `in`, map, filter, all, none, some,
-            reduce, startsWith = "starts_with", endsWith = "ends_with", semVer = "sem_ver", fractional
+            reduce, startsWith = "starts_with", endsWith = "ends_with", semVer = "sem_ver", fractional,
+            lower, upper, rollout
     }
 
     let root: Node
@@ -404,7 +405,9 @@ public struct JSONLogic: Sendable {
                 result += value.text
                 try budget.charge(result.utf8.count / 16)
             }
-            return .string(result)
+            // flagd's Go evaluator (diegoholiveira/jsonlogic's concat) trims white space
+            // around the joined text; json-logic-js does not. docs/flags.md: Go decides.
+            return .string(JSONLogic.trimmingWhiteSpace(result))
         case .substr:
             // JavaScript strings are UTF-16.
             let units = Array(try arg(0).text.utf16)
@@ -459,7 +462,27 @@ public struct JSONLogic: Sendable {
             return JSONLogic.semVer(try args.map { try eval($0, data, &budget) })
         case .fractional:
             return Fractional.evaluate(try args.map { try eval($0, data, &budget) }, data: data, version: fractionalVersion)
+        case .lower, .upper:
+            // flagd's string casing: one operand that is a string, ASCII letters only.
+            guard args.count == 1, case .string(let text) = try arg(0) else { return .null }
+            try budget.charge(text.utf8.count / 16)
+            return .string(op == .lower ? StringCasing.lower(text) : StringCasing.upper(text))
+        case .rollout:
+            guard case .valid(let plan) = try Rollout.plan(args, data: data, evaluate: { try eval($0, data, &budget) }) else {
+                return .null
+            }
+            guard let side = plan.toWins ? plan.to : plan.from else { return .null }
+            return try eval(side, data, &budget)
         }
+    }
+
+    /// The text without the Unicode white space around it (Go's `strings.TrimSpace`).
+    static func trimmingWhiteSpace(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        guard let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        if first == scalars.startIndex && last == scalars.index(before: scalars.endIndex) { return text }
+        return String(scalars[first...last])
     }
 
     /// A double as an Int, NaN as 0 and clamped (never a crash on 1e19 or infinity).

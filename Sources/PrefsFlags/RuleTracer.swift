@@ -1,3 +1,4 @@
+import FoundationEssentials
 import PrefsBase
 import PrefsJSON
 
@@ -125,6 +126,26 @@ struct RuleTracer {
                 notes.append("\(Self.pathText(path)) missing: null")
                 value = .null
             }
+        case .rollout:
+            let outcome = try Rollout.plan(args, data: data) { node in
+                let (value, child) = try trace(node, data)
+                if let child { children.append(child) }
+                return value
+            }
+            switch outcome {
+            case .invalid(let why):
+                notes.append(why + ": null")
+                value = .null
+            case .valid(let plan):
+                (notes, details) = Self.rolloutNotes(plan)
+                if let side = plan.toWins ? plan.to : plan.from {
+                    let (result, child) = try trace(side, data)
+                    if let child { children.append(child) }
+                    value = result
+                } else {
+                    value = .null
+                }
+            }
         case .map, .filter, .all, .none, .some, .reduce:
             var literal: [JSONLogic.Node] = []
             for index in args.indices {
@@ -179,6 +200,45 @@ struct RuleTracer {
             return String(number)
         }
         return parts.joined(separator: ".") + (version.prerelease.isEmpty ? "" : "-" + version.prerelease.joined(separator: "."))
+    }
+
+    /// `rollout`'s window, the share of it elapsed, the bucket and the side that won.
+    static func rolloutNotes(_ plan: Rollout.Plan) -> ([String], [JSONValue.Member]) {
+        func date(_ seconds: Int64) -> String {
+            Date(timeIntervalSince1970: Double(seconds)).formatted(Date.ISO8601FormatStyle())
+        }
+        let share = Double(plan.elapsed) / Double(plan.duration) * 100
+        let shareText = LogicValue.format((share * 100).rounded() / 100)
+        let window = "window \(date(plan.start)) to \(date(plan.end)) (\(plan.start) to \(plan.end))"
+        var notes = [
+            plan.elapsed == 0
+                ? window + ": not started (0% elapsed)"
+                : plan.elapsed >= plan.duration
+                    ? window + ": ended (100% elapsed)"
+                    : window + ", now \(date(plan.now)) (\(plan.now)): \(plan.elapsed) of \(plan.duration) s elapsed (\(shareText)%)"
+        ]
+        var details: [JSONValue.Member] = [
+            .init("start", .number(String(plan.start))), .init("end", .number(String(plan.end))),
+            .init("now", .number(String(plan.now))), .init("elapsed", .number(String(plan.elapsed))),
+            .init("duration", .number(String(plan.duration))), .init("elapsedPercent", .number(shareText)),
+        ]
+        let side = plan.toWins ? "to" : "from"
+        let sideText = plan.toWins ? "to (the variant rolled to)" : plan.from == nil ? "from (the default variant: null)" : "from"
+        if let hash = plan.hash, let bucket = plan.bucket {
+            let how = plan.fromBucketBy ? "bucketBy" : "flag key and targetingKey"
+            notes.append(
+                "bucketing value \(JSONValue.string(plan.bucketingValue).compactText) (\(how)), hash \(hash) (murmur3 of its UTF-8), "
+                    + "bucket \(bucket) of \(plan.duration): \(plan.toWins ? "below" : "not below") the \(plan.elapsed) elapsed")
+            details += [
+                .init("bucketingValue", .string(plan.bucketingValue)), .init("hash", .number(String(hash))),
+                .init("bucket", .number(String(bucket))),
+            ]
+        } else {
+            notes.append(plan.elapsed == 0 ? "everyone gets from" : "everyone gets to")
+        }
+        notes.append("side won: " + sideText)
+        details.append(.init("side", .string(side)))
+        return (notes, details)
     }
 
     /// `fractional`'s bucketing: the value hashed, its hash, the bucket and each variant's range.

@@ -273,3 +273,42 @@ struct ServeCoreTests {
         #expect(tight.quickAnswer(ServeRequest(method: "POST", path: "/ofrep/v1/evaluate/flags/sum"), steps: 1000)?.status == 400)
     }
 }
+
+/// Issue 30: OFREP answers flagd's `lower`, `upper` and `rollout` as `flag eval` does.
+@Suite("prefs serve core: flagd's lower, upper and rollout")
+struct ServeCoreOperatorTests {
+    @Test func ofrepEvaluatesLowerUpperAndRollout() throws {
+        let directory = try makeTemporaryDirectory(prefix: "prefs-serve")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let stack = try KeyValueStack(
+            path: directory + "/prefs.db", options: .init(memoryTier: .inProcess, environment: ["XDG_RUNTIME_DIR": directory]))
+        try stack.importFlags(
+            try JSONValue(
+                parsing: """
+                    {"flags": {
+                      "staff": {"state": "ENABLED", "variants": {"yes": true, "no": false}, "defaultVariant": "no",
+                        "targeting": {"if": [{"ends_with": [{"lower": {"var": "email"}}, "@example.com"]}, "yes", "no"]}},
+                      "region": {"state": "ENABLED", "variants": {"EU": "eu", "other": "other"}, "defaultVariant": "other",
+                        "targeting": {"if": [{"in": [{"upper": {"var": "country"}}, ["DE", "FR"]]}, "EU", null]}},
+                      "rolled": {"state": "ENABLED", "variants": {"old": 1, "new": 2}, "defaultVariant": "old",
+                        "targeting": {"rollout": [1704067200, 1706745600, "new"]}}
+                    }}
+                    """))
+        let core = try ServeCore(stack: stack)
+        func post(_ key: String, _ context: String) -> String {
+            core.handle(
+                ServeRequest(
+                    method: "POST", path: "/ofrep/v1/evaluate/flags/" + key, headers: [:], body: Array(#"{"context":\#(context)}"#.utf8))
+            ).text
+        }
+        #expect(
+            post("staff", #"{"email":"Ada@EXAMPLE.com"}"#)
+                == #"{"key":"staff","value":true,"reason":"TARGETING_MATCH","variant":"yes","metadata":{}}"#)
+        #expect(
+            post("region", #"{"country":"de"}"#)
+                == #"{"key":"region","value":"eu","reason":"TARGETING_MATCH","variant":"EU","metadata":{}}"#)
+        #expect(
+            post("rolled", #"{"targetingKey":"u1"}"#)
+                == #"{"key":"rolled","value":2,"reason":"TARGETING_MATCH","variant":"new","metadata":{}}"#)
+    }
+}
