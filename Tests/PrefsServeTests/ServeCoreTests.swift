@@ -61,9 +61,9 @@ struct ServeCoreTests {
         let disabled = post(core, "/ofrep/v1/evaluate/flags/limits", "")
         #expect(
             disabled.status == 200
-                && disabled.text == #"{"key":"limits","reason":"DISABLED","variant":null,"metadata":{"flagSetId":"shop"}}"#)
+                && disabled.text == #"{"key":"limits","reason":"DISABLED","metadata":{"flagSetId":"shop"}}"#)
         let noDefault = post(core, "/ofrep/v1/evaluate/flags/nodefault", "{}")
-        #expect(noDefault.text == #"{"key":"nodefault","reason":"DEFAULT","variant":null,"metadata":{"flagSetId":"shop"}}"#)
+        #expect(noDefault.text == #"{"key":"nodefault","reason":"DEFAULT","metadata":{"flagSetId":"shop"}}"#)
     }
 
     @Test func failuresHaveTheirCodes() throws {
@@ -107,7 +107,7 @@ struct ServeCoreTests {
         let etag = try #require(first.header("ETag"))
         #expect(first.text.hasPrefix(#"{"flags":[{"key":"banner","#))
         #expect(first.text.contains(#"{"key":"nope""#) == false)
-        #expect(first.text.contains(#"{"key":"limits","reason":"DISABLED","variant":null"#))
+        #expect(first.text.contains(#"{"key":"limits","reason":"DISABLED","metadata""#))
         #expect(first.text.hasSuffix(#"],"metadata":{"flagSetId":"shop"}}"#))
         let same = post(core, "/ofrep/v1/evaluate/flags", #"{"context":{"targetingKey":"u1"}}"#, headers: ["If-None-Match": etag])
         #expect(same.status == 304 && same.body.isEmpty && same.header("ETag") == etag)
@@ -134,6 +134,42 @@ struct ServeCoreTests {
             core, "/ofrep/v1/evaluate/flags", #"{"context":{"targetingKey":"u1"}}"#,
             headers: ["If-None-Match": changed.header("ETag") ?? ""])
         #expect(again.status == 304, "the flags did not change")
+    }
+
+    /// OFREP 0.3: the bulk answer names the event stream at the request's Host, and a re-fetch
+    /// with `flagConfigEtag` (from an event) never answers flags older than the event's.
+    @Test func eventStreamsAndFlagConfigEtag() throws {
+        let fixture = try Fixture()
+        let core = try ServeCore(stack: fixture.stack)
+        let body = #"{"context":{"targetingKey":"u1"}}"#
+        let advertised = post(core, "/ofrep/v1/evaluate/flags", body, headers: ["Host": "127.0.0.1:8016"])
+        #expect(advertised.text.contains(#"],"eventStreams":[{"type":"sse","url":"http://127.0.0.1:8016/ofrep/v1/events"}],"metadata""#))
+        let before = core.configETag
+        #expect(before.hasPrefix("\"") && before.count == 18)
+
+        // Another process changes the flags; the server has not read the store since.
+        try fixture.stack.setFlag("new-checkout", enabled: false)
+        let stale = post(core, "/ofrep/v1/evaluate/flags/new-checkout", body)
+        #expect(stale.text.contains(#""value":false,"reason":"TARGETING_MATCH""#), "no refetch parameter: the flags held")
+        let current = try FlagSnapshot.read(fixture.stack)
+        let tag = ServeCore.configETag(current.digest)
+        #expect(tag != before)
+        let query = "flagConfigEtag=" + (tag.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        let quick = core.quickAnswer(
+            ServeRequest(method: "POST", path: "/ofrep/v1/evaluate/flags", query: query, body: Array(body.utf8)), steps: 10_000)
+        #expect(quick == nil, "reading the store is not a quick answer")
+        let refetched = core.handle(
+            ServeRequest(method: "POST", path: "/ofrep/v1/evaluate/flags/new-checkout", query: query, body: Array(body.utf8)))
+        #expect(refetched.text == #"{"key":"new-checkout","reason":"DISABLED","metadata":{"flagSetId":"shop","owner":"payments"}}"#)
+        #expect(core.configETag == tag)
+        // The tag held: quick again, no store read.
+        #expect(
+            core.quickAnswer(
+                ServeRequest(method: "POST", path: "/ofrep/v1/evaluate/flags", query: query, body: Array(body.utf8)), steps: 10_000) != nil)
+        let hex = String(tag.dropFirst().dropLast())
+        #expect(
+            OFREP.refetchEvent(configETag: tag)
+                == "id: \"\(hex)\"\nevent: message\ndata: {\"type\":\"refetchEvaluation\",\"etag\":\"\\\"\(hex)\\\"\"}\n\n")
     }
 
     @Test func tokenAndHostChecks() throws {
