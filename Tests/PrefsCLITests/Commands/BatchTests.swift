@@ -1,5 +1,6 @@
 import Foundation
 import PrefsCore
+import PrefsTestSupport
 import Testing
 
 @Suite("prefs batch")
@@ -20,24 +21,24 @@ struct BatchTests {
             {"op":"rm","domain":"user","key":"never"}
             set memory m 1
             """
-        let result = try box.run(["batch", "--window", "1s"], stdin: input + "\n")
+        let result = try box.runOK(["batch", "--window", "1s"], stdin: input + "\n")
         #expect(result.status == 0, "\(result)")
         #expect(result.stderr.isEmpty)
         #expect(result.stdout == "{\"flushed\":7,\"through\":11}\n")
         #expect(
-            try box.run(["list"]).stdout
+            try box.runOK(["list"]).stdout
                 == "ci-cache\twarm\ttrue\nmemory\tm\t1\nuser\ta\t{\"x\":[1,2.50]}\nuser\tb\t\"hello   world\"\nuser\tn\t4\n")
     }
 
     @Test func coalescesAndReportsEveryFlush() throws {
         let box = try Sandbox()
         let input = (1...10_000).map { "set user k \($0)" }.joined(separator: "\n") + "\n"
-        let result = try box.run(["batch"], stdin: input)
+        let result = try box.runOK(["batch"], stdin: input)
         #expect(result.status == 0)
         #expect(result.stdout == "{\"flushed\":1,\"through\":10000}\n")
         let writes = try DatabaseQueue(path: box.store).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM changelog WHERE key = 'k'") }
         #expect(writes == 1, "one row write, not 10,000")
-        #expect(try box.run(["get", "user", "k"]).stdout == "10000\n")
+        #expect(try box.runOK(["get", "user", "k"]).stdout == "10000\n")
     }
 
     @Test(arguments: [
@@ -53,33 +54,34 @@ struct BatchTests {
         let box = try Sandbox()
         try box.runOK(["set", "user", "s", "text"])
         let input = "set user first 1\nset user second 2\n\(line)\nset user after 3\n"
-        let result = try box.run(["batch"], stdin: input)
+        let result = try box.runFailing(["batch"], status: 6, stdin: input)
         #expect(result.status == 6, "\(result)")
         #expect(result.stderr.hasPrefix("prefs: line 3: ") && result.stderr.contains(message), "\(result)")
         #expect(result.stdout == "{\"flushed\":2,\"through\":2}\n")
-        #expect(try box.run(["list", "user", "--keys-only"]).stdout == "first\ns\nsecond\n")
+        #expect(try box.runOK(["list", "user", "--keys-only"]).stdout == "first\ns\nsecond\n")
     }
 
     @Test func invalidUTF8LineIsRejected() throws {
         let box = try Sandbox()
-        let result = try box.run(["batch"], stdinBytes: Array("set user a 1\n".utf8) + [0x73, 0x65, 0x74, 0x20, 0xFF, 0x0A])
+        let result = try box.runFailing(
+            ["batch"], status: 6, stdinBytes: Array("set user a 1\n".utf8) + [0x73, 0x65, 0x74, 0x20, 0xFF, 0x0A])
         #expect(result.status == 6, "\(result)")
         #expect(result.stderr.contains("line 2"))
-        #expect(try box.run(["get", "user", "a"]).stdout == "1\n")
+        #expect(try box.runOK(["get", "user", "a"]).stdout == "1\n")
     }
 
     @Test(arguments: ["0ms", "abc", "1x", "-1s", ""])
     func badWindowIsAUsageError(window: String) throws {
         let box = try Sandbox()
-        expectFailure(try box.run(["batch", "--window", window], stdin: ""), 2)
+        expectFailure(try box.runFailing(["batch", "--window", window], status: 2, stdin: ""), 2)
     }
 
     @Test func incrementsAddUpWithATinyWindow() throws {
         let box = try Sandbox()
         let input = String(repeating: "incr user n\n", count: 30_000)
-        let result = try box.run(["batch", "--window", "1ms"], stdin: input)
+        let result = try box.runOK(["batch", "--window", "1ms"], stdin: input)
         #expect(result.status == 0, "\(result)")
-        #expect(try box.run(["get", "user", "n"]).stdout == "30000\n")
+        #expect(try box.runOK(["get", "user", "n"]).stdout == "30000\n")
         let throughs = result.stdout.split(separator: "\n").compactMap { Int($0.split(separator: ":").last?.dropLast() ?? "") }
         #expect(throughs == throughs.sorted(), "progress never moves back")
         #expect(throughs.last == 30_000)
@@ -87,9 +89,9 @@ struct BatchTests {
 
     @Test func aHugeWindowIsClampedNotACrash() throws {
         let box = try Sandbox()
-        let result = try box.run(["batch", "--window", "20000000000s"], stdin: "set user k 1\n")
+        let result = try box.runOK(["batch", "--window", "20000000000s"], stdin: "set user k 1\n")
         #expect(result.status == 0, "\(result)")
-        #expect(try box.run(["get", "user", "k"]).stdout == "1\n")
+        #expect(try box.runOK(["get", "user", "k"]).stdout == "1\n")
     }
 
     @Test func aFailedFlushIsExitFourAndNothingIsWrittenAfterwards() throws {
@@ -99,21 +101,21 @@ struct BatchTests {
         try queue.writeWithoutTransaction { db in
             try db.execute(sql: "BEGIN IMMEDIATE")
             let env = ["PREFS_BUSY_TIMEOUT": "0.2"]
-            let batch = try box.run(["batch"], stdin: "set user a 1\nbogus\n", environment: env)
+            let batch = try box.runFailing(["batch"], status: 4, stdin: "set user a 1\nbogus\n", environment: env)
             #expect(batch.status == 4, "\(batch)")
             #expect(batch.stderr.contains("line 2") || batch.stderr.contains("not written"), "\(batch)")
             #expect(!batch.stderr.contains("will retry"), "\(batch)")
-            let set = try box.run(["set", "user", "k", "after"], environment: env)
+            let set = try box.runFailing(["set", "user", "k", "after"], status: 4, environment: env)
             expectFailure(set, 4, contains: "locked")
             try db.execute(sql: "ROLLBACK")
         }
-        #expect(try box.run(["get", "user", "k"]).stdout == "before\n", "exit 4 means not written")
-        expectFailure(try box.run(["get", "user", "a"]), 1)
+        #expect(try box.runOK(["get", "user", "k"]).stdout == "before\n", "exit 4 means not written")
+        expectFailure(try box.runFailing(["get", "user", "a"], status: 1), 1)
     }
 
     @Test func emptyInputPrintsOneLine() throws {
         let box = try Sandbox()
-        let result = try box.run(["batch"], stdin: "")
+        let result = try box.runOK(["batch"], stdin: "")
         #expect(result.status == 0 && result.stdout == "{\"flushed\":0,\"through\":0}\n", "\(result)")
     }
 
@@ -126,7 +128,7 @@ struct BatchTests {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try launch(process)
         let collected = LinesCollector(output.fileHandleForReading)
         var line = 0
         // Feed lines until at least three progress lines came back, then more without waiting.
@@ -156,7 +158,7 @@ struct BatchTests {
         #expect(stored.1 == "ok")
         #expect(stored.0 >= through, "every line up to the last 'through' is stored")
         for check in [1, through / 2, through] where check > 0 {
-            #expect(try box.run(["get", "user", "k\(check)"]).stdout == "\(check)\n")
+            #expect(try box.runOK(["get", "user", "k\(check)"]).stdout == "\(check)\n")
         }
     }
 }

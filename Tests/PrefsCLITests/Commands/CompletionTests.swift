@@ -30,7 +30,7 @@ struct CompletionTests {
             let done = waitpid(pid, &status, WNOHANG)
             if done == pid || (done < 0 && errno != EINTR) { break }
             if Date() > deadline {
-                kill(pid, SIGKILL)
+                kill(-pid, SIGKILL)  // its process group: tmux, the shell and what they started
                 status = waitForExit(pid)
                 timedOut = true
                 break
@@ -69,7 +69,7 @@ struct CompletionTests {
                 "amp&touch \(root)/marker-amp", "$x", "a/b", "c:d", "$evaluators", "$metadata", "bang!!",
             ]
             for (index, key) in keys.enumerated() {
-                let set = try box.run(["set", "user", key, "\(100 + index)"])
+                let set = try box.runOK(["set", "user", key, "\(100 + index)"])
                 #expect(set.status == 0, "set \(key): \(set)")
             }
             let flagKeys = ["new-checkout", "$(touch \(root)/marker-flag)", "it's on"]
@@ -80,9 +80,9 @@ struct CompletionTests {
                     (index > 0 ? "," : "") + #""\#(name)":{"state":"ENABLED","variants":{"on":true,"off":false},"defaultVariant":"on"}"#
             }
             document += "}}"
-            let imported = try box.run(["flag", "import"], stdin: document)
+            let imported = try box.runOK(["flag", "import"], stdin: document)
             #expect(imported.status == 0, "flag import: \(imported)")
-            let switchKeys = try box.run(["list", "switch", "--keys-only"])
+            let switchKeys = try box.runOK(["list", "switch", "--keys-only"])
             #expect(
                 switchKeys.status == 0 && switchKeys.stdout.contains("$evaluators") && switchKeys.stdout.contains("$metadata"),
                 "\(switchKeys)")
@@ -101,7 +101,7 @@ struct CompletionTests {
 
         /// The completion script for `shell`, written to the sandbox (zsh's as `_prefs`).
         func script(_ shell: String) throws -> String {
-            let generated = try box.run(["--generate-completion-script", shell], store: false)
+            let generated = try box.runOK(["--generate-completion-script", shell], store: false)
             #expect(generated.status == 0 && !generated.stdout.isEmpty, "\(generated)")
             let directory = box.root + "/completions-\(shell)"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -154,21 +154,21 @@ struct CompletionTests {
     @Test func theCallbackCompletesDomainsAndKeysByPrefix() throws {
         let box = try Sandbox()
         for key in ["theme", "tone", "window"] {
-            #expect(try box.run(["set", "user", key, "1"]).status == 0)
+            try box.runOK(["set", "user", key, "1"])
         }
-        #expect(try box.run(["set", "extra", "k", "1"]).status == 0)
-        let domains = try box.run(
+        try box.runOK(["set", "extra", "k", "1"])
+        let domains = try box.runOK(
             ["---completion", "get", "--", "positional@0", "3", "0", "prefs", "--store", box.store, "get", ""], store: false)
         #expect(domains.status == 0 && domains.stdout == "default\ndynamic\nextra\nmemory\nswitch\nuser\n", "\(domains)")
-        let keys = try box.run(
+        let keys = try box.runOK(
             ["---completion", "rm", "--", "positional@1", "5", "1", "prefs", "--store", box.store, "rm", "user", "t"], store: false)
         #expect(keys.stdout == "theme\ntone\n", "\(keys)")
         // A word as typed in bash (quoted, escaped) is compared as the program would receive it.
-        let quoted = try box.run(
+        let quoted = try box.runOK(
             ["---completion", "rm", "--", "positional@1", "5", "3", "prefs", "--store", box.store, "rm", "'user'", "'th"], store: false,
             environment: ["SAP_SHELL": "bash"])
         #expect(quoted.stdout == "theme\n", "\(quoted)")
-        let none = try box.run(
+        let none = try box.runOK(
             ["---completion", "get", "--", "positional@1", "5", "0", "prefs", "--store", box.root + "/none.db", "get", "user", ""],
             store: false)
         #expect(none.status == 0 && none.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(none)")
@@ -179,12 +179,12 @@ struct CompletionTests {
         let fixture = try Fixture()
         let box = fixture.box
         for command in ["eval", "explain", "enable", "disable", "stats", "show", "enabled"] {
-            let flags = try box.run(
+            let flags = try box.runOK(
                 ["---completion", "flag", command, "--", "positional@0", "3", "0", "prefs", "flag", command, ""], store: false,
                 environment: ["PREFS_STORE": box.store])
             #expect(flags.status == 0 && flags.stdout == fixture.flags.joined(separator: "\n") + "\n", "flag \(command): \(flags)")
         }
-        let narrowed = try box.run(
+        let narrowed = try box.runOK(
             ["---completion", "flag", "eval", "--", "positional@0", "3", "1", "prefs", "flag", "eval", "n"], store: false,
             environment: ["PREFS_STORE": box.store])
         #expect(narrowed.stdout == "new-checkout\n", "\(narrowed)")
@@ -197,7 +197,7 @@ struct CompletionTests {
     /// `compgen -W` (which expands words) or `eval`.
     @Test func theBashScriptNeverExpandsCandidates() throws {
         let box = try Sandbox()
-        let generated = try box.run(["--generate-completion-script", "bash"], store: false)
+        let generated = try box.runOK(["--generate-completion-script", "bash"], store: false)
         #expect(generated.status == 0, "\(generated)")
         let committed = try String(contentsOfFile: repositoryRoot + "/completions/prefs.bash", encoding: .utf8)
         #expect(generated.stdout == committed, "completions/prefs.bash is not what the binary prints: run scripts/generate")
@@ -210,7 +210,7 @@ struct CompletionTests {
         #expect(callbacks > 0 && callbacks == safe, "\(callbacks) callbacks, \(safe) through the safe function")
         #expect(script.contains("---completion flag eval -- positional@0"), "flag names are not completed")
         for shell in ["zsh", "fish"] {
-            let other = try box.run(["--generate-completion-script", shell], store: false)
+            let other = try box.runOK(["--generate-completion-script", shell], store: false)
             let committed = try String(
                 contentsOfFile: repositoryRoot + "/completions/" + (shell == "zsh" ? "_prefs" : "prefs.fish"), encoding: .utf8)
             #expect(other.status == 0 && other.stdout == committed, "completions for \(shell) are out of date")
@@ -450,7 +450,7 @@ struct CompletionTests {
     @Test func theCallbackTakesFishWordsAsFishPassesThem() throws {
         let fixture = try Fixture()
         func keys(_ word: String, version: String) throws -> String {
-            let result = try fixture.box.run(
+            let result = try fixture.box.runOK(
                 ["---completion", "get", "--", "positional@1", "3", "\(word.count)", "prefs", "get", "user", word], store: false,
                 environment: ["PREFS_STORE": fixture.box.store, "SAP_SHELL": "fish", "SAP_SHELL_VERSION": version])
             #expect(result.status == 0, "\(result)")

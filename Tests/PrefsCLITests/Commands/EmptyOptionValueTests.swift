@@ -10,7 +10,7 @@ struct EmptyOptionValueTests {
         let before = try box.storeSnapshot()
         let env = fullParse ? ["PREFS_FULL_PARSE": "1", "PREFS_STORE": box.store] : ["PREFS_STORE": box.store]
         for arguments in [["--store=", "rm", "user", "k1", "k2"], ["--store", "", "rm", "user", "k1"], ["rm", "--store=", "user", "k1"]] {
-            let result = try box.run(arguments, store: false, environment: env)
+            let result = try box.runFailing(arguments, status: 2, store: false, environment: env)
             #expect(
                 result.status == 2 && result.stdout.isEmpty && result.stderr == "prefs: --store: the path is empty\n",
                 "\(arguments): \(result)")
@@ -22,16 +22,17 @@ struct EmptyOptionValueTests {
         let box = try Sandbox()
         try box.runOK(["set", "user", "k1", "1"])
         let before = try box.storeSnapshot()
-        let result = try box.run(["set", "--actor=", "user", "a", "b"], environment: fullParse ? ["PREFS_FULL_PARSE": "1"] : [:])
+        let result = try box.runFailing(
+            ["set", "--actor=", "user", "a", "b"], status: 2, environment: fullParse ? ["PREFS_FULL_PARSE": "1"] : [:])
         #expect(result.status == 2 && result.stderr == "prefs: --actor: the name is empty\n", "\(result)")
         #expect(try box.storeSnapshot() == before)
-        #expect(try box.run(["domains"]).stdout == "default\ndynamic\nmemory\nswitch\nuser\n")
+        #expect(try box.runOK(["domains"]).stdout == "default\ndynamic\nmemory\nswitch\nuser\n")
     }
 
     @Test(arguments: [false, true]) func anEmptyAttachedValueIsTheEmptyString(fullParse: Bool) throws {
         let box = try Sandbox()
         let env = fullParse ? ["PREFS_FULL_PARSE": "1"] : [:]
-        let answer = try box.run(["get", "user", "missing", "--default="], environment: env)
+        let answer = try box.runOK(["get", "user", "missing", "--default="], environment: env)
         #expect(answer.status == 0 && answer.stdout == "\n", "\(answer)")
         // After `--`, `--x=` is a value like any other.
         try box.runOK(["set", "user", "note", "--string", "--", "--x="], environment: env)

@@ -8,20 +8,20 @@ import Testing
 struct ExitCodeTests {
     @Test func zeroForSuccessDefaultAndRemovingAMissingKey() throws {
         let box = try Sandbox()
-        #expect(try box.run(["set", "user", "k", "v"]).status == 0)
-        #expect(try box.run(["get", "user", "nope", "--default", "x"]).status == 0)
-        #expect(try box.run(["rm", "user", "nope"]).status == 0)
-        let help = try box.run(["--help"])
+        try box.runOK(["set", "user", "k", "v"])
+        try box.runOK(["get", "user", "nope", "--default", "x"])
+        try box.runOK(["rm", "user", "nope"])
+        let help = try box.runOK(["--help"])
         #expect(help.status == 0 && help.stdout.contains("USAGE: prefs") && help.stderr.isEmpty)
-        #expect(try box.run(["--version"]).stdout == "0.2.0-dev\n")
+        #expect(try box.runOK(["--version"]).stdout == "0.2.0-dev\n")
     }
 
     @Test func oneForMissingKeys() throws {
         let box = try Sandbox()
         try box.runOK(["set", "user", "k", "v"])
-        expectFailure(try box.run(["get", "user", "nope"]), 1, contains: "not found")
-        expectFailure(try box.run(["get", "custom", "nope"]), 1)
-        expectFailure(try box.run(["rm", "user", "nope", "--must-exist"]), 1)
+        expectFailure(try box.runFailing(["get", "user", "nope"], status: 1), 1, contains: "not found")
+        expectFailure(try box.runFailing(["get", "custom", "nope"], status: 1), 1)
+        expectFailure(try box.runFailing(["rm", "user", "nope", "--must-exist"], status: 1), 1)
     }
 
     @Test(arguments: [
@@ -36,7 +36,7 @@ struct ExitCodeTests {
         let box = try Sandbox()
         try box.runOK(["set", "user", "k", "before"])
         let before = try box.storeSnapshot()
-        let result = try box.run(arguments)
+        let result = try box.runFailing(arguments, status: 2)
         expectFailure(result, 2)
         #expect(!result.stderr.contains("USAGE"), "no usage text: \(result)")
         #expect(try box.storeSnapshot() == before)
@@ -44,8 +44,10 @@ struct ExitCodeTests {
 
     @Test func threeForADirectoryAsStore() throws {
         let box = try Sandbox()
-        expectFailure(try box.run(["--store", box.root, "get", "user", "k"], store: false), 3, contains: "is a directory")
-        expectFailure(try box.run(["--store", box.root, "set", "user", "k", "v"], store: false), 3, contains: "is a directory")
+        expectFailure(
+            try box.runFailing(["--store", box.root, "get", "user", "k"], status: 3, store: false), 3, contains: "is a directory")
+        expectFailure(
+            try box.runFailing(["--store", box.root, "set", "user", "k", "v"], status: 3, store: false), 3, contains: "is a directory")
     }
 
     @Test func threeForANonSQLiteFileWhichIsLeftAlone() throws {
@@ -54,7 +56,8 @@ struct ExitCodeTests {
         let content = Data("these are my notes, not a database\n".utf8)
         try content.write(to: URL(fileURLWithPath: path))
         for arguments in [["get", "user", "k"], ["set", "user", "k", "v"], ["list"], ["import"]] {
-            expectFailure(try box.run(["--store", path] + arguments, stdin: "{}", store: false), 3, contains: "not a prefs store")
+            expectFailure(
+                try box.runFailing(["--store", path] + arguments, status: 3, stdin: "{}", store: false), 3, contains: "not a prefs store")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == content)
     }
@@ -64,7 +67,8 @@ struct ExitCodeTests {
         let path = box.root + "/other.sqlite"
         try DatabaseQueue(path: path).write { try $0.execute(sql: "CREATE TABLE notes (body TEXT)") }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        expectFailure(try box.run(["--store", path, "set", "user", "k", "v"], store: false), 3, contains: "not a prefs store")
+        expectFailure(
+            try box.runFailing(["--store", path, "set", "user", "k", "v"], status: 3, store: false), 3, contains: "not a prefs store")
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 
@@ -73,8 +77,8 @@ struct ExitCodeTests {
         try box.runOK(["set", "user", "k", "v"])
         try DatabaseQueue(path: box.store).writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 99") }
         let before = try Data(contentsOf: URL(fileURLWithPath: box.store))
-        expectFailure(try box.run(["get", "user", "k"]), 3, contains: "schema version 99")
-        expectFailure(try box.run(["set", "user", "k", "w"]), 3, contains: "newer than this prefs supports")
+        expectFailure(try box.runFailing(["get", "user", "k"], status: 3), 3, contains: "schema version 99")
+        expectFailure(try box.runFailing(["set", "user", "k", "w"], status: 3), 3, contains: "newer than this prefs supports")
         #expect(try Data(contentsOf: URL(fileURLWithPath: box.store)) == before)
     }
 
@@ -87,10 +91,10 @@ struct ExitCodeTests {
         // Overwrite every page after the first with garbage.
         for i in 4096..<bytes.count { bytes[i] = UInt8(truncatingIfNeeded: i &* 31) }
         try Data(bytes).write(to: URL(fileURLWithPath: box.store))
-        expectFailure(try box.run(["list", "user"]), 3)
+        expectFailure(try box.runFailing(["list", "user"], status: 3), 3)
         // A truncated header.
         try Data(bytes[0..<10]).write(to: URL(fileURLWithPath: box.store))
-        expectFailure(try box.run(["get", "user", "key1"]), 3)
+        expectFailure(try box.runFailing(["get", "user", "key1"], status: 3), 3)
     }
 
     @Test func fourWhenTheLocationCannotBeCreated() throws {
@@ -98,9 +102,10 @@ struct ExitCodeTests {
         let file = box.root + "/plain-file"
         try Data("x".utf8).write(to: URL(fileURLWithPath: file))
         expectFailure(
-            try box.run(["--store", file + "/sub/prefs.db", "set", "user", "k", "v"], store: false), 4, contains: "cannot create")
+            try box.runFailing(["--store", file + "/sub/prefs.db", "set", "user", "k", "v"], status: 4, store: false), 4,
+            contains: "cannot create")
         // Reading from a location that does not exist is an empty store, not an error.
-        expectFailure(try box.run(["--store", file + "/sub/prefs.db", "get", "user", "k"], store: false), 1)
+        expectFailure(try box.runFailing(["--store", file + "/sub/prefs.db", "get", "user", "k"], status: 1, store: false), 1)
     }
 
     @Test func fourWhenTheLockWaitTimesOut() throws {
@@ -110,41 +115,41 @@ struct ExitCodeTests {
         try queue.writeWithoutTransaction { db in
             try db.execute(sql: "BEGIN IMMEDIATE")
             let started = Date()
-            let result = try box.run(["set", "user", "k", "after"], environment: ["PREFS_BUSY_TIMEOUT": "0.3"])
+            let result = try box.runFailing(["set", "user", "k", "after"], status: 4, environment: ["PREFS_BUSY_TIMEOUT": "0.3"])
             expectFailure(result, 4, contains: "locked")
             #expect(Date().timeIntervalSince(started) >= 0.3, "the writer waited before giving up")
             // Readers are not blocked by a writer (WAL).
-            #expect(try box.run(["get", "user", "k"]).stdout == "before\n")
+            #expect(try box.runOK(["get", "user", "k"]).stdout == "before\n")
             try db.execute(sql: "ROLLBACK")
         }
-        #expect(try box.run(["get", "user", "k"]).stdout == "before\n")
+        #expect(try box.runOK(["get", "user", "k"]).stdout == "before\n")
     }
 
     @Test func fiveForFailedPreconditions() throws {
         let box = try Sandbox()
         try box.runOK(["set", "user", "k", "v"])
-        expectFailure(try box.run(["set", "user", "k", "w", "--if-absent"]), 5)
-        #expect(try box.run(["get", "user", "k"]).stdout == "v\n")
+        expectFailure(try box.runFailing(["set", "user", "k", "w", "--if-absent"], status: 5), 5)
+        #expect(try box.runOK(["get", "user", "k"]).stdout == "v\n")
     }
 
     @Test func sixForInvalidValues() throws {
         let box = try Sandbox()
         try box.runOK(["set", "user", "k", "v"])
         let before = try box.storeSnapshot()
-        expectFailure(try box.run(["set", "user", "k", "{\"a\":"]), 6)
-        expectFailure(try box.run(["set", "user", "k", "--type", "integer", "x"]), 6)
-        expectFailure(try box.run(["set", "user", "k", "-"], stdinBytes: [0xC3, 0x28]), 6)
+        expectFailure(try box.runFailing(["set", "user", "k", "{\"a\":"], status: 6), 6)
+        expectFailure(try box.runFailing(["set", "user", "k", "--type", "integer", "x"], status: 6), 6)
+        expectFailure(try box.runFailing(["set", "user", "k", "-"], status: 6, stdinBytes: [0xC3, 0x28]), 6)
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
-        expectFailure(try box.run(["set", "user", "k", "-"], stdin: deep), 6, contains: "nested deeper")
-        expectFailure(try box.run(["import"], stdin: deep), 6, contains: "nested deeper")
+        expectFailure(try box.runFailing(["set", "user", "k", "-"], status: 6, stdin: deep), 6, contains: "nested deeper")
+        expectFailure(try box.runFailing(["import"], status: 6, stdin: deep), 6, contains: "nested deeper")
         #expect(try box.storeSnapshot() == before)
     }
 
     @Test func largeValuesWork() throws {
         let box = try Sandbox()
         let big = "\"" + String(repeating: "a", count: 10_000_000) + "\""
-        #expect(try box.run(["set", "user", "big", "-"], stdin: big).status == 0)
-        #expect(try box.run(["get", "user", "big"]).stdout.count == 10_000_001)
+        try box.runOK(["set", "user", "big", "-"], stdin: big)
+        #expect(try box.runOK(["get", "user", "big"]).stdout.count == 10_000_001)
     }
 }
 
@@ -196,9 +201,9 @@ struct StoreFileTests {
         }
         group.wait()
         for result in results.all { #expect(result?.status == 0, "\(String(describing: result))") }
-        let keys = try box.run(["list", "user", "--keys-only"]).stdout.split(separator: "\n")
+        let keys = try box.runOK(["list", "user", "--keys-only"]).stdout.split(separator: "\n")
         #expect(keys.count == 51)
-        #expect(try box.run(["get", "user", "b25"]).stdout == "25\n")
+        #expect(try box.runOK(["get", "user", "b25"]).stdout == "25\n")
     }
 }
 
@@ -216,7 +221,7 @@ struct GeneratedFileTests {
     @Test(arguments: [("bash", "prefs.bash"), ("zsh", "_prefs"), ("fish", "prefs.fish")])
     func completionScriptsMatchTheBinary(shell: String, file: String) throws {
         let box = try Sandbox()
-        let generated = try box.run(["--generate-completion-script", shell], store: false)
+        let generated = try box.runOK(["--generate-completion-script", shell], store: false)
         #expect(generated.status == 0)
         let committed = try String(contentsOf: Self.root.appendingPathComponent("completions/\(file)"), encoding: .utf8)
         #expect(generated.stdout == committed, "completions/\(file) is out of date: run scripts/generate")

@@ -60,7 +60,7 @@ struct ExportInjectionTests {
         for (key, value) in keys { try box.runOK(["set", "dynamic", key, "--", value]) }
 
         for format in ["env", "dotenv"] {
-            let refused = try box.run(["export", "dynamic", "--format", format])
+            let refused = try box.runFailing(["export", "dynamic", "--format", format], status: 6)
             expectFailure(refused, 6, contains: "give --name-prefix PREFIX")
         }
         let env = try box.runOK(["export", "dynamic", "--format", "env", "--name-prefix", "APP_"])
@@ -82,7 +82,7 @@ struct ExportInjectionTests {
         let source = box.root + "/feed.json"
         try #"{"host":"db"}"#.write(toFile: source, atomically: true, encoding: .utf8)
         try box.runOK(["refresh", "feed", "--from", source])
-        expectFailure(try box.run(["export", "feed", "--format", "env"]), 6, contains: "feed is refreshed from a source")
+        expectFailure(try box.runFailing(["export", "feed", "--format", "env"], status: 6), 6, contains: "feed is refreshed from a source")
         let env = try box.runOK(["export", "feed", "--format", "env", "--name-prefix", "FEED_"])
         #expect(env.stdout == "export FEED_HOST='db'\n", "\(env)")
         try box.runOK(["set", "mine", "host", "db"])
@@ -93,10 +93,12 @@ struct ExportInjectionTests {
         let box = try Sandbox()
         try box.runOK(["set", "app", "host", "db"])
         for prefix in ["app_", "9X", "A-B", "", "LD_", "L", "GIT_", "PS", "P", "_", "BASH", "PREFS_", "XDG_", "HTTP"] {
-            let result = try box.run(["export", "app", "--format", "env", "--name-prefix", prefix])
+            let result = try box.runFailing(["export", "app", "--format", "env", "--name-prefix", prefix], status: 2)
             expectFailure(result, 2, contains: "--name-prefix")
         }
-        expectFailure(try box.run(["export", "app", "--name-prefix", "APP_"]), 2, contains: "--name-prefix is for --format env or dotenv")
+        expectFailure(
+            try box.runFailing(["export", "app", "--name-prefix", "APP_"], status: 2), 2,
+            contains: "--name-prefix is for --format env or dotenv")
         let env = try box.runOK(["export", "app", "--format", "env", "--name-prefix", "APP_"])
         #expect(env.stdout == "export APP_HOST='db'\n", "\(env)")
         try box.runOK(["set", "app", "9lives", "x"])
@@ -118,7 +120,7 @@ struct ExportInjectionTests {
         ]
         for (index, key) in keys.enumerated() {
             try box.runOK(["set", "d\(index)", key, "x"])
-            let result = try box.run(["export", "d\(index)", "--format", "env"])
+            let result = try box.runFailing(["export", "d\(index)", "--format", "env"], status: 6)
             expectFailure(result, 6, contains: "which changes how the shell or programs run")
         }
         try box.runOK(["set", "fine", "gitlab_url", "x"])
@@ -190,7 +192,7 @@ struct ExportInjectionTests {
         for (index, (value, why)) in refused.enumerated() {
             try box.runOK(["set", "r\(index)", "k", "--", value])
             let file = box.root + "/r\(index).env"
-            expectFailure(try box.run(["export", "r\(index)", "--format", "dotenv", "-o", file]), 6, contains: why)
+            expectFailure(try box.runFailing(["export", "r\(index)", "--format", "dotenv", "-o", file], status: 6), 6, contains: why)
             #expect(!FileManager.default.fileExists(atPath: file))
             // The shell form keeps it.
             let env = try box.runOK(["export", "r\(index)", "--format", "env"])
@@ -215,21 +217,21 @@ struct ExportInjectionTests {
         try box.runOK(["set", "user", "level", "1"])
         try box.runOK(["set", "user", "name", "ada"])
         try Self.tamper(box, "user", "level", #"1,"admin":true"#)
-        expectFailure(try box.run(["get", "user", "level"]), 3, contains: "user/level")
+        expectFailure(try box.runFailing(["get", "user", "level"], status: 3), 3, contains: "user/level")
         for command in [
             ["list", "--json"], ["list", "user", "--json"], ["list", "user", "--json", "--meta"],
             ["list", "user", "--json", "--show-origin"],
             ["export"], ["export", "user"], ["export", "user", "--pretty"], ["export", "user", "--effective"],
             ["export", "user", "--format", "dotenv"],
         ] {
-            expectFailure(try box.run(command), 3, contains: "stored value of user/level is corrupt")
+            expectFailure(try box.runFailing(command, status: 3), 3, contains: "stored value of user/level is corrupt")
         }
         let file = box.root + "/out.json"
-        expectFailure(try box.run(["export", "-o", file]), 3, contains: "user/level is corrupt")
+        expectFailure(try box.runFailing(["export", "-o", file], status: 3), 3, contains: "user/level is corrupt")
         #expect(!FileManager.default.fileExists(atPath: file))
         // What an export would have carried must not reach import.
         try Self.tamper(box, "user", "level", "{")
-        expectFailure(try box.run(["list", "--json"]), 3, contains: "stored value of user/level is corrupt")
+        expectFailure(try box.runFailing(["list", "--json"], status: 3), 3, contains: "stored value of user/level is corrupt")
         try Self.tamper(box, "user", "level", " 2 ")
         #expect(try box.runOK(["list", "user", "--json"]).stdout == #"{"admin":false,"level":2,"name":"ada"}"# + "\n")
         #expect(try box.runOK(["export"]).stdout == #"{"user":{"admin":false,"level":2,"name":"ada"}}"# + "\n")

@@ -135,13 +135,13 @@ struct OFREPSchemaTests {
         let curl = try Running(["-sN", url], environment: ProcessInfo.processInfo.environment, executable: "/usr/bin/curl")
         #expect(curl.waitForLines(1, timeout: 10), "the stream opens with a comment")
         // A write outside `switch` is no flag change: no event.
-        #expect(try box.run(["set", "user", "theme", "dark"]).status == 0)
+        try box.runOK(["set", "user", "theme", "dark"])
         Thread.sleep(forTimeInterval: 1.2)
         #expect(!curl.lines.snapshot().contains { $0.hasPrefix("data:") }, "\(curl.lines.snapshot())")
 
         // `prefs flag disable` from another process: one event, within a second.
         let changedAt = Date()
-        #expect(try box.run(["flag", "disable", "boolean-flag"]).status == 0)
+        try box.runOK(["flag", "disable", "boolean-flag"])
         let deadline = Date().addingTimeInterval(5)
         while Date() < deadline && !curl.lines.snapshot().contains(where: { $0.hasPrefix("data:") }) { usleep(10_000) }
         let elapsed = Date().timeIntervalSince(changedAt)

@@ -8,48 +8,50 @@ import Testing
 struct PapercutTests {
     @Test func negativeNumbersWorkForEveryNumericOption() throws {
         let box = try Sandbox()
-        let down = try box.run(["incr", "user", "n", "--by", "-1"])
+        let down = try box.runOK(["incr", "user", "n", "--by", "-1"])
         #expect(down.status == 0 && down.stdout == "-1\n", "\(down)")
-        let equals = try box.run(["incr", "user", "n", "--by=-2"])
+        let equals = try box.runOK(["incr", "user", "n", "--by=-2"])
         #expect(equals.stdout == "-3\n", "\(equals)")
-        let fallback = try box.run(["get", "user", "missing", "--default", "-5"])
+        let fallback = try box.runOK(["get", "user", "missing", "--default", "-5"])
         #expect(fallback.status == 0 && fallback.stdout == "-5\n", "\(fallback)")
-        expectFailure(try box.run(["set", "user", "n", "1", "--if-version", "-5"]), 5)
-        expectFailure(try box.run(["set", "user", "n", "1", "--if-value", "-4"]), 5)
-        let cas = try box.run(["set", "user", "n", "1", "--if-value", "-3"])
+        expectFailure(try box.runFailing(["set", "user", "n", "1", "--if-version", "-5"], status: 5), 5)
+        expectFailure(try box.runFailing(["set", "user", "n", "1", "--if-value", "-4"], status: 5), 5)
+        let cas = try box.runOK(["set", "user", "n", "1", "--if-value", "-3"])
         #expect(cas.status == 0, "\(cas)")
-        expectFailure(try box.run(["log", "--limit", "-1"]), 2, contains: "--limit must be at least 1")
-        expectFailure(try box.run(["log", "--retain", "-1"]), 2, contains: "--retain must be at least 1")
-        #expect(try box.run(["set", "user", "--", "-dash", "x"]).status == 0)
-        let listed = try box.run(["list", "user", "--prefix", "-da", "--keys-only"])
+        expectFailure(try box.runFailing(["log", "--limit", "-1"], status: 2), 2, contains: "--limit must be at least 1")
+        expectFailure(try box.runFailing(["log", "--retain", "-1"], status: 2), 2, contains: "--retain must be at least 1")
+        try box.runOK(["set", "user", "--", "-dash", "x"])
+        let listed = try box.runOK(["list", "user", "--prefix", "-da", "--keys-only"])
         #expect(listed.stdout == "-dash\n", "\(listed)")
-        let removed = try box.run(["rm", "user", "--prefix", "-da"])
+        let removed = try box.runOK(["rm", "user", "--prefix", "-da"])
         #expect(removed.status == 0, "\(removed)")
-        expectFailure(try box.run(["get", "user", "--", "-dash"]), 1)
+        expectFailure(try box.runFailing(["get", "user", "--", "-dash"], status: 1), 1)
     }
 
     @Test func anUnknownCommandIsNamedWithTheNearestOne() throws {
         let box = try Sandbox()
-        expectFailure(try box.run(["gett", "user", "x"]), 2, contains: "unknown command 'gett'; did you mean 'get'?")
-        expectFailure(try box.run(["--actor", "me", "lsit"]), 2, contains: "unknown command 'lsit'; did you mean 'list'?")
-        expectFailure(try box.run(["flag", "evl", "x"]), 2, contains: "unknown command 'flag evl'; did you mean 'flag eval'?")
-        let far = try box.run(["frobnicate"])
+        expectFailure(try box.runFailing(["gett", "user", "x"], status: 2), 2, contains: "unknown command 'gett'; did you mean 'get'?")
+        expectFailure(
+            try box.runFailing(["--actor", "me", "lsit"], status: 2), 2, contains: "unknown command 'lsit'; did you mean 'list'?")
+        expectFailure(
+            try box.runFailing(["flag", "evl", "x"], status: 2), 2, contains: "unknown command 'flag evl'; did you mean 'flag eval'?")
+        let far = try box.runFailing(["frobnicate"], status: 2)
         expectFailure(far, 2, contains: "unknown command 'frobnicate' (see 'prefs --help')")
-        expectFailure(try box.run(["help", "nosuch"]), 2, contains: "unknown command 'nosuch'")
-        let help = try box.run(["help", "get"])
+        expectFailure(try box.runFailing(["help", "nosuch"], status: 2), 2, contains: "unknown command 'nosuch'")
+        let help = try box.runOK(["help", "get"])
         #expect(help.status == 0 && help.stdout.contains("USAGE: prefs get"), "\(help)")
         #expect(!FileManager.default.fileExists(atPath: box.store), "nothing was created")
     }
 
     @Test func theLogTellsARemovalFromANull() throws {
         let box = try Sandbox()
-        #expect(try box.run(["set", "user", "n", "null"]).status == 0)
-        #expect(try box.run(["rm", "user", "n"]).status == 0)
-        let text = try box.run(["log", "user", "n"])
+        try box.runOK(["set", "user", "n", "null"])
+        try box.runOK(["rm", "user", "n"])
+        let text = try box.runOK(["log", "user", "n"])
         let lines = text.stdout.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
         #expect(lines.count == 2 && lines[0][2] == "rm" && lines[0][5] == "null" && lines[0][6] == "-", "\(text)")
         #expect(lines.count == 2 && lines[1][2] == "set" && lines[1][5] == "-" && lines[1][6] == "null", "\(text)")
-        let json = try box.run(["log", "user", "n", "--json"])
+        let json = try box.runOK(["log", "user", "n", "--json"])
         let records = json.stdout.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
@@ -60,107 +62,109 @@ struct PapercutTests {
 
     @Test func batchKeepsATrailingHashInTheValue() throws {
         let box = try Sandbox()
-        let batch = try box.run(["batch"], stdin: "  # a comment line\nset user greeting hello world   # not a comment\n")
+        let batch = try box.runOK(["batch"], stdin: "  # a comment line\nset user greeting hello world   # not a comment\n")
         #expect(batch.status == 0, "\(batch)")
-        #expect(try box.run(["get", "user", "greeting"]).stdout == "hello world   # not a comment\n")
+        #expect(try box.runOK(["get", "user", "greeting"]).stdout == "hello world   # not a comment\n")
     }
 
     @Test func compoundDurationsWorkAndErrorsListTheForms() throws {
         let box = try Sandbox()
-        #expect(try box.run(["set", "user", "k", "v", "--ttl", "1h30m"]).status == 0)
-        let meta = try box.run(["get", "user", "k", "--show-meta"])
+        try box.runOK(["set", "user", "k", "v", "--ttl", "1h30m"])
+        let meta = try box.runOK(["get", "user", "k", "--show-meta"])
         let object = try JSONSerialization.jsonObject(with: Data(meta.stdout.utf8)) as? [String: Any]
         #expect(object?["expiresAt"] is String, "\(meta)")
-        let bad = try box.run(["set", "user", "k", "v", "--ttl", "5x"])
+        let bad = try box.runFailing(["set", "user", "k", "v", "--ttl", "5x"], status: 2)
         expectFailure(bad, 2, contains: "expected a duration: 250ms, 30s, 1.5s, 15m, 2h, 1h30m, 7d or plain seconds")
-        let since = try box.run(["log", "--since", "yesterday"])
+        let since = try box.runFailing(["log", "--since", "yesterday"], status: 2)
         expectFailure(since, 2, contains: "or an ISO 8601 time")
-        #expect(try box.run(["log", "--since", "1d12h"]).status == 0)
+        try box.runOK(["log", "--since", "1d12h"])
     }
 
     @Test func theSchemaTypeSaysHowToReadAValue() throws {
         let box = try Sandbox()
         let schema = #"{"user":{"beta":{"type":"boolean"},"zip":{"type":"string"},"n":{"type":"integer"}}}"#
-        #expect(try box.run(["schema", "load", "-"], stdin: schema).status == 0)
-        #expect(try box.run(["set", "user", "beta", "yes"]).status == 0)
-        #expect(try box.run(["get", "user", "beta", "--json"]).stdout == "true\n")
-        #expect(try box.run(["set", "user", "zip", "02134"]).status == 0)
-        #expect(try box.run(["set", "user", "zip", "12345"]).status == 0)
-        #expect(try box.run(["get", "user", "zip", "--json"]).stdout == "\"12345\"\n")
-        let wrong = try box.run(["set", "user", "n", "many"])
+        try box.runOK(["schema", "load", "-"], stdin: schema)
+        try box.runOK(["set", "user", "beta", "yes"])
+        #expect(try box.runOK(["get", "user", "beta", "--json"]).stdout == "true\n")
+        try box.runOK(["set", "user", "zip", "02134"])
+        try box.runOK(["set", "user", "zip", "12345"])
+        #expect(try box.runOK(["get", "user", "zip", "--json"]).stdout == "\"12345\"\n")
+        let wrong = try box.runFailing(["set", "user", "n", "many"], status: 6)
         expectFailure(wrong, 6, contains: "type: expected integer, got a string (--type or --string says how to read VALUE)")
-        let forced = try box.run(["set", "user", "beta", "yes", "--type", "string"])
+        let forced = try box.runFailing(["set", "user", "beta", "yes", "--type", "string"], status: 6)
         expectFailure(forced, 6, contains: "expected boolean")
     }
 
     @Test func getTakesSeveralKeysOrAPrefix() throws {
         let box = try Sandbox()
         for (key, value) in [("a.one", "1"), ("a.two", "two"), ("b", "true")] {
-            #expect(try box.run(["set", "user", key, value]).status == 0)
+            try box.runOK(["set", "user", key, value])
         }
-        let several = try box.run(["get", "user", "a.two", "b", "a.one"])
+        let several = try box.runOK(["get", "user", "a.two", "b", "a.one"])
         #expect(several.status == 0 && several.stdout == "two\ntrue\n1\n", "\(several)")
-        let json = try box.run(["get", "user", "a.one", "b", "--json"])
+        let json = try box.runOK(["get", "user", "a.one", "b", "--json"])
         #expect(json.stdout == "{\"a.one\":1,\"b\":true}\n", "\(json)")
-        let missing = try box.run(["get", "user", "a.one", "nope", "b"])
+        let missing = try box.runFailing(["get", "user", "a.one", "nope", "b"], status: 1)
         #expect(missing.status == 1 && missing.stdout == "1\ntrue\n" && missing.stderr == "prefs: user/nope not found\n", "\(missing)")
-        let defaulted = try box.run(["get", "user", "a.one", "nope", "--default", "0"])
+        let defaulted = try box.runOK(["get", "user", "a.one", "nope", "--default", "0"])
         #expect(defaulted.status == 0 && defaulted.stdout == "1\n0\n", "\(defaulted)")
-        let prefixed = try box.run(["get", "user", "--prefix", "a."])
+        let prefixed = try box.runOK(["get", "user", "--prefix", "a."])
         #expect(prefixed.status == 0 && prefixed.stdout == "a.one\t1\na.two\ttwo\n", "\(prefixed)")
-        let prefixedJSON = try box.run(["get", "user", "--prefix", "a.", "--json"])
+        let prefixedJSON = try box.runOK(["get", "user", "--prefix", "a.", "--json"])
         #expect(prefixedJSON.stdout == "{\"a.one\":1,\"a.two\":\"two\"}\n", "\(prefixedJSON)")
-        expectFailure(try box.run(["get", "user", "--prefix", "zz"]), 1, contains: "no key of user starts with \"zz\"")
-        expectFailure(try box.run(["get", "user", "b", "--prefix", "a"]), 2, contains: "give keys or --prefix, not both")
-        expectFailure(try box.run(["get", "user"]), 2, contains: "Missing expected argument")
+        expectFailure(try box.runFailing(["get", "user", "--prefix", "zz"], status: 1), 1, contains: "no key of user starts with \"zz\"")
+        expectFailure(try box.runFailing(["get", "user", "b", "--prefix", "a"], status: 2), 2, contains: "give keys or --prefix, not both")
+        expectFailure(try box.runFailing(["get", "user"], status: 2), 2, contains: "Missing expected argument")
     }
 
     @Test func exportAsShellAssignmentsAndDotenv() throws {
         let box = try Sandbox()
         for (key, value) in [("db.host", "it's here"), ("port", "5432"), ("9lives", #"{"a":"$x"}"#), ("motd", "one\ntwo \"q\" \\ `b`")] {
-            #expect(try box.run(["set", "app", key, "--", value]).status == 0)
+            try box.runOK(["set", "app", key, "--", value])
         }
-        let env = try box.run(["export", "app", "--format", "env"])
+        let env = try box.runOK(["export", "app", "--format", "env"])
         #expect(env.status == 0, "\(env)")
         let script = env.stdout + "printf '%s|%s|%s|%s' \"$DB_HOST\" \"$PORT\" \"$_9LIVES\" \"$MOTD\""
         let evaluated = try Sandbox.exec("/bin/sh", ["-c", script], stdin: nil, environment: [:])
         #expect(evaluated.stdout == "it's here|5432|{\"a\":\"$x\"}|one\ntwo \"q\" \\ `b`", "\(evaluated)")
-        let dotenv = try box.run(["export", "app", "--format", "dotenv"])
+        let dotenv = try box.runOK(["export", "app", "--format", "dotenv"])
         #expect(
             dotenv.stdout
                 == "_9LIVES='{\"a\":\"$x\"}'\nDB_HOST=\"it's here\"\nMOTD='one\ntwo \"q\" \\ `b`'\nPORT='5432'\n",
             "\(dotenv)")
-        #expect(try box.run(["set", "app", "DB_HOST", "x"]).status == 0)
-        expectFailure(try box.run(["export", "app", "--format", "env"]), 6, contains: "app/DB_HOST and app/db.host would both be DB_HOST")
-        expectFailure(try box.run(["export", "--format", "env"]), 2, contains: "takes exactly one DOMAIN")
+        try box.runOK(["set", "app", "DB_HOST", "x"])
+        expectFailure(
+            try box.runFailing(["export", "app", "--format", "env"], status: 6), 6,
+            contains: "app/DB_HOST and app/db.host would both be DB_HOST")
+        expectFailure(try box.runFailing(["export", "--format", "env"], status: 2), 2, contains: "takes exactly one DOMAIN")
         // A value from a server or a sync peer must not be able to set PATH, LD_PRELOAD and the like.
         for key in ["path", "ld_preload", "bash_env", "ifs"] {
             try box.runOK(["set", "hostile", key, "/tmp/x"])
         }
-        let hostile = try box.run(["export", "hostile", "--format", "env"])
+        let hostile = try box.runFailing(["export", "hostile", "--format", "env"], status: 6)
         expectFailure(hostile, 6, contains: "which changes how the shell or programs run")
-        #expect(try box.run(["set", "other", "café", "1"]).status == 0)
-        expectFailure(try box.run(["export", "other", "--format", "dotenv"]), 6, contains: "non-ASCII")
+        try box.runOK(["set", "other", "café", "1"])
+        expectFailure(try box.runFailing(["export", "other", "--format", "dotenv"], status: 6), 6, contains: "non-ASCII")
     }
 
     /// A plain value of `switch` comes back as the plain value after export → import, and the
     /// README's CI check keeps working.
     @Test func aFlagExportImportRoundTripKeepsPlainValues() throws {
         let box = try Sandbox()
-        #expect(try box.run(["flag", "import", ExamplesTests.examples + "/flags.json"]).status == 0)
-        #expect(try box.run(["set", "switch", "release-frozen", "true"]).status == 0)
-        #expect(try box.run(["set", "switch", "max-retries", "3"]).status == 0)
-        let first = try box.run(["flag", "export"])
+        try box.runOK(["flag", "import", ExamplesTests.examples + "/flags.json"])
+        try box.runOK(["set", "switch", "release-frozen", "true"])
+        try box.runOK(["set", "switch", "max-retries", "3"])
+        let first = try box.runOK(["flag", "export"])
         #expect(first.status == 0 && first.stdout.contains("\"prefsPlainValue\": true"), "\(first)")
         let file = box.root + "/f.json"
         try Data(first.stdout.utf8).write(to: URL(fileURLWithPath: file))
-        let dry = try box.run(["flag", "import", "--dry-run", file])
+        let dry = try box.runOK(["flag", "import", "--dry-run", file])
         #expect(dry.status == 0 && dry.stdout.isEmpty, "an import of the export changes nothing: \(dry)")
-        #expect(try box.run(["flag", "import", file]).status == 0)
-        let again = try box.run(["flag", "export"])
+        try box.runOK(["flag", "import", file])
+        let again = try box.runOK(["flag", "export"])
         #expect(again.stdout == first.stdout, "export → import → export is byte-identical")
-        #expect(try box.run(["get", "switch", "release-frozen", "--default", "false"]).stdout == "true\n")
-        #expect(try box.run(["get", "switch", "max-retries"]).stdout == "3\n")
+        #expect(try box.runOK(["get", "switch", "release-frozen", "--default", "false"]).stdout == "true\n")
+        #expect(try box.runOK(["get", "switch", "max-retries"]).stdout == "3\n")
         let frozen = try Sandbox.exec(
             "/bin/sh",
             ["-c", "\"$0\" --store \"$1\" get switch release-frozen --default false | grep -qx true", Sandbox.binary, box.store],
@@ -172,81 +176,85 @@ struct PapercutTests {
     /// pulled operations.
     @Test func anActorWithControlCharactersIsRefused() throws {
         let box = try Sandbox()
-        expectFailure(try box.run(["--actor", "evil\nline", "set", "user", "k", "v"]), 2, contains: "must be printable text")
         expectFailure(
-            try box.run(["set", "user", "k", "v"], environment: ["PREFS_ACTOR": "x\u{1b}[2J"]), 2, contains: "must be printable text")
-        expectFailure(try box.run(["--actor", String(repeating: "a", count: 257), "set", "user", "k", "v"]), 2)
-        #expect(try box.run(["--actor", "ci@runner-7", "set", "user", "k", "v"]).status == 0)
+            try box.runFailing(["--actor", "evil\nline", "set", "user", "k", "v"], status: 2), 2, contains: "must be printable text")
+        expectFailure(
+            try box.runFailing(["set", "user", "k", "v"], status: 2, environment: ["PREFS_ACTOR": "x\u{1b}[2J"]), 2,
+            contains: "must be printable text")
+        expectFailure(try box.runFailing(["--actor", String(repeating: "a", count: 257), "set", "user", "k", "v"], status: 2), 2)
+        try box.runOK(["--actor", "ci@runner-7", "set", "user", "k", "v"])
         #expect(!(try box.storeSnapshot()).contains("evil"))
     }
 
     @Test func aWholeCustomDomainIsRemovedInOneTransaction() throws {
         let box = try Sandbox()
-        for key in ["a", "b", "c"] { #expect(try box.run(["set", "scratch", key, "1"]).status == 0) }
-        #expect(try box.run(["set", "user", "keep", "1"]).status == 0)
-        let removed = try box.run(["rm", "--domain", "scratch"])
+        for key in ["a", "b", "c"] { try box.runOK(["set", "scratch", key, "1"]) }
+        try box.runOK(["set", "user", "keep", "1"])
+        let removed = try box.runOK(["rm", "--domain", "scratch"])
         #expect(removed.status == 0 && removed.stdout.isEmpty, "\(removed)")
-        #expect(try !box.run(["domains"]).stdout.contains("scratch"))
-        let log = try box.run(["log", "scratch", "--json"])
+        #expect(try !box.runOK(["domains"]).stdout.contains("scratch"))
+        let log = try box.runOK(["log", "scratch", "--json"])
         #expect(log.stdout.split(separator: "\n").filter { $0.contains("\"op\":\"rm\"") }.count == 3, "every key is logged: \(log)")
-        expectFailure(try box.run(["rm", "--domain", "scratch"]), 1, contains: "domain scratch does not exist")
-        expectFailure(try box.run(["rm", "--domain", "user"]), 2, contains: "built-in domain")
-        #expect(try box.run(["get", "user", "keep"]).stdout == "1\n")
-        #expect(try box.run(["rm", "--domain", "user", "--force"]).status == 0)
-        expectFailure(try box.run(["get", "user", "keep"]), 1)
-        #expect(try box.run(["domains"]).stdout.contains("user"), "a built-in domain stays")
-        expectFailure(try box.run(["rm", "--domain", "scratch", "k"]), 2, contains: "--domain takes only the domain name")
-        #expect(try box.run(["set", "scratch", "again", "1"]).status == 0, "the domain can be made again")
+        expectFailure(try box.runFailing(["rm", "--domain", "scratch"], status: 1), 1, contains: "domain scratch does not exist")
+        expectFailure(try box.runFailing(["rm", "--domain", "user"], status: 2), 2, contains: "built-in domain")
+        #expect(try box.runOK(["get", "user", "keep"]).stdout == "1\n")
+        try box.runOK(["rm", "--domain", "user", "--force"])
+        expectFailure(try box.runFailing(["get", "user", "keep"], status: 1), 1)
+        #expect(try box.runOK(["domains"]).stdout.contains("user"), "a built-in domain stays")
+        expectFailure(
+            try box.runFailing(["rm", "--domain", "scratch", "k"], status: 2), 2, contains: "--domain takes only the domain name")
+        #expect(try box.runOK(["set", "scratch", "again", "1"]).status == 0, "the domain can be made again")
     }
 
     @Test func editChangesAKeyOrADomainWithCompareAndSet() throws {
         let box = try Sandbox()
-        #expect(try box.run(["set", "user", "theme", "dark"]).status == 0)
-        #expect(try box.run(["set", "user", "size", "3"]).status == 0)
+        try box.runOK(["set", "user", "theme", "dark"])
+        try box.runOK(["set", "user", "size", "3"])
         func editor(_ name: String, _ script: String) throws -> [String: String] {
             let path = box.root + "/" + name
             try Data("#!/bin/sh\n\(script)\n".utf8).write(to: URL(fileURLWithPath: path))
             #expect(chmod(path, 0o755) == 0)
             return ["VISUAL": path, "PREFS_BIN": Sandbox.binary, "STORE": box.store]
         }
-        let light = try box.run(["edit", "user", "theme"], environment: try editor("light", "sed -i 's/dark/light/' \"$1\""))
+        let light = try box.runOK(["edit", "user", "theme"], environment: try editor("light", "sed -i 's/dark/light/' \"$1\""))
         #expect(light.status == 0, "\(light)")
-        #expect(try box.run(["get", "user", "theme"]).stdout == "light\n")
+        #expect(try box.runOK(["get", "user", "theme"]).stdout == "light\n")
         // Someone else changes the key while the editor is open: nothing is written, exit 5.
         let raced = try editor("race", "\"$PREFS_BIN\" --store \"$STORE\" set user theme other >/dev/null; sed -i 's/light/blue/' \"$1\"")
-        expectFailure(try box.run(["edit", "user", "theme"], environment: raced), 5)
-        #expect(try box.run(["get", "user", "theme"]).stdout == "other\n")
+        expectFailure(try box.runFailing(["edit", "user", "theme"], status: 5, environment: raced), 5)
+        #expect(try box.runOK(["get", "user", "theme"]).stdout == "other\n")
         expectFailure(
-            try box.run(["edit", "user", "theme"], environment: try editor("bad", "echo '{nope' > \"$1\"")), 6, contains: "not valid JSON")
+            try box.runFailing(["edit", "user", "theme"], status: 6, environment: try editor("bad", "echo '{nope' > \"$1\"")), 6,
+            contains: "not valid JSON")
         expectFailure(
-            try box.run(["edit", "user", "theme"], environment: try editor("fail", "exit 3")), 1,
+            try box.runFailing(["edit", "user", "theme"], status: 1, environment: try editor("fail", "exit 3")), 1,
             contains: "exited with status 3; nothing was changed")
         // An editor ended by a signal says so (it read "exited with status 0").
         expectFailure(
-            try box.run(["edit", "user", "theme"], environment: try editor("killed", "kill -KILL $PPID")), 1,
+            try box.runFailing(["edit", "user", "theme"], status: 1, environment: try editor("killed", "kill -KILL $PPID")), 1,
             contains: "ended by signal 9; nothing was changed")
-        #expect(try box.run(["get", "user", "theme"]).stdout == "other\n")
+        #expect(try box.runOK(["get", "user", "theme"]).stdout == "other\n")
         // The whole domain: change one key, remove one, add one.
         let domain = try editor("domain", "printf '{\"theme\":\"dark\",\"new\":[1]}' > \"$1\"")
-        #expect(try box.run(["edit", "user"], environment: domain).status == 0)
-        #expect(try box.run(["list", "user", "--json"]).stdout == "{\"new\":[1],\"theme\":\"dark\"}\n")
-        let log = try box.run(["log", "user", "--limit", "3"])
+        try box.runOK(["edit", "user"], environment: domain)
+        #expect(try box.runOK(["list", "user", "--json"]).stdout == "{\"new\":[1],\"theme\":\"dark\"}\n")
+        let log = try box.runOK(["log", "user", "--limit", "3"])
         #expect(log.stdout.split(separator: "\n").count == 3, "\(log)")
         // An empty file removes the key.
-        #expect(try box.run(["edit", "user", "new"], environment: try editor("empty", ": > \"$1\"")).status == 0)
-        expectFailure(try box.run(["get", "user", "new"]), 1)
+        try box.runOK(["edit", "user", "new"], environment: try editor("empty", ": > \"$1\""))
+        expectFailure(try box.runFailing(["get", "user", "new"], status: 1), 1)
     }
 
     @Test func reviewFixesForTheNewCommands() throws {
         let box = try Sandbox()
         // get --prefix and several keys print one line per key: line breaks are escaped.
         try box.runOK(["set", "user", "a.x", "1\na.admin\ttrue"])
-        let prefixed = try box.run(["get", "user", "--prefix", "a."])
+        let prefixed = try box.runOK(["get", "user", "--prefix", "a."])
         #expect(prefixed.stdout == "a.x\t1\\na.admin\\ttrue\n", "\(prefixed)")
         // A string-typed key takes bracketed text as a string.
         try box.runOK(["schema", "load", "-"], stdin: #"{"user":{"tag":{"type":"string"}}}"#)
         try box.runOK(["set", "user", "tag", "[WARN]"])
-        #expect(try box.run(["get", "user", "tag", "--json"]).stdout == "\"[WARN]\"\n")
+        #expect(try box.runOK(["get", "user", "tag", "--json"]).stdout == "\"[WARN]\"\n")
         // rm --domain on a store with a remote records the removals for sync, and forgets the
         // domain's refresh state (a 304 would otherwise leave it empty).
         try box.runOK(["set", "feed", "k1", "1"])
@@ -272,12 +280,12 @@ struct PapercutTests {
         try Data("#!/bin/sh\nsed -i 's/x/y/' \"$1\"\n".utf8).write(to: URL(fileURLWithPath: editor))
         #expect(chmod(editor, 0o755) == 0)
         try box.runOK(["edit", "user", "token"], environment: ["VISUAL": editor, "TMPDIR": box.root])
-        let meta = try box.run(["get", "user", "token", "--show-meta"])
+        let meta = try box.runOK(["get", "user", "token", "--show-meta"])
         #expect(meta.stdout.contains("\"value\":\"y\"") && !meta.stdout.contains("\"expiresAt\":null"), "\(meta)")
         let broken = box.root + "/broken"
         try Data("#!/bin/sh\necho '{nope' > \"$1\"\n".utf8).write(to: URL(fileURLWithPath: broken))
         #expect(chmod(broken, 0o755) == 0)
-        let failed = try box.run(["edit", "user", "token"], environment: ["VISUAL": broken, "TMPDIR": box.root])
+        let failed = try box.runFailing(["edit", "user", "token"], status: 6, environment: ["VISUAL": broken, "TMPDIR": box.root])
         expectFailure(failed, 6, contains: "your edit is kept in \(box.root)/.prefs-edit-token.json.")
         // restore never moves the change log back.
         let backup = box.root + "/b.db"

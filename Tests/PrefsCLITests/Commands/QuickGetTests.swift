@@ -4,15 +4,24 @@ import Testing
 
 /// `prefs get` answers plain lookups without the argument parser (QuickGet); every answer must
 /// be exactly what the full command prints. Each case runs twice, the second time with
-/// `PREFS_QUICK_GET=0` (the full path only), and the two results must be identical.
+/// `PREFS_QUICK_GET=0` (the full path only), and the two results must be identical. Cases
+/// marked `quick` run the first time with `PREFS_REQUIRE_QUICK=1`, which makes a debug build
+/// exit 97 when the start-up path did not answer, so they prove that path ran.
 @Suite("get start-up path")
 struct QuickGetTests {
-    /// Runs `prefs ARGS` both ways and returns the (identical) result.
-    func both(_ box: Sandbox, _ arguments: [String], environment: [String: String] = [:], store: Bool = true) throws -> RunResult {
-        let quick = try box.run(arguments, store: store, environment: environment)
+    /// Runs `prefs ARGS` both ways, expecting exit `status`, and returns the (identical) result;
+    /// `quick`: the start-up path must answer.
+    func both(
+        _ box: Sandbox, _ arguments: [String], environment: [String: String] = [:], store: Bool = true, status: Int32 = 0,
+        quick required: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> RunResult {
+        let quick = try box.run(
+            arguments, expecting: status, store: store,
+            environment: environment.merging(required ? ["PREFS_REQUIRE_QUICK": "1"] : [:]) { $1 },
+            sourceLocation: sourceLocation)
         var full = environment
         full["PREFS_QUICK_GET"] = "0"
-        let slow = try box.run(arguments, store: store, environment: full)
+        let slow = try box.run(arguments, expecting: status, store: store, environment: full, sourceLocation: sourceLocation)
         #expect(quick.stdout == slow.stdout, "\(arguments): quick \(quick) vs full \(slow)")
         #expect(quick.stderr == slow.stderr, "\(arguments): quick \(quick) vs full \(slow)")
         #expect(quick.status == slow.status, "\(arguments): quick \(quick) vs full \(slow)")
@@ -38,33 +47,34 @@ struct QuickGetTests {
             ("dotted.key/with spaces", ["v"], "v", "\"v\""),
         ]
         for value in values {
-            let set = try box.run(["set", "user", value.key] + value.input)
+            let set = try box.runOK(["set", "user", value.key] + value.input)
             #expect(set.status == 0, "\(set)")
         }
         for value in values {
-            #expect(try both(box, ["get", "user", value.key]).stdout == value.raw + "\n")
-            #expect(try both(box, ["get", "user", value.key, "--json"]).stdout == value.json + "\n")
+            #expect(try both(box, ["get", "user", value.key], quick: true).stdout == value.raw + "\n")
+            #expect(try both(box, ["get", "user", value.key, "--json"], quick: true).stdout == value.json + "\n")
         }
         let large = String(repeating: "x", count: 200_000)
-        #expect(try box.run(["set", "user", "large", "--string", "-"], stdin: large).status == 0)
-        #expect(try both(box, ["get", "user", "large"]).stdout == large + "\n")
+        try box.runOK(["set", "user", "large", "--string", "-"], stdin: large)
+        #expect(try both(box, ["get", "user", "large"], quick: true).stdout == large + "\n")
     }
 
     @Test func argumentShapesAndEnvironment() throws {
         let box = try Sandbox()
-        #expect(try box.run(["set", "ci-cache", "state", "warm"]).status == 0)
-        #expect(try box.run(["set", "user", "theme", "dark"]).status == 0)
-        #expect(try box.run(["set", "memory", "token", "t1"]).status == 0)
+        try box.runOK(["set", "ci-cache", "state", "warm"])
+        try box.runOK(["set", "user", "theme", "dark"])
+        try box.runOK(["set", "memory", "token", "t1"])
         // Global option before, after, and in the --store=PATH form.
-        #expect(try both(box, ["get", "ci-cache", "state"]).stdout == "warm\n")
-        #expect(try both(box, ["get", "user", "theme", "--store", box.store], store: false).stdout == "dark\n")
-        #expect(try both(box, ["--store=" + box.store, "get", "user", "theme"], store: false).stdout == "dark\n")
+        #expect(try both(box, ["get", "ci-cache", "state"], quick: true).stdout == "warm\n")
+        #expect(try both(box, ["get", "user", "theme", "--store", box.store], store: false, quick: true).stdout == "dark\n")
+        #expect(try both(box, ["--store=" + box.store, "get", "user", "theme"], store: false, quick: true).stdout == "dark\n")
         // The store from PREFS_STORE, and the default location under XDG_DATA_HOME.
-        #expect(try both(box, ["get", "user", "theme"], environment: ["PREFS_STORE": box.store], store: false).stdout == "dark\n")
+        #expect(
+            try both(box, ["get", "user", "theme"], environment: ["PREFS_STORE": box.store], store: false, quick: true).stdout == "dark\n")
         let xdgStore = box.root + "/data/prefs/prefs.db"
-        #expect(try box.run(["set", "user", "where", "xdg"], store: false).status == 0)
+        try box.runOK(["set", "user", "where", "xdg"], store: false)
         #expect(FileManager.default.fileExists(atPath: xdgStore))
-        #expect(try both(box, ["get", "user", "where"], store: false).stdout == "xdg\n")
+        #expect(try both(box, ["get", "user", "where"], store: false, quick: true).stdout == "xdg\n")
         // Shapes the start-up path leaves to the full command.
         #expect(try both(box, ["get", "memory", "token"]).stdout == "t1\n")
         #expect(try both(box, ["get", "user", "theme", "--show-origin"]).stdout == "stored\tdark\n")
@@ -72,37 +82,37 @@ struct QuickGetTests {
         #expect(try both(box, ["--override", "user:theme=light", "get", "user", "theme"]).stdout == "light\n")
         #expect(try both(box, ["get", "user", "theme"], environment: ["PREFS_OVERRIDES": #"{"user":{"theme":"env"}}"#]).stdout == "env\n")
         #expect(try both(box, ["get", "user", "theme", "--json", "--json"]).stdout == "\"dark\"\n")
-        #expect(try both(box, ["get", "user"]).status == 2)
-        let two = try both(box, ["get", "user", "theme", "extra"])  // several keys: the full path answers
+        #expect(try both(box, ["get", "user"], status: 2).status == 2)
+        let two = try both(box, ["get", "user", "theme", "extra"], status: 1)  // several keys: the full path answers
         #expect(two.status == 1 && two.stdout == "dark\n" && two.stderr == "prefs: user/extra not found\n")
-        #expect(try both(box, ["get", "Bad", "theme"]).status == 2)
-        #expect(try both(box, ["get", "user", "missing"]).status == 1)
-        #expect(try both(box, ["get", "nodomain", "theme"]).status == 1)
-        #expect(try both(box, ["get", "user", "theme"], store: false).status == 1)  // the default store holds no theme
+        #expect(try both(box, ["get", "Bad", "theme"], status: 2).status == 2)
+        #expect(try both(box, ["get", "user", "missing"], status: 1).status == 1)
+        #expect(try both(box, ["get", "nodomain", "theme"], status: 1).status == 1)
+        #expect(try both(box, ["get", "user", "theme"], store: false, status: 1).status == 1)  // the default store holds no theme
     }
 
     @Test func expiredValuesAndDefaultsComeFromTheFullPath() throws {
         let box = try Sandbox()
         let schema = box.root + "/schema.json"
         try #"{"user":{"volume":{"type":"integer","default":7}}}"#.write(toFile: schema, atomically: true, encoding: .utf8)
-        #expect(try box.run(["schema", "load", schema]).status == 0)
+        try box.runOK(["schema", "load", schema])
         #expect(try both(box, ["get", "user", "volume"]).stdout == "7\n")
-        #expect(try box.run(["set", "user", "volume", "9"]).status == 0)
-        #expect(try both(box, ["get", "user", "volume"]).stdout == "9\n")
-        #expect(try box.run(["set", "user", "session", "s", "--ttl", "1s"]).status == 0)
+        try box.runOK(["set", "user", "volume", "9"])
+        #expect(try both(box, ["get", "user", "volume"], quick: true).stdout == "9\n")
+        try box.runOK(["set", "user", "session", "s", "--ttl", "1s"])
         #expect(try both(box, ["get", "user", "session"]).stdout == "s\n")
         Thread.sleep(forTimeInterval: 1.1)
-        let gone = try box.run(["get", "user", "session"])
+        let gone = try box.runFailing(["get", "user", "session"], status: 1)
         expectFailure(gone, 1, contains: "not found")
     }
 
     @Test func foreignAndNewerStoresAreRefusedAsBefore() throws {
         let box = try Sandbox()
-        #expect(try box.run(["set", "user", "theme", "dark"]).status == 0)
+        try box.runOK(["set", "user", "theme", "dark"])
         let newer = box.root + "/newer.db"
         try FileManager.default.copyItem(atPath: box.store, toPath: newer)
         try DatabaseQueue(path: newer).write { try $0.execute(sql: "PRAGMA user_version = 999") }
-        let refused = try both(box, ["--store", newer, "get", "user", "theme"], store: false)
+        let refused = try both(box, ["--store", newer, "get", "user", "theme"], store: false, status: 3)
         expectFailure(refused, 3, contains: "newer")
         // Another program's database with a table of the same shape: not a prefs store.
         let foreign = box.root + "/foreign.db"
@@ -114,6 +124,31 @@ struct QuickGetTests {
                     PRAGMA user_version = 2;
                     """)
         }
-        expectFailure(try both(box, ["--store", foreign, "get", "user", "theme"], store: false), 3, contains: "not a prefs store")
+        expectFailure(
+            try both(box, ["--store", foreign, "get", "user", "theme"], store: false, status: 3), 3, contains: "not a prefs store")
+    }
+
+    /// `PREFS_REQUIRE_QUICK=1` passes a lookup the start-up path answered and stops, with exit
+    /// 97 and a debug line, every shape it leaves to the full command.
+    @Test func theStartUpPathIsRequiredOnlyWhereItAnswers() throws {
+        let box = try Sandbox()
+        try box.runOK(["set", "user", "theme", "dark"])
+        try box.runOK(["set", "memory", "token", "t1"])
+        let require = ["PREFS_REQUIRE_QUICK": "1"]
+        #expect(try box.runOK(["get", "user", "theme"], environment: require).stdout == "dark\n")
+        #expect(try box.runOK(["get", "user", "theme", "--json"], environment: require).stdout == "\"dark\"\n")
+        for arguments in [
+            ["get", "memory", "token"], ["get", "user", "missing"], ["get", "user", "theme", "--show-origin"],
+            ["get", "user", "missing", "--default", "d"], ["--override", "user:theme=light", "get", "user", "theme"],
+            ["get", "user", "theme", "extra"],
+        ] {
+            let declined = try box.runFailing(arguments, status: 97, environment: require)
+            #expect(
+                declined.stdout.isEmpty && declined.stderr == "prefs: debug: not answered by the start-up path (PREFS_REQUIRE_QUICK)\n",
+                "\(declined)")
+        }
+        let declined = try box.runFailing(
+            ["get", "user", "theme"], status: 97, environment: require.merging(["PREFS_QUICK_GET": "0"]) { $1 })
+        #expect(declined.stderr.contains("PREFS_REQUIRE_QUICK"), "\(declined)")
     }
 }

@@ -6,22 +6,22 @@ import Testing
 struct RemoveAndEditPapercutTests {
     @Test func emptyingAnEmptyBuiltInDomainSucceeds() throws {
         let box = try Sandbox()
-        let memory = try box.run(["rm", "--domain", "memory", "--force"])
+        let memory = try box.runOK(["rm", "--domain", "memory", "--force"])
         #expect(memory.status == 0 && memory.stdout.isEmpty && memory.stderr.isEmpty, "\(memory)")
-        let user = try box.run(["rm", "--domain", "user", "--force"])
+        let user = try box.runOK(["rm", "--domain", "user", "--force"])
         #expect(user.status == 0 && user.stderr.isEmpty, "\(user)")
-        let missing = try box.run(["rm", "--domain", "nosuch"])
+        let missing = try box.runFailing(["rm", "--domain", "nosuch"], status: 1)
         #expect(missing.status == 1 && missing.stderr == "prefs: domain nosuch does not exist\n", "\(missing)")
         try box.runOK(["set", "memory", "token", "t"])
         try box.runOK(["rm", "--domain", "memory", "--force"])
-        #expect(try box.run(["get", "memory", "token"]).status == 1)
+        try box.runFailing(["get", "memory", "token"], status: 1)
     }
 
     @Test func anEditorThatDeletesTheFileChangesNothingAndSaysSo() throws {
         let box = try Sandbox()
         try box.runOK(["set", "user", "k", "1"])
         let before = try box.storeSnapshot()
-        let result = try box.run(["edit", "user", "k"], environment: ["EDITOR": "rm", "VISUAL": "rm"])
+        let result = try box.runFailing(["edit", "user", "k"], status: 1, environment: ["EDITOR": "rm", "VISUAL": "rm"])
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr.hasPrefix("prefs: the editor rm removed ") && result.stderr.hasSuffix("; nothing was changed\n"), "\(result)")
         #expect(!result.stderr.contains("kept"), "\(result)")

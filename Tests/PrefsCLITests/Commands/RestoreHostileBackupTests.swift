@@ -1,5 +1,6 @@
 import Foundation
 import PrefsCore
+import PrefsTestSupport
 import Testing
 
 /// The `sqlite3` command-line shell, which builds the hostile backups.
@@ -65,7 +66,7 @@ struct RestoreHostileBackupTests {
         #expect(try box.runOK(["get", "user", "new"]).stdout == "4\n")
         let log = try box.runOK(["log", "user"]).stdout
         #expect(log.contains("\tset\tuser\tk\t1\t3\t") && log.contains("\tset\tuser\tnew\t-\t4\t"), "\(log)")
-        let doctor = try box.run(["doctor"])
+        let doctor = try box.runOK(["doctor"])
         #expect(doctor.status == 0 && doctor.stdout.contains("ok\tobjects\t"), "\(doctor)")
     }
 
@@ -104,7 +105,8 @@ struct RestoreHostileBackupTests {
             let (box, backup) = try storeAndBackup()
             try sqlite(backup, edit)
             let before = try box.storeSnapshot()
-            expectFailure(try box.run(["restore", backup, "--force"]), 3, contains: "\(backup) cannot be restored: \(message)")
+            expectFailure(
+                try box.runFailing(["restore", backup, "--force"], status: 3), 3, contains: "\(backup) cannot be restored: \(message)")
             #expect(try box.storeSnapshot() == before, "\(edit): the store is unchanged")
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: box.root + "/store").filter { $0.hasPrefix(".") }
             #expect(leftovers.isEmpty, "\(edit): \(leftovers)")
@@ -116,7 +118,7 @@ struct RestoreHostileBackupTests {
         try sqlite(backup, #"UPDATE kv_user SET value = '[1, {"a" : 2}]'"#)
         try box.runOK(["restore", backup, "--force"])
         #expect(try box.runOK(["get", "user", "k"]).stdout == #"[1,{"a":2}]"# + "\n")
-        let doctor = try box.run(["doctor"])
+        let doctor = try box.runOK(["doctor"])
         #expect(doctor.status == 0 && doctor.stdout.contains("ok\tvalues\t1 value(s), each compact JSON"), "\(doctor)")
     }
 
@@ -206,10 +208,10 @@ struct RestoreHostileBackupTests {
         ] {
             let box = try Sandbox()
             try box.runOK(["set", "user", "k", "1"])
-            let healthy = try box.run(["doctor"])
+            let healthy = try box.runOK(["doctor"])
             #expect(healthy.status == 0 && !healthy.stdout.contains("error"), "\(healthy)")
             try sqlite(box.store, edit)
-            let doctor = try box.run(["doctor"])
+            let doctor = try box.runFailing(["doctor"], status: 3)
             #expect(doctor.status == 3, "\(edit): \(doctor)")
             #expect(doctor.stdout.contains(finding), "\(edit): \(doctor)")
             #expect(doctor.stderr == "prefs: the store is damaged; see the findings above\n", "\(edit): \(doctor)")
@@ -222,10 +224,10 @@ struct RestoreHostileBackupTests {
         try sqlite(
             box.store, "INSERT INTO changelog (seq, at, domain, key, op, actor) VALUES (9223372036854775807, 0, 'user', 'k', 'set', 'x')")
         for command in [["set", "user", "k", "2"], ["set", "user", "other", "3"], ["rm", "user", "k"]] {
-            expectFailure(try box.run(command), 3, contains: "the change log's last record number is 9223372036854775807")
+            expectFailure(try box.runFailing(command, status: 3), 3, contains: "the change log's last record number is 9223372036854775807")
         }
         #expect(try box.runOK(["get", "user", "k"]).stdout == "1\n")
-        expectFailure(try box.run(["get", "user", "other"]), 1)
+        expectFailure(try box.runFailing(["get", "user", "other"], status: 1), 1)
     }
 
     /// SIGTERM, SIGHUP or SIGINT in the middle of `backup` removes its hidden copy and journal.
@@ -241,7 +243,7 @@ struct RestoreHostileBackupTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let backup = box.process(["backup", directory + "/b.db"])
         backup.standardError = FileHandle.nullDevice
-        try backup.run()
+        try launch(backup)
         var seen = false
         let deadline = Date().addingTimeInterval(20)
         while !seen && backup.isRunning && Date() < deadline {
@@ -265,7 +267,7 @@ struct RestoreHostileBackupTests {
         let box = try Sandbox()
         try makeFixtureStore(fixture, at: box.store)
         try box.runOK(["set", "legacy", "n", "1"])
-        let doctor = try box.run(["doctor"])
+        let doctor = try box.runOK(["doctor"])
         #expect(doctor.status == 0 && doctor.stdout.contains("ok\tobjects\t") && !doctor.stdout.contains("error"), "\(doctor)")
     }
 }

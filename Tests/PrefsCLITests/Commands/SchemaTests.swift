@@ -17,26 +17,26 @@ struct SchemaTests {
 
     func loaded() throws -> Sandbox {
         let box = try Sandbox()
-        let result = try box.run(["schema", "load", "-"], stdin: Self.schema)
+        let result = try box.runOK(["schema", "load", "-"], stdin: Self.schema)
         #expect(result.status == 0 && result.stdout.isEmpty, "\(result)")
         return box
     }
 
     @Test func everyOriginInLookupOrder() throws {
         let box = try loaded()
-        #expect(try box.run(["get", "user", "theme", "--show-origin"]).stdout == "default\tlight\n")
+        #expect(try box.runOK(["get", "user", "theme", "--show-origin"]).stdout == "default\tlight\n")
         try box.runOK(["set", "user", "theme", "dark"])
-        #expect(try box.run(["get", "user", "theme", "--show-origin"]).stdout == "stored\tdark\n")
-        let overridden = try box.run(["--override", "user:theme=light", "get", "user", "theme", "--show-origin"])
+        #expect(try box.runOK(["get", "user", "theme", "--show-origin"]).stdout == "stored\tdark\n")
+        let overridden = try box.runOK(["--override", "user:theme=light", "get", "user", "theme", "--show-origin"])
         #expect(overridden.stdout == "override\tlight\n")
-        let viaEnv = try box.run(
+        let viaEnv = try box.runOK(
             ["get", "user", "theme", "--show-origin"], environment: ["PREFS_OVERRIDES": "{\"user\":{\"theme\":\"x\"}}"])
         #expect(viaEnv.stdout == "override\tx\n")
-        #expect(try box.run(["get", "user", "nothing", "--default", "7", "--show-origin"]).stdout == "fallback\t7\n")
-        #expect(try box.run(["get", "user", "onboarding.done"]).stdout == "false\n", "a prefix declares defaults")
-        #expect(try box.run(["get", "user", "onboarding.tour.step"]).stdout == "0\n", "the longest prefix wins")
-        expectFailure(try box.run(["get", "user", "nothing"]), 1)
-        #expect(try box.run(["get", "switch", "max_retries"]).stdout == "3\n")
+        #expect(try box.runOK(["get", "user", "nothing", "--default", "7", "--show-origin"]).stdout == "fallback\t7\n")
+        #expect(try box.runOK(["get", "user", "onboarding.done"]).stdout == "false\n", "a prefix declares defaults")
+        #expect(try box.runOK(["get", "user", "onboarding.tour.step"]).stdout == "0\n", "the longest prefix wins")
+        expectFailure(try box.runFailing(["get", "user", "nothing"], status: 1), 1)
+        #expect(try box.runOK(["get", "switch", "max_retries"]).stdout == "3\n")
     }
 
     @Test func overridesAreNeverPersisted() throws {
@@ -44,26 +44,26 @@ struct SchemaTests {
         try box.runOK(["set", "user", "theme", "dark"])
         let before = try box.storeSnapshot()
         #expect(
-            try box.run(["--override", "user:theme=light", "--override", "user:new={\"a\":1}", "list", "user"]).stdout
+            try box.runOK(["--override", "user:theme=light", "--override", "user:new={\"a\":1}", "list", "user"]).stdout
                 == "new\t{\"a\":1}\ntheme\t\"light\"\n")
         #expect(try box.storeSnapshot() == before)
-        #expect(try box.run(["get", "user", "theme"]).stdout == "dark\n")
-        expectFailure(try box.run(["--override", "nocolon", "get", "user", "theme"]), 2)
-        expectFailure(try box.run(["--override", "Bad:k=1", "get", "user", "theme"]), 2)
-        expectFailure(try box.run(["get", "user", "theme"], environment: ["PREFS_OVERRIDES": "[1]"]), 6)
+        #expect(try box.runOK(["get", "user", "theme"]).stdout == "dark\n")
+        expectFailure(try box.runFailing(["--override", "nocolon", "get", "user", "theme"], status: 2), 2)
+        expectFailure(try box.runFailing(["--override", "Bad:k=1", "get", "user", "theme"], status: 2), 2)
+        expectFailure(try box.runFailing(["get", "user", "theme"], status: 6, environment: ["PREFS_OVERRIDES": "[1]"]), 6)
     }
 
     @Test func listShowsEffectiveValuesWithOrigins() throws {
         let box = try loaded()
         try box.runOK(["set", "user", "a", "1"])
         #expect(
-            try box.run(["--override", "user:b=2", "list", "user", "--show-origin"]).stdout
+            try box.runOK(["--override", "user:b=2", "list", "user", "--show-origin"]).stdout
                 == "stored\ta\t1\noverride\tb\t2\ndefault\ttheme\t\"light\"\n")
         #expect(
-            try box.run(["list", "user", "--json", "--show-origin"]).stdout
+            try box.runOK(["list", "user", "--json", "--show-origin"]).stdout
                 == "{\"a\":{\"value\":1,\"origin\":\"stored\"},\"theme\":{\"value\":\"light\",\"origin\":\"default\"}}\n")
-        #expect(try box.run(["export"]).stdout == "{\"user\":{\"a\":1}}\n", "export is the stored data")
-        #expect(try box.run(["export", "--effective", "user"]).stdout == "{\"user\":{\"a\":1,\"theme\":\"light\"}}\n")
+        #expect(try box.runOK(["export"]).stdout == "{\"user\":{\"a\":1}}\n", "export is the stored data")
+        #expect(try box.runOK(["export", "--effective", "user"]).stdout == "{\"user\":{\"a\":1,\"theme\":\"light\"}}\n")
     }
 
     @Test(arguments: [
@@ -76,9 +76,9 @@ struct SchemaTests {
     func constraintsRejectOnWrite(arguments: [String], constraint: String) throws {
         let box = try loaded()
         let before = try box.storeSnapshot()
-        expectFailure(try box.run(["set"] + arguments), 6, contains: constraint)
+        expectFailure(try box.runFailing(["set"] + arguments, status: 6), 6, contains: constraint)
         #expect(try box.storeSnapshot() == before)
-        let forced = try box.run(["set", "--force"] + arguments)
+        let forced = try box.runOK(["set", "--force"] + arguments)
         #expect(forced.status == 0 && forced.stderr.contains("warning: --force"), "\(forced)")
     }
 
@@ -89,36 +89,38 @@ struct SchemaTests {
     ])
     func constraintsAcceptValidValues(arguments: [String]) throws {
         let box = try loaded()
-        let result = try box.run(["set"] + arguments)
+        let result = try box.runOK(["set"] + arguments)
         #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
     }
 
     @Test func importApplyAndBatchAreValidatedToo() throws {
         let box = try loaded()
         let before = try box.storeSnapshot()
-        expectFailure(try box.run(["import"], stdin: "{\"user\":{\"a\":1,\"theme\":\"blue\"}}"), 6, contains: "user/theme: enum")
+        expectFailure(
+            try box.runFailing(["import"], status: 6, stdin: "{\"user\":{\"a\":1,\"theme\":\"blue\"}}"), 6, contains: "user/theme: enum")
         #expect(try box.storeSnapshot() == before, "a refused import writes nothing, not even the valid keys")
         expectFailure(
-            try box.run(["apply"], stdin: "[{\"op\":\"incr\",\"domain\":\"switch\",\"key\":\"max_retries\",\"by\":20}]"), 6,
+            try box.runFailing(["apply"], status: 6, stdin: "[{\"op\":\"incr\",\"domain\":\"switch\",\"key\":\"max_retries\",\"by\":20}]"),
+            6,
             contains: "maximum")
         #expect(try box.storeSnapshot() == before)
-        let batch = try box.run(["batch"], stdin: "set user a 1\nset user theme blue\n")
+        let batch = try box.runFailing(["batch"], status: 6, stdin: "set user a 1\nset user theme blue\n")
         #expect(batch.status == 6 && batch.stderr.contains("line 2: user/theme: enum"), "\(batch)")
-        #expect(try box.run(["get", "user", "a"]).stdout == "1\n", "lines before the bad one are written")
-        #expect(try box.run(["import", "--force"], stdin: "{\"user\":{\"theme\":\"blue\"}}").status == 0)
+        #expect(try box.runOK(["get", "user", "a"]).stdout == "1\n", "lines before the bad one are written")
+        try box.runOK(["import", "--force"], stdin: "{\"user\":{\"theme\":\"blue\"}}")
     }
 
     @Test func loadReportsViolationsAndRefusesBadFiles() throws {
         let box = try Sandbox()
         try box.runOK(["set", "user", "theme", "blue"])
         try box.runOK(["set", "switch", "max_retries", "99"])
-        let load = try box.run(["schema", "load", "-"], stdin: Self.schema)
+        let load = try box.runOK(["schema", "load", "-"], stdin: Self.schema)
         #expect(load.status == 0)
         #expect(
             load.stdout
                 == "violation\tswitch/max_retries: maximum: 99 is greater than 10\nviolation\tuser/theme: enum: \"blue\" is not one of \"light\", \"dark\"\n"
         )
-        let shown = try box.run(["schema", "show"]).stdout
+        let shown = try box.runOK(["schema", "show"]).stdout
         let bad: [(String, String)] = [
             ("[1]", "$: a schema is a JSON object"), ("{\"Bad\":{}}", "$.Bad: invalid domain"),
             ("{\"user\":{\"k\":{}}}", "$.user.k.type"),
@@ -130,32 +132,33 @@ struct SchemaTests {
             ("{\"user\":{\"k\":{\"type\":\"string\",\"enum\":[]}}}", "$.user.k.enum"), ("{not json", "invalid JSON"),
         ]
         for (document, message) in bad {
-            expectFailure(try box.run(["schema", "load", "-"], stdin: document), 6, contains: message)
+            expectFailure(try box.runFailing(["schema", "load", "-"], status: 6, stdin: document), 6, contains: message)
         }
-        #expect(try box.run(["schema", "show"]).stdout == shown, "the previous schema stays active")
+        #expect(try box.runOK(["schema", "show"]).stdout == shown, "the previous schema stays active")
     }
 
     @Test func describeShowsEverything() throws {
         let box = try loaded()
         #expect(
-            try box.run(["describe", "user", "theme"]).stdout
+            try box.runOK(["describe", "user", "theme"]).stdout
                 == "domain:\tuser\nkey:\ttheme\ntype:\tstring\ndefault:\t\"light\"\nenum:\t\"light\", \"dark\"\ndescription:\tUI theme\nvalue:\t\"light\"\norigin:\tdefault\n"
         )
         try box.runOK(["set", "switch", "max_retries", "5"])
         #expect(
-            try box.run(["describe", "switch", "max_retries", "--json"]).stdout
+            try box.runOK(["describe", "switch", "max_retries", "--json"]).stdout
                 == "{\"domain\":\"switch\",\"key\":\"max_retries\",\"type\":\"integer\",\"default\":3,\"minimum\":0,\"maximum\":10,\"value\":5,\"origin\":\"stored\"}\n"
         )
-        #expect(try box.run(["describe", "user", "onboarding.seen"]).stdout.contains("declaredBy:\tonboarding.*\n"))
-        #expect(try box.run(["set", "user", "unknown", "1"]).status == 0)
-        #expect(try box.run(["describe", "user", "unknown"]).stdout.contains("inSchema:\tfalse\n"))
+        #expect(try box.runOK(["describe", "user", "onboarding.seen"]).stdout.contains("declaredBy:\tonboarding.*\n"))
+        try box.runOK(["set", "user", "unknown", "1"])
+        #expect(try box.runOK(["describe", "user", "unknown"]).stdout.contains("inSchema:\tfalse\n"))
         // Not set, no default: exit 1 as `get` (a declared key still shows its rules).
-        expectFailure(try box.run(["describe", "user", "nothing"]), 1, contains: "user/nothing is not set and has no default")
-        let declared = try box.run(["describe", "switch", "name"])
+        expectFailure(
+            try box.runFailing(["describe", "user", "nothing"], status: 1), 1, contains: "user/nothing is not set and has no default")
+        let declared = try box.runFailing(["describe", "switch", "name"], status: 1)
         #expect(
             declared.status == 1 && declared.stdout == "domain:\tswitch\nkey:\tname\ntype:\tstring\npattern:\t^[a-z]+$\n", "\(declared)")
         #expect(declared.stderr == "prefs: switch/name is not set and has no default\n")
-        let deprecated = try box.run(["set", "user", "old", "1"])
+        let deprecated = try box.runOK(["set", "user", "old", "1"])
         #expect(deprecated.status == 0 && deprecated.stderr == "prefs: warning: user/old is deprecated: use theme\n")
     }
 
@@ -165,15 +168,15 @@ struct SchemaTests {
             try box.runOK(["set", "user", key, key == "theme" ? "dark" : "true"])
         }
         try box.runOK(["reset", "user", "theme"])
-        #expect(try box.run(["get", "user", "theme", "--show-origin"]).stdout == "default\tlight\n")
+        #expect(try box.runOK(["get", "user", "theme", "--show-origin"]).stdout == "default\tlight\n")
         try box.runOK(["reset", "user", "--prefix", "onboarding."])
-        #expect(try box.run(["get", "user", "onboarding.a"]).stdout == "false\n")
-        #expect(try box.run(["get", "user", "other"]).stdout == "true\n")
+        #expect(try box.runOK(["get", "user", "onboarding.a"]).stdout == "false\n")
+        #expect(try box.runOK(["get", "user", "other"]).stdout == "true\n")
         try box.runOK(["reset", "user", "--all"])
-        expectFailure(try box.run(["get", "user", "other"]), 1)
-        #expect(try box.run(["log", "user"]).stdout.split(separator: "\n").filter { $0.contains("\treset\t") }.count == 4)
-        expectFailure(try box.run(["reset", "user"]), 2)
-        expectFailure(try box.run(["reset", "user", "a", "--all"]), 2)
+        expectFailure(try box.runFailing(["get", "user", "other"], status: 1), 1)
+        #expect(try box.runOK(["log", "user"]).stdout.split(separator: "\n").filter { $0.contains("\treset\t") }.count == 4)
+        expectFailure(try box.runFailing(["reset", "user"], status: 2), 2)
+        expectFailure(try box.runFailing(["reset", "user", "a", "--all"], status: 2), 2)
     }
 }
 
@@ -183,26 +186,28 @@ struct SchemaEdgeCaseTests {
         let box = try Sandbox()
         let schema =
             "{\"default\":{\"big\":{\"type\":\"integer\",\"maximum\":9007199254740992},\"r\":{\"type\":\"number\",\"minimum\":0.5}}}"
-        #expect(try box.run(["schema", "load", "-"], stdin: schema).status == 0)
-        expectFailure(try box.run(["set", "default", "big", "9007199254740993"]), 6, contains: "greater than 9007199254740992")
-        #expect(try box.run(["set", "default", "big", "9007199254740992"]).status == 0)
-        expectFailure(try box.run(["set", "default", "r", "0.49999999999999999"]), 6, contains: "less than 0.5")
-        #expect(try box.run(["describe", "default", "big"]).stdout.contains("maximum:\t9007199254740992\n"))
+        try box.runOK(["schema", "load", "-"], stdin: schema)
+        expectFailure(
+            try box.runFailing(["set", "default", "big", "9007199254740993"], status: 6), 6, contains: "greater than 9007199254740992")
+        try box.runOK(["set", "default", "big", "9007199254740992"])
+        expectFailure(try box.runFailing(["set", "default", "r", "0.49999999999999999"], status: 6), 6, contains: "less than 0.5")
+        #expect(try box.runOK(["describe", "default", "big"]).stdout.contains("maximum:\t9007199254740992\n"))
     }
 
     @Test func enumComparesByMeaningAndMustFitTheType() throws {
         let box = try Sandbox()
-        #expect(try box.run(["schema", "load", "-"], stdin: "{\"default\":{\"n\":{\"type\":\"number\",\"enum\":[1,2.5]}}}").status == 0)
-        #expect(try box.run(["set", "default", "n", "2.50"]).status == 0)
-        #expect(try box.run(["set", "default", "n", "1e0"]).status == 0)
+        try box.runOK(["schema", "load", "-"], stdin: "{\"default\":{\"n\":{\"type\":\"number\",\"enum\":[1,2.5]}}}")
+        try box.runOK(["set", "default", "n", "2.50"])
+        try box.runOK(["set", "default", "n", "1e0"])
         expectFailure(
-            try box.run(["schema", "load", "-"], stdin: "{\"default\":{\"s\":{\"type\":\"string\",\"enum\":[1]}}}"), 6,
+            try box.runFailing(["schema", "load", "-"], status: 6, stdin: "{\"default\":{\"s\":{\"type\":\"string\",\"enum\":[1]}}}"), 6,
             contains: "$.default.s.enum[0]")
         expectFailure(
-            try box.run(["schema", "load", "-"], stdin: "{\"default\":{\"s\":{\"type\":\"string\",\"minimum\":1}}}"), 6,
+            try box.runFailing(["schema", "load", "-"], status: 6, stdin: "{\"default\":{\"s\":{\"type\":\"string\",\"minimum\":1}}}"), 6,
             contains: "$.default.s.minimum")
         expectFailure(
-            try box.run(["schema", "load", "-"], stdin: "{\"default\":{\"s\":{\"type\":\"number\",\"pattern\":\"x\"}}}"), 6,
+            try box.runFailing(["schema", "load", "-"], status: 6, stdin: "{\"default\":{\"s\":{\"type\":\"number\",\"pattern\":\"x\"}}}"),
+            6,
             contains: "$.default.s.pattern")
     }
 
@@ -212,15 +217,16 @@ struct SchemaEdgeCaseTests {
         let box = try Sandbox()
         try box.runOK(["schema", "load", "-"], stdin: #"{"user":{"slug":{"type":"string","pattern":"^([a-z0-9]+-?)*[a-z0-9]+$"}}}"#)
         expectFailure(
-            try box.run(["set", "user", "slug", #""abcdefghijklmnopqrstuvwx!""#]), 6,
+            try box.runFailing(["set", "user", "slug", #""abcdefghijklmnopqrstuvwx!""#], status: 6), 6,
             contains: #"user/slug: pattern: "abcdefghijklmnopqrstuvwx!" does not match "^([a-z0-9]+-?)*[a-z0-9]+$""#)
         try box.runOK(["set", "user", "slug", #""abc-def""#])
-        #expect(try box.run(["get", "user", "slug"]).stdout == "abc-def\n")
+        #expect(try box.runOK(["get", "user", "slug"]).stdout == "abc-def\n")
         expectFailure(
-            try box.run(["schema", "load", "-"], stdin: #"{"user":{"k":{"type":"string","pattern":"(?=a)"}}}"#), 6,
+            try box.runFailing(["schema", "load", "-"], status: 6, stdin: #"{"user":{"k":{"type":"string","pattern":"(?=a)"}}}"#), 6,
             contains: "$.user.k.pattern: not a valid regular expression (lookahead is not supported)")
         expectFailure(
-            try box.run(["schema", "load", "-"], stdin: #"{"user":{"k":{"type":"string","pattern":"(a{1000}){1000}"}}}"#), 6,
+            try box.runFailing(
+                ["schema", "load", "-"], status: 6, stdin: #"{"user":{"k":{"type":"string","pattern":"(a{1000}){1000}"}}}"#), 6,
             contains: "expand beyond 10000 instructions")
     }
 
@@ -235,12 +241,12 @@ struct SchemaEdgeCaseTests {
             try db.execute(sql: "UPDATE meta SET value = replace(value, '^a', '^(?=a)a') WHERE key = 'schema'")
         }
         try box.runOK(["set", "user", "other", "2"])
-        #expect(try box.run(["get", "user", "other"]).stdout == "2\n")
-        expectFailure(try box.run(["get", "user", "missing"]), 1)
+        #expect(try box.runOK(["get", "user", "other"]).stdout == "2\n")
+        expectFailure(try box.runFailing(["get", "user", "missing"], status: 1), 1)
         try box.runOK(["list", "user"])
         #expect(try box.runOK(["schema", "show"]).stdout.contains("(?=a)"))
         expectFailure(
-            try box.run(["set", "user", "k", "abc"]), 6,
+            try box.runFailing(["set", "user", "k", "abc"], status: 6), 6,
             contains: #"user/k: pattern: "^(?=a)a" cannot be checked (lookahead is not supported); load a corrected schema"#)
         try box.runOK(["schema", "load", "-"], stdin: #"{"user":{"k":{"type":"string","pattern":"^a"}}}"#)
         try box.runOK(["set", "user", "k", "abc"])
@@ -249,14 +255,16 @@ struct SchemaEdgeCaseTests {
     @Test func effectiveExportNamesEachDomainOnce() throws {
         let box = try Sandbox()
         try box.runOK(["set", "user", "a", "1"])
-        #expect(try box.run(["export", "--effective", "user", "user"]).stdout == "{\"user\":{\"a\":1}}\n")
+        #expect(try box.runOK(["export", "--effective", "user", "user"]).stdout == "{\"user\":{\"a\":1}}\n")
     }
 
     @Test func overrideErrorsNameTheirSource() throws {
         let box = try Sandbox()
-        expectFailure(try box.run(["--override", "user:theme={bad", "get", "user", "theme"]), 6, contains: "--override user:theme")
         expectFailure(
-            try box.run(["get", "user", "theme"], environment: ["PREFS_OVERRIDES": "{\"user\":{\"\":1}}"]), 6, contains: "PREFS_OVERRIDES")
+            try box.runFailing(["--override", "user:theme={bad", "get", "user", "theme"], status: 6), 6, contains: "--override user:theme")
+        expectFailure(
+            try box.runFailing(["get", "user", "theme"], status: 6, environment: ["PREFS_OVERRIDES": "{\"user\":{\"\":1}}"]), 6,
+            contains: "PREFS_OVERRIDES")
     }
 
     /// Bounds and enums compare decimal text exactly: no 38-digit rounding, no Double.
@@ -269,7 +277,7 @@ struct SchemaEdgeCaseTests {
                       "level": {"type": "number", "enum": [100, 0.1]},
                       "vast": {"type": "number", "maximum": 1e1000000000000000000, "minimum": -1e-99999999999999999999}}}
             """
-        let load = try box.run(["schema", "load", "-"], stdin: schema)
+        let load = try box.runOK(["schema", "load", "-"], stdin: schema)
         #expect(load.status == 0, "\(load)")
         let refused = [
             ("pct", "100.00000000000000000000000000000000000000000000001"), ("pct", "-1e-400"), ("pct", "1e2000"),
@@ -280,7 +288,7 @@ struct SchemaEdgeCaseTests {
             ("vast", "-1e-99999999999999999998"),
         ]
         for (key, value) in refused {
-            expectFailure(try box.run(["set", "user", key, value]), 6, contains: "user/\(key)")
+            expectFailure(try box.runFailing(["set", "user", key, value], status: 6), 6, contains: "user/\(key)")
         }
         let accepted = [
             ("pct", "100"), ("pct", "1e2"), ("pct", "100.000000000000000000000000000000000000000000000"), ("pct", "0"), ("pct", "-0"),
@@ -291,7 +299,7 @@ struct SchemaEdgeCaseTests {
             ("vast", "-1e-100000000000000000000"), ("vast", "-10e-100000000000000000000"),
         ]
         for (key, value) in accepted {
-            let result = try box.run(["set", "user", key, value])
+            let result = try box.runOK(["set", "user", key, value])
             #expect(result.status == 0, "\(key)=\(value): \(result)")
         }
     }

@@ -206,9 +206,9 @@ struct ServeLimitsTests {
         let document = box.root + "/heavy.json"
         try #"{"flags":{\#(Self.heavyFlag("heavy-a")),\#(Self.heavyFlag("heavy-b"))}}"#.write(
             toFile: document, atomically: true, encoding: .utf8)
-        let imported = try box.run(["flag", "import", document])
+        let imported = try box.runOK(["flag", "import", document])
         #expect(imported.status == 0, "\(imported)")
-        let evaluated = try box.run(["flag", "eval", "heavy-a", "--type", "string", "--default", "x"])
+        let evaluated = try box.runOK(["flag", "eval", "heavy-a", "--type", "string", "--default", "x"])
         #expect(evaluated.status == 0 && evaluated.stdout == "big\n", "flag eval answers the heavy flag: \(evaluated)")
         // 400,000 steps: one heavy flag fits, two do not.
         let server = try ServeProcess(box, ["--max-steps", "400000"])

@@ -124,7 +124,7 @@ struct ServeTests {
 
     func imported() throws -> Sandbox {
         let box = try Sandbox()
-        let result = try box.run(["flag", "import", Self.testbed])
+        let result = try box.runOK(["flag", "import", Self.testbed])
         #expect(result.status == 0, "\(result)")
         return box
     }
@@ -148,7 +148,7 @@ struct ServeTests {
         #expect(unchanged.status == 304 && unchanged.body.isEmpty, "\(unchanged)")
 
         // A change by another process: served within a second.
-        let disable = try box.run(["flag", "disable", "boolean-flag"])
+        let disable = try box.runOK(["flag", "disable", "boolean-flag"])
         #expect(disable.status == 0, "\(disable)")
         let changedAt = Date()
         var seen: TimeInterval?
@@ -282,7 +282,7 @@ struct ServeTests {
         }
         #expect(read(until: ": connected", seconds: 10) && received.contains("text/event-stream"), "\(received)")
         let changedAt = Date()
-        #expect(try box.run(["set", "user", "theme", "dark"]).status == 0)
+        try box.runOK(["set", "user", "theme", "dark"])
         #expect(read(until: "event: change", seconds: 3), "\(received)")
         #expect(Date().timeIntervalSince(changedAt) < 1.0, "a write by another process is announced within a second")
         // SIGTERM with the stream open: it ends, and the server exits.
@@ -292,23 +292,23 @@ struct ServeTests {
 
     @Test func otherAddressesNeedAToken() throws {
         let box = try imported()
-        let refused = try box.run(["serve", "--listen", "0.0.0.0:0"])
+        let refused = try box.runFailing(["serve", "--listen", "0.0.0.0:0"], status: 2)
         #expect(refused.status == 2 && refused.stderr.contains("needs a bearer token"), "\(refused)")
         let empty = box.root + "/empty"
         try "\n".write(toFile: empty, atomically: true, encoding: .utf8)
-        let open = try box.run(["serve", "--listen", "0.0.0.0:0", "--token-file", empty])
+        let open = try box.runFailing(["serve", "--listen", "0.0.0.0:0", "--token-file", empty], status: 2)
         #expect(open.status == 2 && open.stderr.contains("is open to other users (mode 644)"), "\(open)")
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: empty)
-        let blank = try box.run(["serve", "--listen", "0.0.0.0:0", "--token-file", empty])
+        let blank = try box.runFailing(["serve", "--listen", "0.0.0.0:0", "--token-file", empty], status: 2)
         #expect(blank.status == 2 && blank.stderr.contains("is empty"), "\(blank)")
-        let directory = try box.run(["serve", "--listen", "0.0.0.0:0", "--token-file", box.root])
+        let directory = try box.runFailing(["serve", "--listen", "0.0.0.0:0", "--token-file", box.root], status: 2)
         #expect(directory.status == 2 && directory.stderr.contains("not a regular file"), "\(directory)")
         // A name that merely starts like a loopback address may resolve anywhere: it needs a token.
         for host in ["127.0.0.1.nip.io:0", "localhost.example:0", "[::ffff:127.0.0.1]:0"] {
-            let named = try box.run(["serve", "--listen", host])
+            let named = try box.runFailing(["serve", "--listen", host], status: 2)
             #expect(named.status == 2 && named.stderr.contains("needs a bearer token"), "\(host): \(named)")
         }
-        let badAddress = try box.run(["serve", "--listen", "nowhere"])
+        let badAddress = try box.runFailing(["serve", "--listen", "nowhere"], status: 2)
         #expect(badAddress.status == 2 && badAddress.stderr.contains("--listen"), "\(badAddress)")
         // --override applies as in flag eval (handed to the helper in PREFS_OVERRIDES).
         let overridden = try ServeProcess(
@@ -341,6 +341,10 @@ enum PythonClients {
 
     /// Whether the venv is there or could be made (tests that need it are skipped otherwise).
     static var available: Bool { (try? python.get()) != nil }
+
+    /// Why a test that needs ``python`` is skipped.
+    static let requirement: Comment =
+        "needs python3-venv and the Python packages from PyPI in .build/serve-venv (apt-get install python3-venv; network for pip)"
 
     /// The venv's python, or why there is none.
     static let python: Result<String, ServeTestError> = {
@@ -384,14 +388,9 @@ struct ServeClientTests {
         ("error-flag", "string", "x"), ("missing-flag", "string", "x"), ("string-flag", "integer", "0"),
     ]
 
-    @Test func theOpenFeaturePythonSDKAnswersAsFlagEval() throws {
-        let python: String
-        switch PythonClients.python {
-        case .failure(let why):
-            print("skipped: the OpenFeature Python SDK test: \(why)")
-            return
-        case .success(let path): python = path
-        }
+    @Test(.enabled(if: PythonClients.available, PythonClients.requirement))
+    func theOpenFeaturePythonSDKAnswersAsFlagEval() throws {
+        let python = try PythonClients.python.get()
         let box = try ServeTests().imported()
         let server = try ServeProcess(box)
         var cases: [JSONValue] = []
@@ -420,7 +419,7 @@ struct ServeClientTests {
                 defer { index += 1 }
                 guard index < answers.count else { break }
                 let sdkAnswer = try JSONValue(parsing: String(answers[index]))
-                let eval = try box.run(["flag", "eval", flag, "--type", type, "--default", fallback, "--context", context, "--json"])
+                let eval = try box.runOK(["flag", "eval", flag, "--type", type, "--default", fallback, "--context", context, "--json"])
                 #expect(eval.status == 0, "\(eval)")
                 let expected = try JSONValue(parsing: eval.stdout)
                 // An answer without a variant (OFREP's code default: DISABLED, DEFAULT without a
@@ -446,7 +445,7 @@ struct ServeClientTests {
             [PythonClients.fixtures + "/ofrep_sdk.py", server.url, "watch", "boolean-flag"],
             environment: ProcessInfo.processInfo.environment, executable: python)
         #expect(watcher.waitForLines(1, timeout: 30) && watcher.lines.snapshot().first == "ready STATIC", "\(watcher.lines.snapshot())")
-        let disable = try box.run(["flag", "disable", "boolean-flag"])
+        let disable = try box.runOK(["flag", "disable", "boolean-flag"])
         #expect(disable.status == 0, "\(disable)")
         watcher.write("go\n")
         #expect(watcher.waitForLines(2, timeout: 15))
@@ -462,7 +461,7 @@ struct ServeClientTests {
     @Test func theDocsExamplesRun() throws {
         let docs = try String(contentsOfFile: PythonClients.root + "/docs/serve.md", encoding: .utf8)
         let box = try Sandbox()
-        #expect(try box.run(["flag", "import", PythonClients.root + "/examples/flags.json"]).status == 0)
+        try box.runOK(["flag", "import", PythonClients.root + "/examples/flags.json"])
         let server = try ServeProcess(box)
         let lines = docs.components(separatedBy: "\n")
         let curl = try #require(
@@ -471,40 +470,40 @@ struct ServeClientTests {
         let shown = try #require(lines[curl + 2].hasPrefix("# {") ? String(lines[curl + 2].dropFirst(2)) : nil)
         let answer = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/new-checkout", body)
         #expect(answer.status == 200 && answer.body == shown, "\(answer)")
-        let eval = try box.run([
+        let eval = try box.runOK([
             "flag", "eval", "new-checkout", "--type", "boolean", "--default", "false", "--targeting-key", "user-7", "--json",
         ])
         #expect(eval.stdout.hasPrefix(#"{"value":false,"variant":"off","reason":"TARGETING_MATCH""#), "\(eval)")
 
-        switch PythonClients.python {
-        case .failure(let why): print("skipped: the Python example of docs/serve.md: \(why)")
-        case .success(let python):
-            let start = try #require(docs.range(of: "```python\n"))
-            let end = try #require(docs.range(of: "```", range: start.upperBound..<docs.endIndex))
-            let snippet = docs[start.upperBound..<end.lowerBound].replacingOccurrences(
-                of: "http://127.0.0.1:8016", with: "http://127.0.0.1:\(server.port)")
-            let run = try Sandbox.exec(python, ["-c", snippet], stdin: nil, environment: ProcessInfo.processInfo.environment)
-            #expect(snippet.contains("# False off TARGETING_MATCH"))
-            #expect(run.status == 0 && run.stdout == "False off TARGETING_MATCH\n", "\(run)")
-        }
         #expect(server.stop().status == 0)
     }
 
-    @Test func theInspectorWorksInHeadlessChromium() throws {
-        let python: String
-        switch PythonClients.python {
-        case .failure(let why):
-            print("skipped: the Chromium inspector test: \(why)")
-            return
-        case .success(let path): python = path
-        }
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") else {
-            print("skipped: the Chromium inspector test: chromium is not installed (apt-get install chromium)")
-            return
-        }
+    /// docs/serve.md's Python snippet prints the SDK's answer (against a server on a free port).
+    @Test(.enabled(if: PythonClients.available, PythonClients.requirement))
+    func theDocsPythonExampleRuns() throws {
+        let python = try PythonClients.python.get()
+        let docs = try String(contentsOfFile: PythonClients.root + "/docs/serve.md", encoding: .utf8)
+        let box = try Sandbox()
+        try box.runOK(["flag", "import", PythonClients.root + "/examples/flags.json"])
+        let server = try ServeProcess(box)
+        let start = try #require(docs.range(of: "```python\n"))
+        let end = try #require(docs.range(of: "```", range: start.upperBound..<docs.endIndex))
+        let snippet = docs[start.upperBound..<end.lowerBound].replacingOccurrences(
+            of: "http://127.0.0.1:8016", with: "http://127.0.0.1:\(server.port)")
+        let run = try Sandbox.exec(python, ["-c", snippet], stdin: nil, environment: ProcessInfo.processInfo.environment)
+        #expect(snippet.contains("# False off TARGETING_MATCH"))
+        #expect(run.status == 0 && run.stdout == "False off TARGETING_MATCH\n", "\(run)")
+        #expect(server.stop().status == 0)
+    }
+
+    @Test(
+        .enabled(if: PythonClients.available, PythonClients.requirement),
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "needs chromium (apt-get install chromium)"))
+    func theInspectorWorksInHeadlessChromium() throws {
+        let python = try PythonClients.python.get()
         let box = try ServeTests().imported()
         for (key, value) in [("theme", "dark"), ("language", "fr"), ("theme", "solarized")] {
-            #expect(try box.run(["set", "user", key, value]).status == 0)
+            try box.runOK(["set", "user", key, value])
         }
         let server = try ServeProcess(box)
         let screenshot = PythonClients.root + "/.build/serve-inspector.png"
@@ -519,7 +518,7 @@ struct ServeClientTests {
             return
         }
         let first = browser.lines.snapshot()[0]
-        #expect(try box.run(["set", "user", "theme", "neon"]).status == 0)
+        try box.runOK(["set", "user", "theme", "neon"])
         browser.write("go\n")
         #expect(browser.waitForLines(2, timeout: 30))
         let finished = browser.finish()

@@ -22,7 +22,7 @@ struct TableParserTests {
     /// Every command with its arguments, from `prefs --experimental-dump-help`.
     static func commands() throws -> [Command] {
         let sandbox = try Sandbox()
-        let result = try sandbox.run(["--experimental-dump-help"], store: false)
+        let result = try sandbox.runOK(["--experimental-dump-help"], store: false)
         #expect(result.status == 0, "\(result)")
         let root = try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         var found: [Command] = []
@@ -110,7 +110,7 @@ struct TableParserTests {
         }
         let input = lines.map { $0.joined(separator: "\u{1F}") }.joined(separator: "\n") + "\n"
         let sandbox = try Sandbox()
-        let result = try sandbox.run([], stdin: input, store: false, environment: ["PREFS_COMPARE_PARSERS": "1"])
+        let result = try sandbox.runOK([], stdin: input, store: false, environment: ["PREFS_COMPARE_PARSERS": "1"], timeout: 900)
         #expect(result.status == 0, "\(result)")
         let mismatches = result.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("mismatch") }
         #expect(mismatches.isEmpty, "\(mismatches.count) command lines read differently:\n\(result.stdout.prefix(6000))")
@@ -132,10 +132,10 @@ struct TableParserTests {
                 let environment = columns.map { ["COLUMNS": $0] } ?? [:]
                 // At 80 columns the table must answer (exit 97 otherwise), so this compares its
                 // text; at 100 the parser answers both.
-                let kept = try sandbox.run(
+                let kept = try sandbox.runOK(
                     path + ["--help"], store: false,
                     environment: environment.merging(columns == nil ? ["PREFS_REQUIRE_TABLE": "1"] : [:]) { $1 })
-                let full = try sandbox.run(
+                let full = try sandbox.runOK(
                     path + ["--help"], store: false, environment: environment.merging(["PREFS_FULL_PARSE": "1"]) { $1 })
                 #expect(kept.status == 0 && full.status == 0, "prefs \(path) --help: \(kept) vs \(full)")
                 #expect(kept.stdout == full.stdout && !kept.stdout.isEmpty, "prefs \(path) --help, COLUMNS \(columns ?? "unset")")
@@ -143,6 +143,6 @@ struct TableParserTests {
             }
         }
         // -h is the same text.
-        #expect(try sandbox.run(["set", "-h"], store: false).stdout == sandbox.run(["set", "--help"], store: false).stdout)
+        #expect(try sandbox.runOK(["set", "-h"], store: false).stdout == sandbox.runOK(["set", "--help"], store: false).stdout)
     }
 }

@@ -45,21 +45,23 @@ struct FlagInspectionCLITests {
 
     @Test func explainRefusesBadInputWithExitCodes() throws {
         let box = try imported()
-        let notObject = try box.run(["flag", "explain", "banner", "--context", "[1]"])
+        let notObject = try box.runFailing(["flag", "explain", "banner", "--context", "[1]"], status: 6)
         #expect(notObject.status == 6 && notObject.stderr.contains("must be a JSON object"), "\(notObject)")
         let huge = box.root + "/huge.json"
         try ("{\"a\":\"" + String(repeating: "x", count: 1 << 20) + "\"}").write(toFile: huge, atomically: true, encoding: .utf8)
-        let tooBig = try box.run(["flag", "explain", "banner", "--context", "@" + huge])
+        let tooBig = try box.runFailing(["flag", "explain", "banner", "--context", "@" + huge], status: 6)
         #expect(tooBig.status == 6 && tooBig.stderr.contains("longer than 1048576 bytes"), "\(tooBig)")
-        let deep = try box.run([
-            "flag", "explain", "banner", "--context", String(repeating: "{\"a\":", count: 600) + "1" + String(repeating: "}", count: 600),
-        ])
+        let deep = try box.runFailing(
+            [
+                "flag", "explain", "banner", "--context",
+                String(repeating: "{\"a\":", count: 600) + "1" + String(repeating: "}", count: 600),
+            ], status: 6)
         #expect(deep.status == 6, "\(deep)")
-        let noStore = try Sandbox().run(["flag", "explain", "banner"])
+        let noStore = try Sandbox().runFailing(["flag", "explain", "banner"], status: 2)
         #expect(noStore.status == 2 && noStore.stderr.contains("import flags first"), "\(noStore)")
-        let missingFile = try box.run(["flag", "explain", "banner", "--context", "@" + box.root + "/nope.json"])
+        let missingFile = try box.runFailing(["flag", "explain", "banner", "--context", "@" + box.root + "/nope.json"], status: 2)
         #expect(missingFile.status == 2, "\(missingFile)")
-        let defaultWithoutType = try box.run(["flag", "explain", "banner", "--default", "x"])
+        let defaultWithoutType = try box.runFailing(["flag", "explain", "banner", "--default", "x"], status: 2)
         #expect(defaultWithoutType.status == 2, "\(defaultWithoutType)")
         let unknown = try box.runOK(["flag", "explain", "nope", "--json"])
         #expect(unknown.stdout.contains(#""errorCode":"FLAG_NOT_FOUND""#), "\(unknown)")
@@ -87,33 +89,37 @@ struct FlagInspectionCLITests {
             "\(explain.stdout.prefix(300))")
         let text = try box.runOK(["flag", "explain", "d", "--document", file])
         #expect(text.stdout.contains("$ref \"d504\"") && text.stdout.hasSuffix("reason   TARGETING_MATCH\n"), "\(text.stdout.suffix(300))")
-        #expect(try box.run(["flag", "lint", file]).status == 0)
-        #expect(try box.run(["flag", "diff", "@store", file, "--synthetic", "100"]).status == 0)
+        try box.runOK(["flag", "lint", file])
+        try box.runOK(["flag", "diff", "@store", file, "--synthetic", "100"])
     }
 
     @Test func diffReportsMovesAndExitCodes() throws {
         let box = try Sandbox()
-        let same = try box.run(["flag", "diff", example("flags.json"), example("flags.json"), "--synthetic", "1000"])
+        let same = try box.runOK(["flag", "diff", example("flags.json"), example("flags.json"), "--synthetic", "1000"])
         #expect(same.status == 0 && same.stdout == "1000 contexts, 3 flags\nunchanged: 3 flags\n", "\(same)")
-        let changed = try box.run(["flag", "diff", example("flags.json"), example("flags-next.json"), "--synthetic", "10000"])
+        let changed = try box.runFailing(
+            ["flag", "diff", example("flags.json"), example("flags-next.json"), "--synthetic", "10000"], status: 1)
         #expect(changed.status == 1, "\(changed)")
         #expect(changed.stdout.contains("changed new-checkout: "), "\(changed)")
         #expect(changed.stdout.contains("* off → on"), "\(changed)")
-        let again = try box.run(["flag", "diff", example("flags.json"), example("flags-next.json"), "--synthetic", "10000"])
+        let again = try box.runFailing(
+            ["flag", "diff", example("flags.json"), example("flags-next.json"), "--synthetic", "10000"], status: 1)
         #expect(again.stdout == changed.stdout, "seeded: the same output")
-        let seeded = try box.run(["flag", "diff", example("flags.json"), example("flags-next.json"), "--synthetic", "10000", "--seed", "9"])
+        let seeded = try box.runFailing(
+            ["flag", "diff", example("flags.json"), example("flags-next.json"), "--synthetic", "10000", "--seed", "9"], status: 1)
         #expect(seeded.status == 1 && seeded.stdout != changed.stdout)
-        let json = try box.run([
-            "flag", "diff", example("flags.json"), example("flags-next.json"), "--contexts", example("contexts.jsonl"), "--json",
-        ])
+        let json = try box.runFailing(
+            [
+                "flag", "diff", example("flags.json"), example("flags-next.json"), "--contexts", example("contexts.jsonl"), "--json",
+            ], status: 1)
         #expect(json.status == 1, "\(json)")
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         #expect(object?["contexts"] as? Int == 6 && object?["changed"] as? Bool == true, "\(json)")
         // @store is the switch domain: after importing NEW, store vs NEW is no change.
         try box.runOK(["flag", "import", example("flags-next.json")])
-        let store = try box.run(["flag", "diff", "@store", example("flags-next.json"), "--contexts", example("contexts.jsonl")])
+        let store = try box.runOK(["flag", "diff", "@store", example("flags-next.json"), "--contexts", example("contexts.jsonl")])
         #expect(store.status == 0, "\(store)")
-        let fromStdin = try box.run(["flag", "diff", "@store", "-", "--synthetic", "10"], stdin: "{\"flags\":{}}")
+        let fromStdin = try box.runFailing(["flag", "diff", "@store", "-", "--synthetic", "10"], status: 1, stdin: "{\"flags\":{}}")
         #expect(fromStdin.status == 1 && fromStdin.stdout.contains("removed new-checkout"), "\(fromStdin)")
     }
 
@@ -121,17 +127,20 @@ struct FlagInspectionCLITests {
         let box = try Sandbox()
         let contexts = box.root + "/c.jsonl"
         try "{\"targetingKey\":\"a\"}\n\n{\"targetingKey\":\n".write(toFile: contexts, atomically: true, encoding: .utf8)
-        let badLine = try box.run(["flag", "diff", example("flags.json"), example("flags-next.json"), "--contexts", contexts])
+        let badLine = try box.runFailing(
+            ["flag", "diff", example("flags.json"), example("flags-next.json"), "--contexts", contexts], status: 6)
         #expect(badLine.status == 6 && badLine.stderr.contains("c.jsonl:3: invalid JSON"), "\(badLine)")
-        let badDocument = try box.run(["flag", "diff", example("flags.json"), "-", "--synthetic", "5"], stdin: "{\"flags\":{\"f\":{}}}")
+        let badDocument = try box.runFailing(
+            ["flag", "diff", example("flags.json"), "-", "--synthetic", "5"], status: 6, stdin: "{\"flags\":{\"f\":{}}}")
         #expect(badDocument.status == 6 && badDocument.stderr.contains("standard input: $.flags.f"), "\(badDocument)")
-        let neither = try box.run(["flag", "diff", example("flags.json"), example("flags.json")])
+        let neither = try box.runFailing(["flag", "diff", example("flags.json"), example("flags.json")], status: 2)
         #expect(neither.status == 2, "\(neither)")
-        let zero = try box.run(["flag", "diff", example("flags.json"), example("flags.json"), "--synthetic", "0"])
+        let zero = try box.runFailing(["flag", "diff", example("flags.json"), example("flags.json"), "--synthetic", "0"], status: 6)
         #expect(zero.status == 6, "\(zero)")
         // A 1 MiB context line: refused with its line, in bounded time.
         try ("{}\n{\"a\":\"" + String(repeating: "x", count: 1 << 20) + "\"}\n").write(toFile: contexts, atomically: true, encoding: .utf8)
-        let huge = try box.run(["flag", "diff", example("flags.json"), example("flags-next.json"), "--contexts", contexts])
+        let huge = try box.runFailing(
+            ["flag", "diff", example("flags.json"), example("flags-next.json"), "--contexts", contexts], status: 6)
         #expect(huge.status == 6 && huge.stderr.contains("c.jsonl:2: a context longer than 1048576 bytes"), "\(huge)")
     }
 
@@ -149,13 +158,13 @@ struct FlagInspectionCLITests {
         let tty = try Sandbox.exec(
             "/usr/bin/script", ["-qec", command.joined(separator: " "), "/dev/null"], stdin: nil, environment: box.environment())
         #expect(tty.status == 0 && tty.stdout.contains("█") && tty.stdout.contains("(configured 20%)"), "\(tty)")
-        let missing = try box.run(["flag", "stats", "nope", "--document", example("flags.json"), "--synthetic", "10"])
+        let missing = try box.runFailing(["flag", "stats", "nope", "--document", example("flags.json"), "--synthetic", "10"], status: 1)
         #expect(missing.status == 1, "\(missing)")
     }
 
     @Test func lintFormatsAndExitCodes() throws {
         let box = try Sandbox()
-        let clean = try box.run(["flag", "lint", example("flags-next.json")])
+        let clean = try box.runOK(["flag", "lint", example("flags-next.json")])
         #expect(clean.status == 0, "warnings only: \(clean)")
         let document = """
             {"flags": {
@@ -165,15 +174,15 @@ struct FlagInspectionCLITests {
             """
         let file = box.root + "/flags.json"
         try document.write(toFile: file, atomically: true, encoding: .utf8)
-        let text = try box.run(["flag", "lint", file])
+        let text = try box.runFailing(["flag", "lint", file], status: 1)
         #expect(text.status == 1, "\(text)")
         #expect(text.stdout.contains(file + ":3:47: error: the targeting of \"f\" returns \"onn\", which is not a variant"), "\(text)")
         #expect(text.stdout.contains("warning: variant \"on\" of \"f\" is neither the default"), "\(text)")
-        let github = try box.run(["flag", "lint", file, "--format", "github"])
+        let github = try box.runFailing(["flag", "lint", file, "--format", "github"], status: 1)
         #expect(
             github.status == 1 && github.stdout.contains("::error file=\(file),line=3,col=47,title=prefs flag lint%3A unknown-variant::"),
             "\(github)")
-        let json = try box.run(["flag", "lint", file, "--format", "json"])
+        let json = try box.runFailing(["flag", "lint", file, "--format", "json"], status: 1)
         let findings = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
         #expect(
             json.status == 1 && findings?.count == 2
@@ -181,13 +190,13 @@ struct FlagInspectionCLITests {
         // @store: a DISABLED flag never enabled.
         try box.runOK(
             ["flag", "import", "-"], stdin: #"{"flags":{"d":{"state":"DISABLED","variants":{"on":true},"defaultVariant":"on"}}}"#)
-        let store = try box.run(["flag", "lint"])
+        let store = try box.runOK(["flag", "lint"])
         #expect(store.status == 0 && store.stdout.contains("never-enabled"), "\(store)")
         try box.runOK(["flag", "enable", "d"])
         try box.runOK(["flag", "disable", "d"])
-        let enabledOnce = try box.run(["flag", "lint", "@store"])
+        let enabledOnce = try box.runOK(["flag", "lint", "@store"])
         #expect(enabledOnce.status == 0 && enabledOnce.stdout.isEmpty, "\(enabledOnce)")
-        let badFormat = try box.run(["flag", "lint", file, "--format", "xml"])
+        let badFormat = try box.runFailing(["flag", "lint", file, "--format", "xml"], status: 2)
         #expect(badFormat.status == 2, "\(badFormat)")
     }
 }
@@ -211,7 +220,7 @@ struct FlagdOperatorCLITests {
                 "targeting": {"rollout": [1704067200, 1706745600, "new"]}}
             }}
             """
-        let imported = try box.run(["flag", "import", "-"], stdin: document)
+        let imported = try box.runOK(["flag", "import", "-"], stdin: document)
         #expect(imported.status == 0 && imported.stderr.isEmpty, "\(imported)")
         #expect(try box.runOK(["flag", "eval", "search", "--context", #"{"country":"de"}"#]).stdout == "vector\n")
         #expect(try box.runOK(["flag", "eval", "staff", "--context", #"{"email":"Ada@EXAMPLE.com"}"#]).stdout == "true\n")
@@ -246,7 +255,7 @@ struct FlagdOperatorCLITests {
             """
         let file = box.root + "/bad.json"
         try bad.write(toFile: file, atomically: true, encoding: .utf8)
-        let lint = try box.run(["flag", "lint", file])
+        let lint = try box.runFailing(["flag", "lint", file], status: 1)
         #expect(lint.status == 1, "\(lint)")
         #expect(
             lint.stdout.contains(

@@ -18,15 +18,15 @@ struct FlagCLITests {
 
     func imported() throws -> Sandbox {
         let box = try Sandbox()
-        let result = try box.run(["flag", "import", "-"], stdin: Self.document)
+        let result = try box.runOK(["flag", "import", "-"], stdin: Self.document)
         #expect(result.status == 0, "\(result)")
         return box
     }
 
     @Test func evalPrintsValueOrTheWholeResult() throws {
         let box = try imported()
-        #expect(try box.run(["flag", "eval", "new-checkout", "--type", "boolean", "--default", "false"]).stdout == "false\n")
-        let staff = try box.run([
+        #expect(try box.runOK(["flag", "eval", "new-checkout", "--type", "boolean", "--default", "false"]).stdout == "false\n")
+        let staff = try box.runOK([
             "flag", "eval", "new-checkout", "--type", "boolean", "--default", "false", "--context", "{\"email\":\"a@example.com\"}",
             "--json",
         ])
@@ -34,13 +34,13 @@ struct FlagCLITests {
             staff.stdout
                 == "{\"value\":true,\"variant\":\"on\",\"reason\":\"TARGETING_MATCH\",\"errorCode\":null,\"errorMessage\":null,\"metadata\":{\"flagSetId\":\"shop\",\"owner\":\"payments\"}}\n"
         )
-        let missing = try box.run(["flag", "eval", "nope", "--type", "string", "--default", "plain text", "--json"])
+        let missing = try box.runOK(["flag", "eval", "nope", "--type", "string", "--default", "plain text", "--json"])
         #expect(missing.status == 0, "an evaluation error is a result")
         #expect(
             missing.stdout.hasPrefix("{\"value\":\"plain text\",\"variant\":null,\"reason\":\"ERROR\",\"errorCode\":\"FLAG_NOT_FOUND\""))
-        let disabled = try box.run(["flag", "eval", "limits", "--type", "object", "--default", "{\"n\":0}", "--json"])
+        let disabled = try box.runOK(["flag", "eval", "limits", "--type", "object", "--default", "{\"n\":0}", "--json"])
         #expect(disabled.stdout.hasPrefix("{\"value\":{\"n\":0},\"variant\":null,\"reason\":\"DISABLED\""))
-        let mismatch = try box.run(["flag", "eval", "banner", "--type", "integer", "--default", "3", "--targeting-key", "u1", "--json"])
+        let mismatch = try box.runOK(["flag", "eval", "banner", "--type", "integer", "--default", "3", "--targeting-key", "u1", "--json"])
         #expect(mismatch.stdout.contains("\"errorCode\":\"TYPE_MISMATCH\"") && mismatch.stdout.hasPrefix("{\"value\":3,"))
     }
 
@@ -53,8 +53,8 @@ struct FlagCLITests {
             {"flags": {"greedy": {"state": "ENABLED", "variants": {"a": "A", "b": "B"}, "defaultVariant": "a",
               "targeting": {"if": [{"reduce": [[\(ones)], {"cat": [{"var": "accumulator"}, {"var": "accumulator"}]}, "x"]}, "b", "a"]}}}}
             """
-        #expect(try box.run(["flag", "import", "-"], stdin: document).status == 0)
-        let result = try box.run(["flag", "eval", "greedy", "--type", "string", "--default", "fallback", "--json"])
+        try box.runOK(["flag", "import", "-"], stdin: document)
+        let result = try box.runOK(["flag", "eval", "greedy", "--type", "string", "--default", "fallback", "--json"])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.hasPrefix(#"{"value":"fallback","variant":null,"reason":"ERROR","errorCode":"GENERAL""#), "\(result)")
         #expect(result.stdout.contains("more than 2000000 steps"), "\(result)")
@@ -64,49 +64,54 @@ struct FlagCLITests {
         let box = try imported()
         var seen = Set<String>()
         for i in 0..<40 {
-            let value = try box.run(["flag", "eval", "banner", "--type", "string", "--default", "?", "--targeting-key", "user-\(i)"]).stdout
+            let value = try box.runOK(["flag", "eval", "banner", "--type", "string", "--default", "?", "--targeting-key", "user-\(i)"])
+                .stdout
             seen.insert(value)
             #expect(
-                try box.run([
+                try box.runOK([
                     "flag", "eval", "banner", "--type", "string", "--default", "?", "--context", "{\"targetingKey\":\"user-\(i)\"}",
                 ]).stdout == value)
         }
         #expect(seen.isSubset(of: ["Hello\n", "Hi\n", "Hey\n", "Yo\n"]) && seen.count >= 3)
-        let noKey = try box.run(["flag", "eval", "banner", "--type", "string", "--default", "?", "--json"]).stdout
+        let noKey = try box.runOK(["flag", "eval", "banner", "--type", "string", "--default", "?", "--json"]).stdout
         #expect(noKey.contains("\"reason\":\"DEFAULT\""), "no targeting key: fractional gives null")
         for version in ["1", "3"] {
             #expect(
-                try box.run([
+                try box.runOK([
                     "flag", "eval", "banner", "--type", "string", "--default", "?", "--targeting-key", "u", "--fractional-version", version,
                 ]).status == 0)
         }
-        expectFailure(try box.run(["flag", "eval", "banner", "--type", "string", "--default", "?", "--fractional-version", "4"]), 2)
+        expectFailure(
+            try box.runFailing(["flag", "eval", "banner", "--type", "string", "--default", "?", "--fractional-version", "4"], status: 2), 2)
     }
 
     @Test func enabledIsAShellCondition() throws {
         let box = try imported()
-        #expect(try box.run(["flag", "enabled", "new-checkout", "--context", "{\"email\":\"ada@example.com\"}"]).status == 0)
-        let off = try box.run(["flag", "enabled", "new-checkout"])
+        try box.runOK(["flag", "enabled", "new-checkout", "--context", "{\"email\":\"ada@example.com\"}"])
+        let off = try box.runFailing(["flag", "enabled", "new-checkout"], status: 1)
         #expect(off.status == 1 && off.stdout.isEmpty && off.stderr.isEmpty)
-        #expect(try box.run(["flag", "enabled", "missing"]).status == 1)
+        try box.runFailing(["flag", "enabled", "missing"], status: 1)
         try box.runOK(["set", "switch", "plain", "true"])
-        #expect(try box.run(["flag", "enabled", "plain"]).status == 0, "a plain true is a static flag")
-        #expect(try box.run(["--override", "switch:new-checkout=true", "flag", "enabled", "new-checkout"]).status == 0)
+        #expect(try box.runOK(["flag", "enabled", "plain"]).status == 0, "a plain true is a static flag")
+        try box.runOK(["--override", "switch:new-checkout=true", "flag", "enabled", "new-checkout"])
     }
 
     @Test func badInputIsAnError() throws {
         let box = try imported()
         expectFailure(
-            try box.run(["flag", "eval", "banner", "--type", "string", "--default", "?", "--context", "{bad"]), 6, contains: "--context")
-        expectFailure(try box.run(["flag", "eval", "banner", "--type", "string", "--default", "?", "--context", "[1]"]), 6)
-        expectFailure(try box.run(["flag", "eval", "banner", "--type", "integer", "--default", "x"]), 6)
-        expectFailure(try box.run(["flag", "eval", "banner", "--type", "decimal", "--default", "1"]), 2)
+            try box.runFailing(["flag", "eval", "banner", "--type", "string", "--default", "?", "--context", "{bad"], status: 6), 6,
+            contains: "--context")
+        expectFailure(
+            try box.runFailing(["flag", "eval", "banner", "--type", "string", "--default", "?", "--context", "[1]"], status: 6), 6)
+        expectFailure(try box.runFailing(["flag", "eval", "banner", "--type", "integer", "--default", "x"], status: 6), 6)
+        expectFailure(try box.runFailing(["flag", "eval", "banner", "--type", "decimal", "--default", "1"], status: 2), 2)
         // Without --type the flag's own type reads the default (issue 30): not a usage error.
-        #expect(try box.run(["flag", "eval", "banner", "--default", "1"]).status == 0)
+        try box.runOK(["flag", "eval", "banner", "--default", "1"])
         let before = try box.storeSnapshot()
         expectFailure(
-            try box.run(
-                ["flag", "import"], stdin: "{\"flags\":{\"x\":{\"state\":\"ENABLED\",\"variants\":{\"a\":1},\"defaultVariant\":\"b\"}}}"),
+            try box.runFailing(
+                ["flag", "import"], status: 6,
+                stdin: "{\"flags\":{\"x\":{\"state\":\"ENABLED\",\"variants\":{\"a\":1},\"defaultVariant\":\"b\"}}}"),
             6, contains: "$.flags.x.defaultVariant")
         #expect(try box.storeSnapshot() == before, "a bad document changes nothing")
     }
@@ -114,26 +119,26 @@ struct FlagCLITests {
     @Test func listShowEnableDisable() throws {
         let box = try imported()
         #expect(
-            try box.run(["flag", "list"]).stdout
+            try box.runOK(["flag", "list"]).stdout
                 == "banner\tENABLED\tstring\ta\tyes\ta,b,c,d\nlimits\tDISABLED\tobject\tsmall\tno\tsmall,big\nnew-checkout\tENABLED\tboolean\toff\tyes\ton,off\n"
         )
-        #expect(try box.run(["flag", "list", "--json"]).stdout.split(separator: "\n").count == 3)
-        #expect(try box.run(["flag", "show", "limits"]).stdout.contains("\"state\": \"DISABLED\""))
+        #expect(try box.runOK(["flag", "list", "--json"]).stdout.split(separator: "\n").count == 3)
+        #expect(try box.runOK(["flag", "show", "limits"]).stdout.contains("\"state\": \"DISABLED\""))
         try box.runOK(["flag", "enable", "limits"])
-        #expect(try box.run(["flag", "eval", "limits", "--type", "object", "--default", "{}"]).stdout == "{\"n\":1}\n")
+        #expect(try box.runOK(["flag", "eval", "limits", "--type", "object", "--default", "{}"]).stdout == "{\"n\":1}\n")
         try box.runOK(["flag", "disable", "new-checkout"])
-        #expect(try box.run(["flag", "enabled", "new-checkout", "--context", "{\"email\":\"ada@example.com\"}"]).status == 1)
-        expectFailure(try box.run(["flag", "enable", "missing"]), 1)
-        #expect(try box.run(["log", "switch", "limits"]).stdout.contains("\tset\tswitch\tlimits\t"))
+        try box.runFailing(["flag", "enabled", "new-checkout", "--context", "{\"email\":\"ada@example.com\"}"], status: 1)
+        expectFailure(try box.runFailing(["flag", "enable", "missing"], status: 1), 1)
+        #expect(try box.runOK(["log", "switch", "limits"]).stdout.contains("\tset\tswitch\tlimits\t"))
     }
 
     @Test func exportImportRoundTripKeepsEvaluations() throws {
         let box = try imported()
         try box.runOK(["set", "switch", "plain", "\"static text\""])
-        let exported = try box.run(["flag", "export"])
+        let exported = try box.runOK(["flag", "export"])
         #expect(exported.status == 0)
         let other = try Sandbox()
-        #expect(try other.run(["flag", "import", "-"], stdin: exported.stdout).status == 0)
+        try other.runOK(["flag", "import", "-"], stdin: exported.stdout)
         let cases: [[String]] = [
             ["new-checkout", "--type", "boolean", "--default", "false", "--context", "{\"email\":\"a@example.com\"}"],
             ["new-checkout", "--type", "boolean", "--default", "false"],
@@ -141,19 +146,19 @@ struct FlagCLITests {
             ["limits", "--type", "object", "--default", "{}"], ["plain", "--type", "string", "--default", "?"],
         ]
         for arguments in cases {
-            let a = try box.run(["flag", "eval"] + arguments).stdout
-            let b = try other.run(["flag", "eval"] + arguments).stdout
+            let a = try box.runOK(["flag", "eval"] + arguments).stdout
+            let b = try other.runOK(["flag", "eval"] + arguments).stdout
             #expect(a == b, "\(arguments)")
         }
-        #expect(try other.run(["flag", "export"]).stdout == exported.stdout)
+        #expect(try other.runOK(["flag", "export"]).stdout == exported.stdout)
     }
 
     @Test func replaceMakesTheFlagSetExactlyTheFile() throws {
         let box = try imported()
         try box.runOK(["set", "switch", "stale", "true"])
         let small = "{\"flags\":{\"only\":{\"state\":\"ENABLED\",\"variants\":{\"a\":true},\"defaultVariant\":\"a\"}}}"
-        #expect(try box.run(["flag", "import", "--replace", "-"], stdin: small).status == 0)
-        #expect(try box.run(["flag", "list"]).stdout == "only\tENABLED\tboolean\ta\tno\ta\n")
+        try box.runOK(["flag", "import", "--replace", "-"], stdin: small)
+        #expect(try box.runOK(["flag", "list"]).stdout == "only\tENABLED\tboolean\ta\tno\ta\n")
     }
 }
 
@@ -171,27 +176,28 @@ struct FlagCLIReviewTests {
              "flags": {"b": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
                              "targeting": {"if": [{"$ref": "beta"}, "on", null]}}}}
             """
-        #expect(try box.run(["flag", "import"], stdin: first).status == 0)
-        #expect(try box.run(["flag", "import"], stdin: second).status == 0)
-        #expect(try box.run(["flag", "enabled", "a", "--context", "{\"email\":\"x@example.com\"}"]).status == 0)
-        #expect(try box.run(["flag", "enabled", "b", "--context", "{\"plan\":\"beta\"}"]).status == 0)
+        try box.runOK(["flag", "import"], stdin: first)
+        try box.runOK(["flag", "import"], stdin: second)
+        try box.runOK(["flag", "enabled", "a", "--context", "{\"email\":\"x@example.com\"}"])
+        try box.runOK(["flag", "enabled", "b", "--context", "{\"plan\":\"beta\"}"])
     }
 
     @Test func exportLeavesOutWhatFlagdCannotHoldAndStillRoundTrips() throws {
         let box = try Sandbox()
         try box.runOK(["set", "switch", "list", "[1,2]"])
         try box.runOK(["set", "switch", "on", "true"])
-        let exported = try box.run(["flag", "export"])
+        let exported = try box.runOK(["flag", "export"])
         #expect(exported.status == 0 && exported.stderr.contains("switch/list is not exported"))
         let other = try Sandbox()
-        #expect(try other.run(["flag", "import", "--replace"], stdin: exported.stdout).status == 0)
-        #expect(try other.run(["flag", "enabled", "on"]).status == 0)
+        try other.runOK(["flag", "import", "--replace"], stdin: exported.stdout)
+        try other.runOK(["flag", "enabled", "on"])
     }
 
     @Test func evaluatingWithoutAStoreIsAUsageError() throws {
         let box = try Sandbox()
-        expectFailure(try box.run(["flag", "eval", "x", "--type", "boolean", "--default", "false"]), 2, contains: "no store")
-        expectFailure(try box.run(["flag", "enabled", "x"]), 2)
+        expectFailure(
+            try box.runFailing(["flag", "eval", "x", "--type", "boolean", "--default", "false"], status: 2), 2, contains: "no store")
+        expectFailure(try box.runFailing(["flag", "enabled", "x"], status: 2), 2)
     }
 }
 
@@ -219,14 +225,15 @@ struct FlagReferenceLimitTests {
 
     @Test func aDoublingChainIsRefusedAtImportWithThePathOfTheRef() throws {
         let box = try Sandbox()
-        #expect(try box.run(["flag", "import", "-"], stdin: Self.plain).status == 0)
+        try box.runOK(["flag", "import", "-"], stdin: Self.plain)
         let before = try box.storeSnapshot()
-        let result = try box.run(["flag", "import", "-"], stdin: Self.doublingChain())
+        let result = try box.runFailing(["flag", "import", "-"], status: 6, stdin: Self.doublingChain())
         expectFailure(result, 6, contains: "standard input: $.$evaluators.e21.or[1]: $ref \"e22\" expands the rule beyond 1000000 nodes")
         #expect(try box.storeSnapshot() == before, "a refused document changes nothing")
-        #expect(try box.run(["flag", "enabled", "beta"]).status == 0)
+        try box.runOK(["flag", "enabled", "beta"])
         expectFailure(
-            try box.run(["flag", "import", "--replace", "-"], stdin: Self.doublingChain()), 6, contains: "$.$evaluators.e21.or[1]")
+            try box.runFailing(["flag", "import", "--replace", "-"], status: 6, stdin: Self.doublingChain()), 6,
+            contains: "$.$evaluators.e21.or[1]")
         #expect(try box.storeSnapshot() == before)
     }
 
@@ -234,11 +241,11 @@ struct FlagReferenceLimitTests {
         let box = try Sandbox()
         let file = box.root + "/flags.json"
         try Data(Self.plain.utf8).write(to: URL(fileURLWithPath: file))
-        #expect(try box.run(["refresh", "switch", "--from", file]).status == 0)
+        try box.runOK(["refresh", "switch", "--from", file])
         try Data(Self.doublingChain().utf8).write(to: URL(fileURLWithPath: file))
-        expectFailure(try box.run(["refresh", "switch"]), 7, contains: "$.$evaluators.e21.or[1]")
-        #expect(try box.run(["flag", "enabled", "beta"]).status == 0, "the last good copy is still served")
-        #expect(try box.run(["flag", "list"]).stdout == "beta\tENABLED\tboolean\ton\tno\ton,off\n")
+        expectFailure(try box.runFailing(["refresh", "switch"], status: 7), 7, contains: "$.$evaluators.e21.or[1]")
+        #expect(try box.runOK(["flag", "enabled", "beta"]).status == 0, "the last good copy is still served")
+        #expect(try box.runOK(["flag", "list"]).stdout == "beta\tENABLED\tboolean\ton\tno\ton,off\n")
     }
 
     /// A plain key → value document for `switch` (no `flags`) gets the same check.
@@ -246,11 +253,11 @@ struct FlagReferenceLimitTests {
         let box = try Sandbox()
         let file = box.root + "/switch.json"
         try Data(#"{"beta": true}"#.utf8).write(to: URL(fileURLWithPath: file))
-        #expect(try box.run(["refresh", "switch", "--from", file]).status == 0)
+        try box.runOK(["refresh", "switch", "--from", file])
         let plain = #"{"$evaluators": \#(Self.doublingEvaluators()), "beta": false}"#
         try Data(plain.utf8).write(to: URL(fileURLWithPath: file))
-        expectFailure(try box.run(["refresh", "switch"]), 7, contains: #"$.$evaluators.e21.or[1]: $ref "e22" expands"#)
-        #expect(try box.run(["flag", "enabled", "beta"]).status == 0, "the last good copy is still served")
+        expectFailure(try box.runFailing(["refresh", "switch"], status: 7), 7, contains: #"$.$evaluators.e21.or[1]: $ref "e22" expands"#)
+        #expect(try box.runOK(["flag", "enabled", "beta"]).status == 0, "the last good copy is still served")
         // Sound evaluators (e0 expands to 786,431 nodes), but a flag's rule refers to e0 twice.
         let flagged = """
             {"$evaluators": \(Self.doublingEvaluators(levels: 18)),
@@ -258,8 +265,8 @@ struct FlagReferenceLimitTests {
                    "targeting": {"or": [{"$ref": "e0"}, {"$ref": "e0"}]}}}
             """
         try Data(flagged.utf8).write(to: URL(fileURLWithPath: file))
-        expectFailure(try box.run(["refresh", "switch"]), 7, contains: #"$.f.targeting.or[1]: $ref "e0" expands"#)
-        #expect(try box.run(["flag", "list"]).stdout == "beta\tENABLED\tboolean\tstatic\tno\ttrue\n")
+        expectFailure(try box.runFailing(["refresh", "switch"], status: 7), 7, contains: #"$.f.targeting.or[1]: $ref "e0" expands"#)
+        #expect(try box.runOK(["flag", "list"]).stdout == "beta\tENABLED\tboolean\tstatic\tno\ttrue\n")
     }
 
     /// A chain 10,000 `$ref`s deep, a cycle and 10,000 nested arrays: refused with a path,
@@ -273,19 +280,19 @@ struct FlagReferenceLimitTests {
              "flags": {"f": {"state": "ENABLED", "variants": {"on": true}, "targeting": {"if": [{"$ref": "d0"}, "on", null]}}}}
             """
         expectFailure(
-            try box.run(["flag", "import", "-"], stdin: deep), 6,
+            try box.runFailing(["flag", "import", "-"], status: 6, stdin: deep), 6,
             contains: "$.$evaluators.d511[\"!\"]: $ref \"d512\" nests the rule deeper than 512 levels")
         let cycle = """
             {"$evaluators": {"a": {"or": [{"var": "x"}, {"$ref": "b"}]}, "b": {"!": {"$ref": "a"}}},
              "flags": {"f": {"state": "ENABLED", "variants": {"on": true}, "targeting": {"if": [{"$ref": "a"}, "on", null]}}}}
             """
         expectFailure(
-            try box.run(["flag", "import", "-"], stdin: cycle), 6,
+            try box.runFailing(["flag", "import", "-"], status: 6, stdin: cycle), 6,
             contains: "$.$evaluators.b[\"!\"]: $ref \"a\" forms a cycle")
         let nested = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
         let arrays = "{\"flags\": {\"f\": {\"state\": \"ENABLED\", \"variants\": {\"on\": true}, \"targeting\": {\"if\": \(nested)}}}}"
-        expectFailure(try box.run(["flag", "import", "-"], stdin: arrays), 6)
-        #expect(try box.run(["flag", "list"]).stdout.isEmpty)
+        expectFailure(try box.runFailing(["flag", "import", "-"], status: 6, stdin: arrays), 6)
+        #expect(try box.runOK(["flag", "list"]).stdout.isEmpty)
     }
 }
 
@@ -294,7 +301,7 @@ struct FlagReferenceLimitTests {
 struct FlagConformanceTests {
     func evaluations(_ box: Sandbox, _ extra: [String] = []) throws -> [String] {
         try (0..<24).map { i in
-            let result = try box.run(
+            let result = try box.runOK(
                 ["flag", "eval", "banner", "--type", "string", "--default", "?", "--targeting-key", "user-\(i)"] + extra)
             #expect(result.status == 0, "\(result)")
             return result.stdout
@@ -308,28 +315,29 @@ struct FlagConformanceTests {
         let v3 = try evaluations(box, ["--fractional-version", "3"])
         #expect(v2 != v3 && v1 != v3, "the versions bucket differently")
         #expect(try evaluations(box) == v3, "v3 is the default")
-        #expect(try box.run(["flag", "config", "fractional-version"]).stdout == "3\n")
-        #expect(try box.run(["flag", "list", "--json"]).stdout.contains(#""fractionalVersion":3}"#))
-        #expect(try box.run(["doctor"]).stdout.contains("ok\tflags\tfractional hashing version 3 (the default)\n"))
+        #expect(try box.runOK(["flag", "config", "fractional-version"]).stdout == "3\n")
+        #expect(try box.runOK(["flag", "list", "--json"]).stdout.contains(#""fractionalVersion":3}"#))
+        #expect(try box.runOK(["doctor"]).stdout.contains("ok\tflags\tfractional hashing version 3 (the default)\n"))
 
-        let set = try box.run(["flag", "config", "fractional-version", "2"])
+        let set = try box.runOK(["flag", "config", "fractional-version", "2"])
         #expect(set.status == 0 && set.stdout.isEmpty && set.stderr.isEmpty, "\(set)")
-        #expect(try box.run(["flag", "config", "fractional-version"]).stdout == "2\n")
+        #expect(try box.runOK(["flag", "config", "fractional-version"]).stdout == "2\n")
         #expect(try evaluations(box) == v2, "the store setting applies")
         #expect(try evaluations(box, ["--fractional-version", "3"]) == v3, "the invocation wins over the store")
         #expect(try evaluations(box, ["--fractional-version", "1"]) == v1)
-        #expect(try box.run(["flag", "list", "--json"]).stdout.contains(#""fractionalVersion":2}"#))
-        #expect(try box.run(["doctor"]).stdout.contains("ok\tflags\tfractional hashing version 2 (prefs flag config fractional-version)\n"))
-        let user = try box.run(["flag", "enabled", "new-checkout", "--targeting-key", "u", "--fractional-version", "1"])
+        #expect(try box.runOK(["flag", "list", "--json"]).stdout.contains(#""fractionalVersion":2}"#))
+        #expect(
+            try box.runOK(["doctor"]).stdout.contains("ok\tflags\tfractional hashing version 2 (prefs flag config fractional-version)\n"))
+        let user = try box.runFailing(["flag", "enabled", "new-checkout", "--targeting-key", "u", "--fractional-version", "1"], status: 1)
         #expect(user.status == 1 && user.stderr.isEmpty, "\(user)")
 
         let before = try box.storeSnapshot()
-        expectFailure(try box.run(["flag", "config", "fractional-version", "4"]), 2, contains: "1, 2 or 3")
-        expectFailure(try box.run(["flag", "config", "hashing", "2"]), 2, contains: "fractional-version")
-        expectFailure(try box.run(["flag", "config", "fractional-version", "2", "--unset"]), 2)
+        expectFailure(try box.runFailing(["flag", "config", "fractional-version", "4"], status: 2), 2, contains: "1, 2 or 3")
+        expectFailure(try box.runFailing(["flag", "config", "hashing", "2"], status: 2), 2, contains: "fractional-version")
+        expectFailure(try box.runFailing(["flag", "config", "fractional-version", "2", "--unset"], status: 2), 2)
         #expect(try box.storeSnapshot() == before)
-        #expect(try box.run(["flag", "config", "fractional-version", "--unset"]).status == 0)
-        #expect(try box.run(["flag", "config", "fractional-version"]).stdout == "3\n")
+        try box.runOK(["flag", "config", "fractional-version", "--unset"])
+        #expect(try box.runOK(["flag", "config", "fractional-version"]).stdout == "3\n")
         #expect(try evaluations(box) == v3)
     }
 
@@ -339,9 +347,9 @@ struct FlagConformanceTests {
             {"flags": {"who": {"state": "ENABLED", "variants": {"absent": "absent", "present": "present"}, "defaultVariant": "absent",
               "targeting": {"if": [{"==": [{"var": "targetingKey"}, null]}, "absent", {"cat": ["key=", {"var": "targetingKey"}]}]}}}}
             """
-        #expect(try box.run(["flag", "import", "-"], stdin: document).status == 0)
+        try box.runOK(["flag", "import", "-"], stdin: document)
         func who(_ arguments: [String]) throws -> RunResult {
-            try box.run(["flag", "eval", "who", "--type", "string", "--default", "?", "--json"] + arguments)
+            try box.runOK(["flag", "eval", "who", "--type", "string", "--default", "?", "--json"] + arguments)
         }
         // A key starting with "-", both spellings: the rule sees it.
         for arguments in [["--targeting-key", "-x"], ["--targeting-key=-x"], ["--context", #"{"targetingKey":"-x"}"#]] {
@@ -349,12 +357,12 @@ struct FlagConformanceTests {
             #expect(
                 result.status == 0 && result.stdout.contains(#""errorMessage":"targeting returned \"key=-x\""#), "\(arguments) \(result)")
         }
-        let dash = try box.run(["flag", "eval", "banner", "--type", "string", "--default", "?", "--targeting-key", "-x"])
-        let dashContext = try box.run([
+        let dash = try box.runOK(["flag", "eval", "banner", "--type", "string", "--default", "?", "--targeting-key", "-x"])
+        let dashContext = try box.runOK([
             "flag", "eval", "banner", "--type", "string", "--default", "?", "--context", #"{"targetingKey":"-x"}"#,
         ])
         #expect(dash.status == 0 && dash.stdout == dashContext.stdout && dash.stdout != "?\n", "\(dash)")
-        #expect(try box.run(["flag", "enabled", "new-checkout", "--targeting-key", "--x"]).status == 1)
+        try box.runFailing(["flag", "enabled", "new-checkout", "--targeting-key", "--x"], status: 1)
         // An empty key, both spellings, is absent: the rule sees no targetingKey, fractional
         // has nothing to bucket, and the context's key is not overridden.
         for arguments in [["--targeting-key", ""], ["--targeting-key="], ["--context", #"{"targetingKey":""}"#]] {
@@ -362,15 +370,16 @@ struct FlagConformanceTests {
             #expect(
                 result.status == 0 && result.stdout.hasPrefix(#"{"value":"absent","variant":"absent","reason":"TARGETING_MATCH""#),
                 "\(arguments) \(result)")
-            let banner = try box.run(["flag", "eval", "banner", "--type", "string", "--default", "?", "--json"] + arguments)
+            let banner = try box.runOK(["flag", "eval", "banner", "--type", "string", "--default", "?", "--json"] + arguments)
             #expect(
                 banner.status == 0 && banner.stdout.hasPrefix(#"{"value":"Hello","variant":"a","reason":"DEFAULT""#),
                 "\(arguments) \(banner)")
         }
         #expect(
-            try box.run(["flag", "enabled", "new-checkout", "--targeting-key", "", "--context", #"{"email":"a@example.com"}"#]).status == 0)
+            try box.runOK(["flag", "enabled", "new-checkout", "--targeting-key", "", "--context", #"{"email":"a@example.com"}"#]).status
+                == 0)
         #expect(
-            try box.run(["flag", "enabled", "new-checkout", "--targeting-key=", "--context", #"{"email":"a@example.com"}"#]).status == 0)
+            try box.runOK(["flag", "enabled", "new-checkout", "--targeting-key=", "--context", #"{"email":"a@example.com"}"#]).status == 0)
         let kept = try who(["--context", #"{"targetingKey":"ctx"}"#, "--targeting-key="])
         #expect(kept.stdout.contains(#"targeting returned \"key=ctx\""#), "\(kept)")
         let keptSpaced = try who(["--targeting-key", "", "--context", #"{"targetingKey":"ctx"}"#])

@@ -11,7 +11,7 @@ struct RefreshPapercutTests {
             .respond(status: 200, headers: ["X-Padding": String(repeating: "a", count: 2 << 20)], body: "{\"banner\":\"evil\"}")
         }
         defer { server.stop() }
-        let result = try box.run(["refresh", "dynamic", "--from", server.url])
+        let result = try box.runFailing(["refresh", "dynamic", "--from", server.url], status: 7)
         #expect(result.status == 7, "\(result)")
         #expect(result.stderr.contains("a response header is too large"), "\(result)")
         #expect(!result.stderr.contains("Out of memory"), "\(result)")

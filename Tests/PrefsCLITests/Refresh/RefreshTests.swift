@@ -1,5 +1,6 @@
 import Foundation
 import PrefsCore
+import PrefsTestSupport
 import Testing
 
 @Suite("prefs refresh")
@@ -10,17 +11,17 @@ struct RefreshTests {
             if request.headers["if-none-match"] == "\"v1\"" { return .respond(status: 304, headers: [:], body: "") }
             return .respond(status: 200, headers: ["ETag": "\"v1\""], body: "{\"banner\":\"hello\",\"n\":1}")
         }
-        let first = try box.run(["refresh", "dynamic", "--from", server.url + "/config.json"])
+        let first = try box.runOK(["refresh", "dynamic", "--from", server.url + "/config.json"])
         #expect(first.status == 0 && first.stderr.isEmpty, "\(first)")
-        #expect(try box.run(["list", "dynamic"]).stdout == "banner\t\"hello\"\nn\t1\n")
-        let second = try box.run(["refresh", "dynamic"])
+        #expect(try box.runOK(["list", "dynamic"]).stdout == "banner\t\"hello\"\nn\t1\n")
+        let second = try box.runOK(["refresh", "dynamic"])
         #expect(second.status == 0, "the source is remembered; 304 is a success")
         #expect(server.received.count == 2 && server.received[1].headers["if-none-match"] == "\"v1\"")
-        #expect(try box.run(["log", "dynamic"]).stdout.split(separator: "\n").count == 2, "304 changed nothing")
-        #expect(try box.run(["log", "dynamic"]).stdout.contains("\trefresh\tdynamic\tbanner\t"))
-        let status = try box.run(["refresh", "--status", "--json"]).stdout
+        #expect(try box.runOK(["log", "dynamic"]).stdout.split(separator: "\n").count == 2, "304 changed nothing")
+        #expect(try box.runOK(["log", "dynamic"]).stdout.contains("\trefresh\tdynamic\tbanner\t"))
+        let status = try box.runOK(["refresh", "--status", "--json"]).stdout
         #expect(status.contains("\"domain\":\"dynamic\"") && status.contains("/config.json") && status.contains("\"lastFailure\":null"))
-        let fresh = try box.run(["refresh", "dynamic", "--max-age", "10m"])
+        let fresh = try box.runOK(["refresh", "dynamic", "--max-age", "10m"])
         #expect(fresh.status == 0 && server.received.count == 2, "a fresh copy is not fetched again")
     }
 
@@ -28,21 +29,21 @@ struct RefreshTests {
         let box = try Sandbox()
         try box.runOK(["set", "dynamic", "stale", "1"])
         let server = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: "{\"a\":1}") }
-        #expect(try box.run(["refresh", "dynamic", "--from", server.url]).status == 0)
-        #expect(try box.run(["list", "dynamic"]).stdout == "a\t1\n")
+        try box.runOK(["refresh", "dynamic", "--from", server.url])
+        #expect(try box.runOK(["list", "dynamic"]).stdout == "a\t1\n")
     }
 
     func expectKeptCopy(_ box: Sandbox, _ result: RunResult, cause: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         expectFailure(result, 7, contains: cause, sourceLocation: sourceLocation)
         #expect(result.stderr.contains("using the copy from"), "\(result)", sourceLocation: sourceLocation)
-        #expect(try box.run(["get", "dynamic", "banner"]).stdout == "good\n", sourceLocation: sourceLocation)
-        #expect(try box.run(["list", "dynamic"]).stdout == "banner\t\"good\"\n", sourceLocation: sourceLocation)
+        #expect(try box.runOK(["get", "dynamic", "banner"]).stdout == "good\n", sourceLocation: sourceLocation)
+        #expect(try box.runOK(["list", "dynamic"]).stdout == "banner\t\"good\"\n", sourceLocation: sourceLocation)
     }
 
     func withGoodCopy() throws -> Sandbox {
         let box = try Sandbox()
         let server = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: "{\"banner\":\"good\"}") }
-        #expect(try box.run(["refresh", "dynamic", "--from", server.url]).status == 0)
+        try box.runOK(["refresh", "dynamic", "--from", server.url])
         server.stop()
         return box
     }
@@ -50,8 +51,8 @@ struct RefreshTests {
     @Test func serverErrorKeepsTheCopy() throws {
         let box = try withGoodCopy()
         let server = try TestHTTPServer { _ in .respond(status: 500, headers: [:], body: "oops") }
-        try expectKeptCopy(box, try box.run(["refresh", "dynamic", "--from", server.url]), cause: "HTTP status 500")
-        let status = try box.run(["refresh", "--status"]).stdout
+        try expectKeptCopy(box, try box.runFailing(["refresh", "dynamic", "--from", server.url], status: 7), cause: "HTTP status 500")
+        let status = try box.runOK(["refresh", "--status"]).stdout
         #expect(status.contains("HTTP status 500"))
     }
 
@@ -59,7 +60,8 @@ struct RefreshTests {
         let box = try withGoodCopy()
         let server = try TestHTTPServer { _ in .hang }
         let started = Date()
-        try expectKeptCopy(box, try box.run(["refresh", "dynamic", "--from", server.url, "--timeout", "1s"]), cause: "timed out")
+        try expectKeptCopy(
+            box, try box.runFailing(["refresh", "dynamic", "--from", server.url, "--timeout", "1s"], status: 7), cause: "timed out")
         #expect(Date().timeIntervalSince(started) < 8)
         server.stop()
     }
@@ -69,52 +71,55 @@ struct RefreshTests {
         let server = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: "{}") }
         let url = server.url
         server.stop()
-        try expectKeptCopy(box, try box.run(["refresh", "dynamic", "--from", url]), cause: "connection refused")
+        try expectKeptCopy(box, try box.runFailing(["refresh", "dynamic", "--from", url], status: 7), cause: "connection refused")
     }
 
     @Test func invalidBodiesKeepTheCopy() throws {
         let box = try withGoodCopy()
         let notJSON = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: "<html>") }
-        try expectKeptCopy(box, try box.run(["refresh", "dynamic", "--from", notJSON.url]), cause: "invalid JSON")
+        try expectKeptCopy(box, try box.runFailing(["refresh", "dynamic", "--from", notJSON.url], status: 7), cause: "invalid JSON")
         let array = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: "[1,2]") }
-        try expectKeptCopy(box, try box.run(["refresh", "dynamic", "--from", array.url]), cause: "expected an object")
+        try expectKeptCopy(box, try box.runFailing(["refresh", "dynamic", "--from", array.url], status: 7), cause: "expected an object")
         #expect(
-            try box.run(["schema", "load", "-"], stdin: "{\"dynamic\":{\"banner\":{\"type\":\"string\",\"maxLength\":1}}}").status == 6)
+            try box.runFailing(
+                ["schema", "load", "-"], status: 6, stdin: "{\"dynamic\":{\"banner\":{\"type\":\"string\",\"maxLength\":1}}}"
+            ).status == 6)
         #expect(
-            try box.run(["schema", "load", "-"], stdin: "{\"dynamic\":{\"banner\":{\"type\":\"string\",\"pattern\":\"^g\"}}}").status == 0)
+            try box.runOK(["schema", "load", "-"], stdin: "{\"dynamic\":{\"banner\":{\"type\":\"string\",\"pattern\":\"^g\"}}}").status == 0
+        )
         let breaksSchema = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: "{\"banner\":\"bad\"}") }
-        try expectKeptCopy(box, try box.run(["refresh", "dynamic", "--from", breaksSchema.url]), cause: "pattern")
+        try expectKeptCopy(box, try box.runFailing(["refresh", "dynamic", "--from", breaksSchema.url], status: 7), cause: "pattern")
     }
 
     @Test func aFlagdDocumentForSwitch() throws {
         let box = try Sandbox()
         let document = "{\"flags\":{\"beta\":{\"state\":\"ENABLED\",\"variants\":{\"on\":true,\"off\":false},\"defaultVariant\":\"on\"}}}"
         let server = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: document) }
-        #expect(try box.run(["refresh", "switch", "--from", server.url]).status == 0)
-        #expect(try box.run(["flag", "enabled", "beta"]).status == 0)
+        try box.runOK(["refresh", "switch", "--from", server.url])
+        try box.runOK(["flag", "enabled", "beta"])
         let bad = try TestHTTPServer { _ in
             .respond(status: 200, headers: [:], body: "{\"flags\":{\"x\":{\"state\":\"ON\",\"variants\":{\"a\":1}}}}")
         }
-        expectFailure(try box.run(["refresh", "switch", "--from", bad.url]), 7, contains: "$.flags.x.state")
-        #expect(try box.run(["flag", "enabled", "beta"]).status == 0, "the last good copy is still served")
+        expectFailure(try box.runFailing(["refresh", "switch", "--from", bad.url], status: 7), 7, contains: "$.flags.x.state")
+        #expect(try box.runOK(["flag", "enabled", "beta"]).status == 0, "the last good copy is still served")
     }
 
     @Test func aFileSourceAndHeaders() throws {
         let box = try Sandbox()
         let file = box.root + "/remote.json"
         try Data("{\"k\":\"from file\"}".utf8).write(to: URL(fileURLWithPath: file))
-        #expect(try box.run(["refresh", "dynamic", "--from", file]).status == 0)
-        #expect(try box.run(["get", "dynamic", "k"]).stdout == "from file\n")
+        try box.runOK(["refresh", "dynamic", "--from", file])
+        #expect(try box.runOK(["get", "dynamic", "k"]).stdout == "from file\n")
         try FileManager.default.removeItem(atPath: file)
-        expectFailure(try box.run(["refresh", "dynamic"]), 7, contains: "cannot read")
-        #expect(try box.run(["get", "dynamic", "k"]).stdout == "from file\n")
+        expectFailure(try box.runFailing(["refresh", "dynamic"], status: 7), 7, contains: "cannot read")
+        #expect(try box.runOK(["get", "dynamic", "k"]).stdout == "from file\n")
         let server = try TestHTTPServer { request in
             .respond(status: request.headers["authorization"] == "Bearer t0k" ? 200 : 401, headers: [:], body: "{\"auth\":true}")
         }
-        #expect(try box.run(["refresh", "user", "--from", server.url, "--header", "Authorization: Bearer t0k"]).status == 0)
-        #expect(try box.run(["refresh", "user"]).status == 0, "headers are remembered with the source")
-        expectFailure(try box.run(["refresh", "nosource"]), 2, contains: "no source")
-        expectFailure(try box.run(["refresh", "memory", "--from", file]), 2)
+        try box.runOK(["refresh", "user", "--from", server.url, "--header", "Authorization: Bearer t0k"])
+        #expect(try box.runOK(["refresh", "user"]).status == 0, "headers are remembered with the source")
+        expectFailure(try box.runFailing(["refresh", "nosource"], status: 2), 2, contains: "no source")
+        expectFailure(try box.runFailing(["refresh", "memory", "--from", file], status: 2), 2)
     }
 }
 
@@ -124,7 +129,7 @@ struct RefreshReviewTests {
         let box = try Sandbox()
         let other = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: "{\"stolen\":true}") }
         let first = try TestHTTPServer { _ in .respond(status: 302, headers: ["Location": "http://localhost:\(other.port)/x"], body: "") }
-        let result = try box.run(["refresh", "dynamic", "--from", first.url, "--header", "Authorization: Bearer SECRET"])
+        let result = try box.runFailing(["refresh", "dynamic", "--from", first.url, "--header", "Authorization: Bearer SECRET"], status: 7)
         expectFailure(result, 7, contains: "HTTP status 302")
         #expect(other.received.isEmpty, "the credentials never reach another origin")
     }
@@ -133,7 +138,8 @@ struct RefreshReviewTests {
         let box = try Sandbox()
         let server = try TestHTTPServer { _ in .drip }
         let started = Date()
-        expectFailure(try box.run(["refresh", "dynamic", "--from", server.url, "--timeout", "1s"]), 7, contains: "timed out")
+        expectFailure(
+            try box.runFailing(["refresh", "dynamic", "--from", server.url, "--timeout", "1s"], status: 7), 7, contains: "timed out")
         #expect(Date().timeIntervalSince(started) < 6)
         server.stop()
     }
@@ -142,9 +148,9 @@ struct RefreshReviewTests {
         let box = try Sandbox()
         try box.runOK(["set", "dynamic", "banner", "hello", "--ttl", "1s"])
         let server = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: "{\"banner\":\"hello\"}") }
-        #expect(try box.run(["refresh", "dynamic", "--from", server.url]).status == 0)
+        try box.runOK(["refresh", "dynamic", "--from", server.url])
         Thread.sleep(forTimeInterval: 1.2)
-        #expect(try box.run(["get", "dynamic", "banner"]).stdout == "hello\n", "the server's copy has no expiry")
+        #expect(try box.runOK(["get", "dynamic", "banner"]).stdout == "hello\n", "the server's copy has no expiry")
     }
 
     @Test func relativeFilesAreRememberedAbsolute() throws {
@@ -156,22 +162,22 @@ struct RefreshReviewTests {
             ["-c", "cd \"$2\" && exec \"$0\" --store \"$1\" refresh dynamic --from cfg.json", Sandbox.binary, box.store, box.root + "/d1"],
             stdin: nil, environment: box.environment())
         #expect(first.status == 0, "\(first)")
-        #expect(try box.run(["refresh", "--status"]).stdout.contains(box.root + "/d1/cfg.json"))
+        #expect(try box.runOK(["refresh", "--status"]).stdout.contains(box.root + "/d1/cfg.json"))
     }
 
     @Test func notModifiedWithoutACopyIsAFailureAndMaxAgeCountsFromTheLastSuccess() throws {
         let box = try Sandbox()
         let always304 = try TestHTTPServer { _ in .respond(status: 304, headers: [:], body: "") }
-        expectFailure(try box.run(["refresh", "dynamic", "--from", always304.url]), 7, contains: "without a copy")
+        expectFailure(try box.runFailing(["refresh", "dynamic", "--from", always304.url], status: 7), 7, contains: "without a copy")
         let server = try TestHTTPServer { request in
             request.headers["if-none-match"] == "\"e\""
                 ? .respond(status: 304, headers: [:], body: "") : .respond(status: 200, headers: ["ETag": "\"e\""], body: "{\"a\":1}")
         }
-        #expect(try box.run(["refresh", "user", "--from", server.url]).status == 0)
+        try box.runOK(["refresh", "user", "--from", server.url])
         Thread.sleep(forTimeInterval: 1.2)
-        #expect(try box.run(["refresh", "user", "--max-age", "1s"]).status == 0)
+        try box.runOK(["refresh", "user", "--max-age", "1s"])
         #expect(server.received.count == 2, "older than max-age: fetched (304)")
-        #expect(try box.run(["refresh", "user", "--max-age", "1s"]).status == 0)
+        try box.runOK(["refresh", "user", "--max-age", "1s"])
         #expect(server.received.count == 2, "the 304 confirmed the copy: fresh again")
     }
 }
@@ -185,22 +191,22 @@ struct RefreshBoundedTests {
         let bomb = gzipBomb(inflatedSize: 1 << 30)
         #expect(bomb.count < 1_200_000, "a small body: \(bomb.count) bytes")
         let server = try TestHTTPServer { _ in .bytes(headers: ["Content-Encoding": "gzip"], body: bomb) }
-        let before = try box.run(["list", "dynamic"]).stdout
+        let before = try box.runOK(["list", "dynamic"]).stdout
         let started = Date()
         let (result, peak) = try runMeasured(box, ["refresh", "dynamic", "--from", server.url, "--timeout", "60s"])
         print("gzip bomb (\(bomb.count) bytes, 1 GiB inflated): peak RSS \(peak / 1024) MiB, \(Date().timeIntervalSince(started)) s")
         expectFailure(result, 7, contains: "the document is larger than 64 MiB once decoded (Content-Encoding: gzip)")
         #expect(result.stderr.contains("using the copy from"))
         #expect(peak < 400 * 1024, "peak RSS of prefs and its helper: \(peak / 1024) MiB")
-        #expect(try box.run(["list", "dynamic"]).stdout == before, "the copy is unchanged")
-        #expect(try box.run(["log", "dynamic"]).stdout.split(separator: "\n").count == 1, "nothing was written")
+        #expect(try box.runOK(["list", "dynamic"]).stdout == before, "the copy is unchanged")
+        #expect(try box.runOK(["log", "dynamic"]).stdout.split(separator: "\n").count == 1, "nothing was written")
         server.stop()
     }
 
     @Test func anEndlessBodyIsCutAtTheLimit() throws {
         let box = try goodCopy()
         let server = try TestHTTPServer { _ in .endless }
-        let before = try box.run(["list", "dynamic"]).stdout
+        let before = try box.runOK(["list", "dynamic"]).stdout
         let started = Date()
         let (result, peak) = try runMeasured(box, ["refresh", "dynamic", "--from", server.url, "--timeout", "60s"])
         let seconds = Date().timeIntervalSince(started)
@@ -208,7 +214,7 @@ struct RefreshBoundedTests {
         expectFailure(result, 7, contains: "the document is larger than 64 MiB; stopped reading at the limit")
         #expect(seconds < 30, "stopped by the limit, not the 60 s timeout")
         #expect(peak < 400 * 1024, "peak RSS of prefs and its helper: \(peak / 1024) MiB")
-        #expect(try box.run(["list", "dynamic"]).stdout == before, "the copy is unchanged")
+        #expect(try box.runOK(["list", "dynamic"]).stdout == before, "the copy is unchanged")
         server.stop()
     }
 
@@ -216,16 +222,16 @@ struct RefreshBoundedTests {
         let box = try goodCopy()
         let big = [UInt8](repeating: 0x20, count: 65 * 1_048_576)
         let server = try TestHTTPServer { _ in .bytes(headers: [:], body: big) }
-        let result = try box.run(["refresh", "dynamic", "--from", server.url])
+        let result = try box.runFailing(["refresh", "dynamic", "--from", server.url], status: 7)
         expectFailure(result, 7, contains: "the document is larger than 64 MiB (Content-Length 68157440)")
-        #expect(try box.run(["get", "dynamic", "banner"]).stdout == "good\n")
+        #expect(try box.runOK(["get", "dynamic", "banner"]).stdout == "good\n")
         server.stop()
     }
 
     func goodCopy() throws -> Sandbox {
         let box = try Sandbox()
         let server = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: "{\"banner\":\"good\"}") }
-        let first = try box.run(["refresh", "dynamic", "--from", server.url])
+        let first = try box.runOK(["refresh", "dynamic", "--from", server.url])
         #expect(first.status == 0, "\(first)")
         server.stop()
         return box
@@ -247,7 +253,7 @@ struct RefreshSecretTests {
             ], environment: ["PREFS_REFRESH_HEADER_X_API_KEY": "ENV-SECRET-3"])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try launch(process)
         // While the server holds the request, read the helper's command line.
         var helperCommandLine: String?
         var prefsCommandLine = ""
@@ -283,15 +289,15 @@ struct RefreshSecretTests {
             request.headers["authorization"] == "Bearer ENV-ONLY"
                 ? .respond(status: 200, headers: [:], body: "{\"a\":1}") : .respond(status: 401, headers: [:], body: "")
         }
-        let first = try box.run(
+        let first = try box.runOK(
             ["refresh", "dynamic", "--from", server.url, "--header", "X-Plain: visible"],
             environment: ["PREFS_REFRESH_HEADER_AUTHORIZATION": "Bearer ENV-ONLY"])
         #expect(first.status == 0, "\(first)")
         let snapshot = try box.storeSnapshot()
         #expect(!snapshot.contains("ENV-ONLY") && snapshot.contains("visible"), "only --header/--header-file headers are remembered")
-        expectFailure(try box.run(["refresh", "dynamic"]), 7, contains: "HTTP status 401")
+        expectFailure(try box.runFailing(["refresh", "dynamic"], status: 7), 7, contains: "HTTP status 401")
         #expect(server.received.last?.headers["x-plain"] == "visible", "remembered headers are sent again")
-        #expect(try box.run(["refresh", "dynamic"], environment: ["PREFS_REFRESH_HEADER_AUTHORIZATION": "Bearer ENV-ONLY"]).status == 0)
+        try box.runOK(["refresh", "dynamic"], environment: ["PREFS_REFRESH_HEADER_AUTHORIZATION": "Bearer ENV-ONLY"])
         server.stop()
     }
 
@@ -302,19 +308,21 @@ struct RefreshSecretTests {
         }
         let good = box.root + "/good"
         try Data("Authorization: Basic QT-AT\n".utf8).write(to: URL(fileURLWithPath: good))
-        #expect(try box.run(["refresh", "dynamic", "--from", server.url, "--header", "@" + good]).status == 0)
+        try box.runOK(["refresh", "dynamic", "--from", server.url, "--header", "@" + good])
         let bad = box.root + "/bad"
         try Data("Authorization Bearer NO-COLON-SECRET\n".utf8).write(to: URL(fileURLWithPath: bad))
-        let noColon = try box.run(["refresh", "dynamic", "--from", server.url, "--header-file", bad])
+        let noColon = try box.runFailing(["refresh", "dynamic", "--from", server.url, "--header-file", bad], status: 2)
         expectFailure(noColon, 2, contains: "\(bad) line 1: expected 'Name: value'")
         #expect(!noColon.stderr.contains("NO-COLON-SECRET"))
         try Data("X-Evil: a\u{1b}b\n".utf8).write(to: URL(fileURLWithPath: bad))
-        expectFailure(try box.run(["refresh", "dynamic", "--from", server.url, "--header-file", bad]), 2, contains: "control character")
         expectFailure(
-            try box.run(["refresh", "dynamic", "--from", server.url, "--header-file", box.root + "/missing"]), 2,
+            try box.runFailing(["refresh", "dynamic", "--from", server.url, "--header-file", bad], status: 2), 2,
+            contains: "control character")
+        expectFailure(
+            try box.runFailing(["refresh", "dynamic", "--from", server.url, "--header-file", box.root + "/missing"], status: 2), 2,
             contains: "cannot read header file")
-        let badEnvironment = try box.run(
-            ["refresh", "dynamic", "--from", server.url], environment: ["PREFS_REFRESH_HEADER_": "x"])
+        let badEnvironment = try box.runFailing(
+            ["refresh", "dynamic", "--from", server.url], status: 2, environment: ["PREFS_REFRESH_HEADER_": "x"])
         expectFailure(badEnvironment, 2, contains: "PREFS_REFRESH_HEADER_: not a valid header name")
         server.stop()
     }
@@ -322,26 +330,26 @@ struct RefreshSecretTests {
     @Test func aURLWithAPasswordIsRefusedAndNeverShown() throws {
         let box = try Sandbox()
         let server = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: "{\"a\":1}") }
-        let result = try box.run(["refresh", "dynamic", "--from", "http://alice:PASS-WORD-9@127.0.0.1:\(server.port)/x"])
+        let result = try box.runFailing(["refresh", "dynamic", "--from", "http://alice:PASS-WORD-9@127.0.0.1:\(server.port)/x"], status: 2)
         expectFailure(result, 2, contains: "must not contain a password")
         #expect(!result.stderr.contains("PASS-WORD-9"))
         #expect(server.received.isEmpty, "nothing was fetched")
         #expect(!(try box.storeSnapshot()).contains("PASS-WORD-9"))
-        #expect(try box.run(["refresh", "--status"]).stdout.isEmpty)
+        #expect(try box.runOK(["refresh", "--status"]).stdout.isEmpty)
         // A user name alone is fine.
-        #expect(try box.run(["refresh", "dynamic", "--from", "http://alice@127.0.0.1:\(server.port)/x"]).status == 0)
+        try box.runOK(["refresh", "dynamic", "--from", "http://alice@127.0.0.1:\(server.port)/x"])
         // A password remembered by an older version is never shown.
         let queue = try DatabaseQueue(path: box.store)
         try queue.write { db in
             try db.execute(sql: "UPDATE refresh_sources SET source = 'https://bob:OLD-SECRET@example.com/x' WHERE domain = 'dynamic'")
         }
         for arguments in [["refresh", "--status"], ["refresh", "--status", "--json"]] {
-            let status = try box.run(arguments)
+            let status = try box.runOK(arguments)
             #expect(
                 status.status == 0 && !status.stdout.contains("OLD-SECRET") && status.stdout.contains("https://bob:***@example.com/x"),
                 "\(status)")
         }
-        let again = try box.run(["refresh", "dynamic"])
+        let again = try box.runFailing(["refresh", "dynamic"], status: 2)
         expectFailure(again, 2, contains: "must not contain a password")
         #expect(!again.stderr.contains("OLD-SECRET"))
         server.stop()
@@ -377,7 +385,7 @@ func runMeasured(_ box: Sandbox, _ arguments: [String], environment: [String: St
     process.standardOutput = out
     process.standardError = err
     process.standardInput = FileHandle.nullDevice
-    try process.run()
+    try launch(process)
     let errors = ErrorCollector(err.fileHandleForReading)
     let output = ErrorCollector(out.fileHandleForReading)
     var peak = 0

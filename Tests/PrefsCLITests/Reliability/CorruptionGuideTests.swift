@@ -12,29 +12,29 @@ struct CorruptionGuideTests {
     /// links would each get a WAL of their own.
     @Test func aStoreWithTwoHardLinksIsRefused() throws {
         let box = try Sandbox()
-        #expect(try box.run(["set", "user", "k", "v"]).status == 0)
+        try box.runOK(["set", "user", "k", "v"])
         let link = box.root + "/link.db"
         #expect(Glibc.link(box.store, link) == 0)
         let before = try box.storeSnapshot()
         for arguments in [["get", "user", "k"], ["set", "user", "k", "w"]] {
-            expectFailure(try box.run(arguments), 3, contains: "it has 2 hard links")
-            expectFailure(try box.run(["--store", link] + arguments, store: false), 3, contains: "it has 2 hard links")
+            expectFailure(try box.runFailing(arguments, status: 3), 3, contains: "it has 2 hard links")
+            expectFailure(try box.runFailing(["--store", link] + arguments, status: 3, store: false), 3, contains: "it has 2 hard links")
         }
         #expect(try box.storeSnapshot() == before)
         #expect(unlink(link) == 0)
-        #expect(try box.run(["get", "user", "k"]).stdout == "v\n")
+        #expect(try box.runOK(["get", "user", "k"]).stdout == "v\n")
     }
 
     /// A symbolic link is fine: SQLite resolves it, so both names share one WAL.
     @Test func aStoreReachedThroughASymbolicLinkAndItsPathSharesOneWal() throws {
         let box = try Sandbox()
-        #expect(try box.run(["set", "user", "seed", "0"]).status == 0)
+        try box.runOK(["set", "user", "seed", "0"])
         let link = box.root + "/link.db"
         #expect(symlink(box.store, link) == 0)
         let batch = try Running(["--store", link, "batch", "--window", "5ms"], environment: box.environment())
         for index in 0..<20 {
             batch.write("set user viaLink\(index) \(index)\n")
-            let direct = try box.run(["set", "user", "direct\(index)", "\(index)"])
+            let direct = try box.runOK(["set", "user", "direct\(index)", "\(index)"])
             #expect(direct.status == 0, "\(direct)")
         }
         #expect(batch.waitForLines(1))
@@ -43,7 +43,7 @@ struct CorruptionGuideTests {
         #expect(!FileManager.default.fileExists(atPath: link + "-wal"), "no second WAL named after the link")
         let finished = batch.finish()
         #expect(finished.status == 0, "\(finished)")
-        let listed = try box.run(["--store", link, "list", "user", "--keys-only"], store: false)
+        let listed = try box.runOK(["--store", link, "list", "user", "--keys-only"], store: false)
         #expect(listed.stdout.split(separator: "\n").count == 41, "\(listed)")
     }
 
@@ -54,7 +54,7 @@ struct CorruptionGuideTests {
     @Test func theFileAloneIsConsistentAndABackupIsComplete() throws {
         let box = try Sandbox()
         for index in 0..<30 {
-            #expect(try box.run(["set", "user", "k\(index)", "\(index)"]).status == 0)
+            try box.runOK(["set", "user", "k\(index)", "\(index)"])
         }
         // A writer keeps the store open, so recent commits are only in the -wal when it is copied.
         let batch = try Running(["--store", box.store, "batch", "--window", "5ms"], environment: box.environment())
@@ -66,20 +66,20 @@ struct CorruptionGuideTests {
         try FileManager.default.copyItem(atPath: box.store, toPath: copy)
         #expect(batch.finish().status == 0)
         #expect(chmod(copy, 0o600) == 0)
-        let listed = try box.run(["--store", copy, "list", "user", "--keys-only"], store: false)
+        let listed = try box.runOK(["--store", copy, "list", "user", "--keys-only"], store: false)
         #expect(listed.status == 0 && listed.stdout.split(separator: "\n").count <= 60, "\(listed)")
         let integrity = try DatabaseQueue(path: copy).read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
         #expect(integrity == ["ok"])
         let backup = box.root + "/backup.db"
-        #expect(try box.run(["backup", backup]).status == 0)
-        let restored = try box.run(["--store", backup, "list", "user", "--keys-only"], store: false)
+        try box.runOK(["backup", backup])
+        let restored = try box.runOK(["--store", backup, "list", "user", "--keys-only"], store: false)
         #expect(restored.stdout.split(separator: "\n").count == 60, "\(restored)")
     }
 
     /// A `-wal` left behind by a deleted store is not replayed into a new store of that name.
     @Test func aWalWithoutItsStoreIsRefused() throws {
         let box = try Sandbox()
-        #expect(try box.run(["set", "user", "k", "v"]).status == 0)
+        try box.runOK(["set", "user", "k", "v"])
         // Keep a WAL with content: a writer is in the middle of a batch when the store goes away.
         let batch = try Running(["--store", box.store, "batch", "--window", "5ms"], environment: box.environment())
         batch.write("set user other 1\n")
@@ -92,7 +92,7 @@ struct CorruptionGuideTests {
         unlink(box.store + "-wal")
         unlink(box.store + "-shm")
         try FileManager.default.copyItem(atPath: savedWal, toPath: box.store + "-wal")
-        let result = try box.run(["set", "user", "fresh", "1"])
+        let result = try box.runFailing(["set", "user", "fresh", "1"], status: 3)
         expectFailure(result, 3, contains: "-wal exists without its store")
         #expect(!FileManager.default.fileExists(atPath: box.store), "no store was created over the stray WAL")
     }
@@ -116,7 +116,7 @@ struct CorruptionGuideTests {
         #expect(acknowledged == 200)
         for index in 200..<400 { batch.write("set user k\(index) \(index)\n") }
         let backup = box.root + "/backup.db"
-        let result = try box.run(["backup", backup])
+        let result = try box.runOK(["backup", backup])
         #expect(result.status == 0, "\(result)")
         #expect(batch.finish().status == 0)
         let integrity = try DatabaseQueue(path: backup).read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }

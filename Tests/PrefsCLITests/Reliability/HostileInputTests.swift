@@ -71,7 +71,7 @@ struct HostileInputTests {
         try box.runOK(["set", "user", "s", "text"])
         try box.runOK(["set", "user", "max", "9223372036854775807"])
         let before = try box.storeSnapshot()
-        let result = try box.run(testCase.arguments, stdinBytes: testCase.stdin ?? [])
+        let result = try box.run(testCase.arguments, expecting: testCase.status, stdinBytes: testCase.stdin ?? [])
         #expect(result.status == testCase.status, "\(testCase): \(result)")
         #expect(result.status < 128, "no crash signal: \(result)")
         let stderrLines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.isEmpty }

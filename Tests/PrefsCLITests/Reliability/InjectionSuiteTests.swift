@@ -79,13 +79,13 @@ struct InjectionSuiteTests {
 
         // env/dotenv of a server-fed domain without a prefix: refused, nothing printed.
         for format in ["env", "dotenv"] {
-            let refused = try box.run(["export", "dynamic", "--format", format])
+            let refused = try box.runFailing(["export", "dynamic", "--format", format], status: 6)
             expectFailure(refused, 6, contains: "--name-prefix")
         }
         // With a prefix, the whole corpus is refused: several keys map to one NAME (exit 6,
         // nothing printed). A collision-free part of it is evaluated by bash (plain and
         // interactive) and sourced as dotenv, then git and less run: no marker appears.
-        let colliding = try box.run(["export", "dynamic", "--format", "env", "--name-prefix", "APP_"])
+        let colliding = try box.runFailing(["export", "dynamic", "--format", "env", "--name-prefix", "APP_"], status: 6)
         expectFailure(colliding, 6, contains: "would both be")
         let distinct = values.filter { key, _ in
             ["$(touch", "git_config", "lessopen", "ps0", "prompt_command", "bash_env", "ld_preload", "https_proxy"].contains {
@@ -122,7 +122,7 @@ struct InjectionSuiteTests {
         #expect(sourced.status == 0, "\(sourced)")
 
         // The flag commands read the domain as flags: the text is data there too.
-        let flags = try box.run(["flag", "list"])
+        let flags = try box.runOK(["flag", "list"])
         #expect(flags.status == 0, "\(flags)")
         #expect(Self.markers(in: markers).isEmpty, "something ran: \(Self.markers(in: markers))")
     }

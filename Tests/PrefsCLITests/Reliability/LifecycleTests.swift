@@ -12,17 +12,17 @@ struct LifecycleTests {
         let batch = try Running(["--store", box.store, "batch", "--window", "50ms"], environment: box.environment())
         batch.write("set user first 1\n")
         #expect(batch.waitForLines(1), "the first line is committed")
-        let export = try box.run(["export"])
+        let export = try box.runOK(["export"])
         #expect(export.status == 0, "\(export)")
         batch.write("set user second 2\n")
         #expect(batch.waitForLines(2), "the second line is committed")
-        let doctor = try box.run(["list"])
+        let doctor = try box.runOK(["list"])
         #expect(doctor.status == 0, "\(doctor)")
         batch.write("set user third 3\n")
         let result = batch.finish()
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("\"through\":3"), "\(result)")
-        let listed = try box.run(["list", "user", "--json"])
+        let listed = try box.runOK(["list", "user", "--json"])
         #expect(listed.status == 0 && listed.stdout == "{\"first\":1,\"second\":2,\"third\":3}\n", "\(listed)")
     }
 
@@ -53,7 +53,7 @@ struct LifecycleTests {
                 #expect(result.status == 0, "round \(round): set k\(setIndex): \(result)")
                 if result.status == 0 { acknowledged["k\(setIndex)"] = setIndex }
             }
-            let listed = try box.run(["list", "race", "--json"])
+            let listed = try box.runOK(["list", "race", "--json"])
             #expect(listed.status == 0, "\(listed)")
             let stored = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Int] ?? [:]
             #expect(stored == acknowledged, "round \(round) with \(maintenance): every acknowledged set is stored")
@@ -65,9 +65,9 @@ struct LifecycleTests {
         let (watch, start) = try Running.watch(["--store", box.store, "watch", "--json"], box: box)
         #expect(start == 0)
         for index in 0..<5 {
-            let set = try box.run(["set", "user", "k\(index)", "\(index)"])
+            let set = try box.runOK(["set", "user", "k\(index)", "\(index)"])
             #expect(set.status == 0, "\(set)")
-            let read = try box.run(["export"])
+            let read = try box.runOK(["export"])
             #expect(read.status == 0, "\(read)")
         }
         #expect(watch.waitForLines(5, timeout: 10), "watch printed every change")
@@ -96,9 +96,9 @@ struct LifecycleTests {
                 let result = process.finish()
                 #expect(result.status == 0, "round \(round): \(result)")
             }
-            let listed = try box.run(["list", "legacy", "--json"])
+            let listed = try box.runOK(["list", "legacy", "--json"])
             #expect(listed.stdout == "{\"count\":41,\"n0\":0,\"n1\":1,\"n2\":2,\"n3\":3,\"n4\":4,\"n5\":5}\n", "round \(round): \(listed)")
-            let theme = try box.run(["get", "user", "theme"])
+            let theme = try box.runOK(["get", "user", "theme"])
             #expect(theme.stdout == "dark\n", "\(theme)")
             let version = try DatabaseQueue(path: box.store).read { try Int.fetchOne($0, sql: "PRAGMA user_version") }
             #expect(version == 3)

@@ -33,18 +33,18 @@ struct LocalUserTests {
     @Test(arguments: ["", "-wal", "-shm"])
     func aFileWritableByOthersIsRefused(_ suffix: String) throws {
         let box = try Sandbox()
-        #expect(try box.run(["set", "user", "k", "v"]).status == 0)
+        try box.runOK(["set", "user", "k", "v"])
         let file = box.store + suffix
         if !FileManager.default.fileExists(atPath: file) {
             #expect(FileManager.default.createFile(atPath: file, contents: nil))
         }
         #expect(chmod(file, 0o666) == 0)
         for arguments in [["get", "user", "k"], ["set", "user", "k", "w"], ["list"], ["export"]] {
-            let result = try box.run(arguments)
+            let result = try box.runFailing(arguments, status: 3)
             expectFailure(result, 3, contains: "refusing \(file): owned by uid \(getuid()) with mode 0666")
         }
         #expect(chmod(file, 0o600) == 0)
-        let after = try box.run(["get", "user", "k"])
+        let after = try box.runOK(["get", "user", "k"])
         #expect(after.stdout == "v\n", "the victim's value was never written to the refused file: \(after)")
     }
 
@@ -57,7 +57,7 @@ struct LocalUserTests {
         let file = box.store + suffix
         #expect(FileManager.default.createFile(atPath: file, contents: nil, attributes: [.posixPermissions: 0o600]))
         #expect(chown(file, Self.otherUser, Self.otherUser) == 0)
-        let result = try box.run(["set", "user", "secret", "hunter2"])
+        let result = try box.runFailing(["set", "user", "secret", "hunter2"], status: 3)
         expectFailure(result, 3, contains: "refusing \(file): owned by uid \(Self.otherUser) with mode 0600")
         let attributes = try FileManager.default.attributesOfItem(atPath: file)
         #expect((attributes[.size] as? Int) == 0, "nothing was written into the other user's file")
@@ -65,9 +65,9 @@ struct LocalUserTests {
 
     @Test func backupIsPrivateAndNamesAMissingDirectory() throws {
         let box = try Sandbox()
-        #expect(try box.run(["set", "user", "k", "v"]).status == 0)
+        try box.runOK(["set", "user", "k", "v"])
         let destination = box.root + "/out/b.db"
-        let missing = try box.run(["backup", destination])
+        let missing = try box.runFailing(["backup", destination], status: 4)
         expectFailure(missing, 4, contains: "cannot write backup \(destination): directory \(box.root)/out does not exist")
         #expect(!missing.stderr.contains(".tmp-") && !missing.stderr.contains("/.b.db."), "no temporary name is shown: \(missing)")
         #expect(mkdir(box.root + "/out", 0o755) == 0)
@@ -77,27 +77,27 @@ struct LocalUserTests {
         #expect(result.status == 0, "\(result)")
         #expect(Self.mode(destination) == 0o600)
         #expect(try FileManager.default.contentsOfDirectory(atPath: box.root + "/out") == ["b.db"], "no temporary file is left")
-        let read = try box.run(["--store", destination, "get", "user", "k"], store: false)
+        let read = try box.runOK(["--store", destination, "get", "user", "k"], store: false)
         #expect(read.stdout == "v\n", "\(read)")
     }
 
     @Test func backupOntoTheStoreItselfIsRefused() throws {
         let box = try Sandbox()
-        #expect(try box.run(["set", "user", "k", "v"]).status == 0)
-        let result = try box.run(["backup", box.store, "--force"])
+        try box.runOK(["set", "user", "k", "v"])
+        let result = try box.runFailing(["backup", box.store, "--force"], status: 4)
         expectFailure(result, 4, contains: "is the store itself")
-        #expect(try box.run(["get", "user", "k"]).stdout == "v\n")
+        #expect(try box.runOK(["get", "user", "k"]).stdout == "v\n")
     }
 
     @Test func backupOntoALinkIsRefusedWithoutForce() throws {
         // A dangling link counts as an existing file: without --force it stays, and nothing is
         // written where it points.
         let box = try Sandbox()
-        #expect(try box.run(["set", "user", "k", "v"]).status == 0)
+        try box.runOK(["set", "user", "k", "v"])
         let link = box.root + "/out.db"
         let target = box.root + "/elsewhere.db"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
-        let result = try box.run(["backup", link])
+        let result = try box.runFailing(["backup", link], status: 4)
         expectFailure(result, 4, contains: "exists; use --force to overwrite it")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
         #expect(!FileManager.default.fileExists(atPath: target))
@@ -109,12 +109,12 @@ struct LocalUserTests {
     @Test(arguments: ["3000000", "1e300", "inf", "nan", "-1", "5s", "0x10", "1e3"])
     func anInvalidBusyTimeoutIsAUsageError(_ value: String) throws {
         let box = try Sandbox()
-        #expect(try box.run(["set", "user", "k", "v"]).status == 0)
+        try box.runOK(["set", "user", "k", "v"])
         for arguments in [["set", "user", "k", "w"], ["get", "user", "k"], ["batch"]] {
-            let result = try box.run(arguments, stdin: "", environment: ["PREFS_BUSY_TIMEOUT": value])
+            let result = try box.runFailing(arguments, status: 2, stdin: "", environment: ["PREFS_BUSY_TIMEOUT": value])
             expectFailure(result, 2, contains: "PREFS_BUSY_TIMEOUT must be a number of seconds from 0 to 86400")
         }
-        let fine = try box.run(["set", "user", "k", "w"], environment: ["PREFS_BUSY_TIMEOUT": "86400"])
+        let fine = try box.runOK(["set", "user", "k", "w"], environment: ["PREFS_BUSY_TIMEOUT": "86400"])
         #expect(fine.status == 0, "\(fine)")
     }
 
@@ -155,27 +155,28 @@ struct LocalUserTests {
     @Test(arguments: ["-wal", "-shm"])
     func aLinkedCompanionFileIsRefused(_ suffix: String) throws {
         let box = try Sandbox()
-        #expect(try box.run(["set", "user", "k", "v"]).status == 0)
+        try box.runOK(["set", "user", "k", "v"])
         // The last connection to close checkpoints and removes -wal and -shm: now plant them.
         try DatabaseQueue(path: box.store).close()
         #expect(!FileManager.default.fileExists(atPath: box.store + suffix))
         let victim = box.root + "/victim.txt"
         #expect(FileManager.default.createFile(atPath: victim, contents: Data("precious".utf8), attributes: [.posixPermissions: 0o600]))
         #expect(symlink(victim, box.store + suffix) == 0)
-        expectFailure(try box.run(["set", "user", "k", "w"]), 3, contains: "refusing \(box.store + suffix): it is a link")
-        expectFailure(try box.run(["get", "user", "k"]), 3, contains: "it is a link")
+        expectFailure(
+            try box.runFailing(["set", "user", "k", "w"], status: 3), 3, contains: "refusing \(box.store + suffix): it is a link")
+        expectFailure(try box.runFailing(["get", "user", "k"], status: 3), 3, contains: "it is a link")
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
         #expect(unlink(box.store + suffix) == 0 && Glibc.link(victim, box.store + suffix) == 0)
-        expectFailure(try box.run(["set", "user", "k", "w"]), 3, contains: "it is a link")
+        expectFailure(try box.runFailing(["set", "user", "k", "w"], status: 3), 3, contains: "it is a link")
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
     }
 
     @Test func exportOntoTheStoreIsRefused() throws {
         let box = try Sandbox()
-        #expect(try box.run(["set", "user", "k", "v"]).status == 0)
+        try box.runOK(["set", "user", "k", "v"])
         for target in [box.store, box.store + "-wal"] {
-            expectFailure(try box.run(["export", "-o", target]), 4, contains: "is the store itself or one of its files")
+            expectFailure(try box.runFailing(["export", "-o", target], status: 4), 4, contains: "is the store itself or one of its files")
         }
-        #expect(try box.run(["get", "user", "k"]).stdout == "v\n")
+        #expect(try box.runOK(["get", "user", "k"]).stdout == "v\n")
     }
 }

@@ -24,7 +24,7 @@ import Testing
     /// Fills a store through the binary (as the current user) and returns its expected reads.
     private func seed(_ sandbox: Sandbox) throws {
         for arguments in [["set", "user", "theme", "dark"], ["set", "user", "window", #"{"w":800,"h":600}"#], ["set", "ci", "n", "3"]] {
-            let result = try sandbox.run(arguments)
+            let result = try sandbox.runOK(arguments)
             #expect(result.status == 0, "\(result)")
         }
     }
@@ -121,7 +121,10 @@ import Testing
                         + arguments,
                     stdin: stdin.map { Array($0.utf8) }, environment: sandbox.environment())
             }
-            return try sandbox.run(arguments, stdin: stdin)
+            // checkReads and checkWrites expect each command's own status.
+            return try Sandbox.exec(
+                Sandbox.binary, ["--store", sandbox.store] + arguments, stdin: stdin.map { Array($0.utf8) },
+                environment: sandbox.environment())
         }
         if Self.isRoot {
             // The scenario really runs unprivileged: nobody cannot create a file there.

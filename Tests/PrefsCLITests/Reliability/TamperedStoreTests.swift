@@ -42,7 +42,7 @@ struct TamperedStoreTests {
             try box.runOK(["set", "user", "a", "1"])
             try tamper(box, edit)
             for command in commands {
-                let result = try box.run(command)
+                let result = try box.runFailing(command, status: 3)
                 #expect(result.status == 3, "\(edit); prefs \(command.joined(separator: " ")): \(result)")
                 #expect(result.stderr.contains("is corrupt or not a prefs store"), "\(edit); prefs \(command): \(result)")
             }

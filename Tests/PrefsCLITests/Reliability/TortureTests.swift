@@ -1,5 +1,6 @@
 import Foundation
 import PrefsCore
+import PrefsTestSupport
 import Testing
 
 /// Reliability: crashes, concurrency, full disks, damaged stores, doctor and backup.
@@ -40,7 +41,7 @@ struct TortureTests {
                     + (0..<500).map { "{\"op\":\"set\",\"domain\":\"ap\",\"key\":\"k\($0)\",\"value\":\(iteration)}" }.joined(
                         separator: ",") + "]"
             }
-            try process.run()
+            try launch(process)
             let collected = LinesCollector(output.fileHandleForReading)
             let bytes = Data(payload.utf8)
             let writer = Thread {
@@ -96,10 +97,10 @@ struct TortureTests {
         ]
         writer.environment = box.environment()
         writer.standardOutput = FileHandle.nullDevice
-        try writer.run()
+        try launch(writer)
         var reads = 0
         while writer.isRunning || reads < 20 {
-            let result = try box.run(["get", "user", "doc"])
+            let result = try box.runOK(["get", "user", "doc"])
             #expect(result.status == 0, "\(result.stderr)")
             let parsed = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
             #expect((parsed?["pad"] as? String)?.count == 5000, "a whole value every time")
@@ -119,34 +120,34 @@ struct TortureTests {
             "/bin/sh", ["-c", script, Sandbox.binary, box.store], stdin: Array(big.utf8), environment: box.environment())
         expectFailure(full, 4)
         #expect(try integrity(box.store) == "ok")
-        #expect(try box.run(["get", "user", "small"]).stdout == "1\n")
-        expectFailure(try box.run(["get", "user", "big"]), 1)
-        #expect(try box.run(["set", "user", "big", "-"], stdin: big).status == 0, "writing works again once space returns")
+        #expect(try box.runOK(["get", "user", "small"]).stdout == "1\n")
+        expectFailure(try box.runFailing(["get", "user", "big"], status: 1), 1)
+        #expect(try box.runOK(["set", "user", "big", "-"], stdin: big).status == 0, "writing works again once space returns")
     }
 
     @Test func doctorReportsHealthAndDamage() throws {
         let box = try Sandbox()
         try box.runOK(["set", "user", "a", "1", "--ttl", "1s"])
-        let healthy = try box.run(["doctor"])
+        let healthy = try box.runOK(["doctor"])
         #expect(healthy.status == 0, "\(healthy)")
         #expect(healthy.stdout.contains("ok\tintegrity\tPRAGMA integrity_check: ok"))
         #expect(healthy.stdout.contains("ok\tschema\tschema version 3"))
         chmod(box.store, 0o644)
-        #expect(try box.run(["doctor"]).stdout.contains("warning\tpermissions\tstore file"))
+        #expect(try box.runOK(["doctor"]).stdout.contains("warning\tpermissions\tstore file"))
         Thread.sleep(forTimeInterval: 1.1)
-        #expect(try box.run(["doctor", "--json"]).stdout.contains("\"message\":\"1 expired key(s)"))
+        #expect(try box.runOK(["doctor", "--json"]).stdout.contains("\"message\":\"1 expired key(s)"))
         // A memory file whose store is gone.
         let other = box.root + "/gone/prefs.db"
         try box.runOK(["--store", other, "set", "memory", "m", "1"], store: false)
         try box.runOK(["--store", other, "set", "user", "u", "1"], store: false)
         try FileManager.default.removeItem(atPath: box.root + "/gone")
-        #expect(try box.run(["doctor"]).stdout.contains("warning\tmemory\torphaned memory-tier file"))
+        #expect(try box.runOK(["doctor"]).stdout.contains("warning\tmemory\torphaned memory-tier file"))
         // Damage.
         try DatabaseQueue(path: box.store).writeWithoutTransaction { _ = try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: box.store)))
         for i in 4096..<min(bytes.count, 12288) { bytes[i] = 0x5A }
         try Data(bytes).write(to: URL(fileURLWithPath: box.store))
-        let damaged = try box.run(["doctor"])
+        let damaged = try box.runFailing(["doctor"], status: 3)
         #expect(damaged.status == 3, "\(damaged)")
     }
 
@@ -161,17 +162,17 @@ struct TortureTests {
         ]
         writer.environment = box.environment()
         writer.standardOutput = FileHandle.nullDevice
-        try writer.run()
+        try launch(writer)
         Thread.sleep(forTimeInterval: 0.2)
         let file = box.root + "/backup.db"
-        let result = try box.run(["backup", file])
+        let result = try box.runOK(["backup", file])
         #expect(result.status == 0, "\(result)")
         writer.waitUntilExit()
         #expect(try integrity(file) == "ok")
-        #expect(try box.run(["--store", file, "get", "user", "seed"], store: false).stdout == "1\n")
+        #expect(try box.runOK(["--store", file, "get", "user", "seed"], store: false).stdout == "1\n")
         #expect(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int == 0o600)
-        expectFailure(try box.run(["backup", file]), 4, contains: "--force")
-        #expect(try box.run(["backup", file, "--force"]).status == 0)
-        #expect(try box.run(["--store", file, "list", "user", "--keys-only"], store: false).stdout.split(separator: "\n").count == 20001)
+        expectFailure(try box.runFailing(["backup", file], status: 4), 4, contains: "--force")
+        try box.runOK(["backup", file, "--force"])
+        #expect(try box.runOK(["--store", file, "list", "user", "--keys-only"], store: false).stdout.split(separator: "\n").count == 20001)
     }
 }

@@ -17,7 +17,9 @@ final class Sandbox: Sendable {
     let store: String
     let runtime: String
 
+    /// Fails when the built `prefs` is missing (``binary``).
     init() throws {
+        if case .failure(let missing) = Sandbox.binaryLocation { throw missing }
         root = try makeTemporaryDirectory(prefix: "prefs-cli")
         store = root + "/store/prefs.db"
         runtime = root + "/runtime"
@@ -29,39 +31,74 @@ final class Sandbox: Sendable {
     }
 
     /// The built binary, next to the test bundle (`PREFS_TEST_BINARY` names another, e.g. an
-    /// older build, to see a new test fail against it).
-    static let binary: String = {
-        if let other = ProcessInfo.processInfo.environment["PREFS_TEST_BINARY"], !other.isEmpty { return other }
-        var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = url.appendingPathComponent("prefs").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            url = url.deletingLastPathComponent()
+    /// older build, to see a new test fail against it). No other place is tried: a
+    /// `.build/debug/prefs` elsewhere may be older than the tests.
+    static var binary: String {
+        switch binaryLocation {
+        case .success(let path): path
+        case .failure(let missing): missing.path
         }
-        let fallback = repositoryRoot + "/.build/debug/prefs"
-        return fallback
-    }()
-
-    /// Runs `prefs --store STORE ARGS...` (unless `store` is false) and waits. The caller checks
-    /// the status; a step that must succeed uses ``runOK(_:stdin:stdinBytes:store:environment:sourceLocation:)``.
-    func run(
-        _ arguments: [String], stdin: String? = nil, stdinBytes: [UInt8]? = nil, store useStore: Bool = true,
-        environment extra: [String: String] = [:]
-    ) throws -> RunResult {
-        try Sandbox.exec(
-            Sandbox.binary, (useStore ? ["--store", store] : []) + arguments, stdin: stdinBytes ?? stdin.map { Array($0.utf8) },
-            environment: environment(extra))
     }
 
-    /// ``run(_:stdin:stdinBytes:store:environment:)`` for a step that must succeed: a non-zero
-    /// exit is recorded as an issue at the caller's line (with the output), and the test goes on.
+    static let binaryLocation: Result<String, MissingBinary> = locateBinary(
+        testBundle: CommandLine.arguments[0], environment: ProcessInfo.processInfo.environment)
+
+    /// `PREFS_TEST_BINARY`, else the executable `prefs` in the test bundle's directory or up
+    /// to three above it (where SwiftPM puts the products the tests depend on).
+    static func locateBinary(testBundle: String, environment: [String: String]) -> Result<String, MissingBinary> {
+        if let other = environment["PREFS_TEST_BINARY"], !other.isEmpty {
+            return FileManager.default.isExecutableFile(atPath: other)
+                ? .success(other) : .failure(MissingBinary(path: other, searched: ["PREFS_TEST_BINARY"]))
+        }
+        var url = URL(fileURLWithPath: testBundle).deletingLastPathComponent()
+        var searched: [String] = []
+        for _ in 0..<4 {
+            let candidate = url.appendingPathComponent("prefs").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return .success(candidate) }
+            searched.append(url.path)
+            url = url.deletingLastPathComponent()
+        }
+        return .failure(MissingBinary(path: searched.first.map { $0 + "/prefs" } ?? "prefs", searched: searched))
+    }
+
+    /// Runs `prefs --store STORE ARGS...` (unless `store` is false) and expects exit 0: another
+    /// status is recorded as an issue at the caller's line, with the output, and the test goes on.
     @discardableResult
     func runOK(
         _ arguments: [String], stdin: String? = nil, stdinBytes: [UInt8]? = nil, store useStore: Bool = true,
-        environment extra: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation
+        environment extra: [String: String] = [:], timeout: Double = defaultChildTimeout, sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> RunResult {
-        let result = try run(arguments, stdin: stdin, stdinBytes: stdinBytes, store: useStore, environment: extra)
-        #expect(result.status == 0, "prefs \(arguments.joined(separator: " ")): \(result)", sourceLocation: sourceLocation)
+        try run(
+            arguments, expecting: 0, stdin: stdin, stdinBytes: stdinBytes, store: useStore, environment: extra, timeout: timeout,
+            sourceLocation: sourceLocation)
+    }
+
+    /// Runs `prefs --store STORE ARGS...` (unless `store` is false) and expects it to fail with
+    /// `status` (not 0), as ``runOK(_:stdin:stdinBytes:store:environment:timeout:sourceLocation:)``.
+    @discardableResult
+    func runFailing(
+        _ arguments: [String], status: Int32, stdin: String? = nil, stdinBytes: [UInt8]? = nil, store useStore: Bool = true,
+        environment extra: [String: String] = [:], timeout: Double = defaultChildTimeout, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> RunResult {
+        #expect(status != 0, "runFailing expects a failure status; use runOK", sourceLocation: sourceLocation)
+        return try run(
+            arguments, expecting: status, stdin: stdin, stdinBytes: stdinBytes, store: useStore, environment: extra, timeout: timeout,
+            sourceLocation: sourceLocation)
+    }
+
+    /// Runs `prefs --store STORE ARGS...` (unless `store` is false) and expects exit `status`
+    /// (for tables of cases; a literal status reads better as `runOK` / `runFailing`).
+    @discardableResult
+    func run(
+        _ arguments: [String], expecting status: Int32, stdin: String? = nil, stdinBytes: [UInt8]? = nil, store useStore: Bool = true,
+        environment extra: [String: String] = [:], timeout: Double = defaultChildTimeout, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> RunResult {
+        let result = try Sandbox.exec(
+            Sandbox.binary, (useStore ? ["--store", store] : []) + arguments, stdin: stdinBytes ?? stdin.map { Array($0.utf8) },
+            environment: environment(extra), timeout: timeout, sourceLocation: sourceLocation)
+        #expect(
+            result.status == status, "prefs \(arguments.joined(separator: " ")): expected exit \(status), got \(result)",
+            sourceLocation: sourceLocation)
         return result
     }
 
@@ -87,30 +124,24 @@ final class Sandbox: Sendable {
         return env
     }
 
-    static func exec(_ path: String, _ arguments: [String], stdin: [UInt8]?, environment: [String: String]) throws -> RunResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        let input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        let writer = Thread {
-            // write(contentsOf:) throws on EPIPE (a process that exits without reading); write(_:) crashes.
-            if let stdin { try? input.fileHandleForWriting.write(contentsOf: Data(stdin)) }
-            try? input.fileHandleForWriting.close()
+    /// Runs `path ARGS...` (``runChild(_:stdin:environment:timeout:)``: its own process group,
+    /// no signal blocked) and waits; a child still running after `timeout` seconds is killed
+    /// with its group and recorded as an issue at the caller's line.
+    static func exec(
+        _ path: String, _ arguments: [String], stdin: [UInt8]?, environment: [String: String], timeout: Double = defaultChildTimeout,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> RunResult {
+        let child = try runChild([path] + arguments, stdin: stdin, environment: environment, timeout: timeout)
+        var result = RunResult(
+            stdout: String(decoding: child.stdout, as: UTF8.self), stderr: String(decoding: child.stderr, as: UTF8.self),
+            status: child.status)
+        if child.timedOut {
+            result.stderr += "[killed with its process group after \(timeout) s]"
+            Issue.record(
+                "timed out after \(timeout) s, process group killed: \(([path] + arguments).joined(separator: " ")): \(result)",
+                sourceLocation: sourceLocation)
         }
-        writer.start()
-        let errData = ErrorCollector(err.fileHandleForReading)
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return RunResult(
-            stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData.wait(), as: UTF8.self),
-            status: process.terminationStatus)
+        return result
     }
 
     /// Dumps every table of the store file (for "unchanged" checks).
@@ -127,6 +158,15 @@ final class Sandbox: Sendable {
             }
             return text
         }
+    }
+}
+
+/// Why there is no `prefs` to test: the tests never fall back to a binary that may be stale.
+struct MissingBinary: Error, CustomStringConvertible {
+    var path: String
+    var searched: [String]
+    var description: String {
+        "the built prefs is missing (looked in \(searched.joined(separator: ", "))); build it with swift build --build-tests"
     }
 }
 
@@ -179,7 +219,7 @@ final class Running {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = error
-        try process.run()
+        try launch(process)
         lines = LinesCollector(output.fileHandleForReading)
         errors = ErrorCollector(error.fileHandleForReading)
     }
@@ -235,8 +275,18 @@ final class Running {
     }
 
     /// Closes standard input (or sends `signal`), waits, and returns what the process printed.
-    func finish(signal: Int32? = nil) -> RunResult {
+    /// A process still running `timeout` seconds later is killed and recorded as an issue.
+    func finish(
+        signal: Int32? = nil, timeout: Double = defaultChildTimeout, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> RunResult {
         if let signal { kill(process.processIdentifier, signal) } else { try? input.fileHandleForWriting.close() }
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(2000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            Issue.record(
+                "timed out after \(timeout) s, killed: \(process.arguments?.joined(separator: " ") ?? "")", sourceLocation: sourceLocation)
+        }
         process.waitUntilExit()
         let out = lines.finish().map { $0 + "\n" }.joined()
         return RunResult(stdout: out, stderr: String(decoding: errors.wait(), as: UTF8.self), status: process.terminationStatus)

@@ -111,7 +111,7 @@ final class TestPostgres: Sendable {
         process.standardInput = input
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try launch(process)
         return (process, input.fileHandleForWriting)
     }
 
@@ -122,7 +122,8 @@ final class TestPostgres: Sendable {
         // posix_spawn and waitpid, output to a file: the server that pg_ctl starts must not
         // hold a pipe of ours open.
         let logPath = root + "/command.log"
-        let status = waitForExit(try spawnDetached(command, output: logPath))
+        // initdb and pg_ctl take seconds; a hang is killed (with its process group) after 120.
+        let status = waitForExit(try spawnDetached(command, output: logPath), timeout: 120) ?? -1
         guard status == 0 else {
             let output = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
             throw TestPostgresError("\(arguments.joined(separator: " ")) failed (\(status)): \(output)")

@@ -1,4 +1,5 @@
 import Foundation
+import PrefsTestSupport
 import Testing
 
 /// Sync at fleet scale (issue 22): libpq connection strings (unix socket, service file,
@@ -25,19 +26,19 @@ extension SyncTests {
             """
         try service.write(toFile: services, atomically: true, encoding: .utf8)
         try b.runOK(["remote", "set", "service=prefs-test"])
-        #expect(try b.run(["remote", "show"]).stdout == "service=prefs-test\n")
+        #expect(try b.runOK(["remote", "show"]).stdout == "service=prefs-test\n")
         // Without the service file libpq does not know the service.
-        let unknown = try b.run(["sync"])
+        let unknown = try b.runFailing(["sync"], status: 7)
         expectFailure(unknown, 7, contains: "prefs-test")
-        let viaService = try b.run(["sync"], environment: ["PGSERVICEFILE": services])
+        let viaService = try b.runOK(["sync"], environment: ["PGSERVICEFILE": services])
         #expect(viaService.status == 0 && viaService.stdout == "pulled 1 (applied 1), pushed 0, pending 0\n", "\(viaService)")
-        #expect(try b.run(["get", "default", "via"]).stdout == "socket\n")
+        #expect(try b.runOK(["get", "default", "via"]).stdout == "socket\n")
 
         // PGSERVICE with an empty URI: the whole set-up comes from the environment.
         let c = try Sandbox()
         try c.runOK(["remote", "set", "postgresql://"])
         try c.runOK(["set", "default", "from", "env"])
-        let viaEnvironment = try c.run(["sync"], environment: ["PGSERVICEFILE": services, "PGSERVICE": "prefs-test"])
+        let viaEnvironment = try c.runOK(["sync"], environment: ["PGSERVICEFILE": services, "PGSERVICE": "prefs-test"])
         #expect(viaEnvironment.status == 0 && viaEnvironment.stdout.hasSuffix("pushed 1, pending 0\n"), "\(viaEnvironment)")
 
         // Two hosts: the first refuses, libpq goes on to the second (a writable one).
@@ -45,9 +46,9 @@ extension SyncTests {
         try d.runOK([
             "remote", "set", "postgres://postgres@127.0.0.1:1,127.0.0.1:\(server.port)/\(database)?target_session_attrs=read-write",
         ])
-        let failover = try d.run(["sync"])
+        let failover = try d.runOK(["sync"])
         #expect(failover.status == 0 && failover.stdout == "pulled 2 (applied 2), pushed 0, pending 0\n", "\(failover)")
-        #expect(try d.run(["get", "default", "from"]).stdout == "env\n")
+        #expect(try d.runOK(["get", "default", "from"]).stdout == "env\n")
     }
 
     // MARK: - Snapshot, horizon, compaction
@@ -85,7 +86,7 @@ extension SyncTests {
         try a.runOK(["set", "default", "gone", "1"])
         _ = try sync(a)
         _ = try sync(b)
-        #expect(try b.run(["get", "default", "gone"]).stdout == "1\n")
+        #expect(try b.runOK(["get", "default", "gone"]).stdout == "1\n")
         // b goes offline and writes; a changes, deletes, and the log passes the horizon.
         try b.runOK(["set", "default", "offline", "written"])
         try b.runOK(["set", "default", "shared", "from-b"])
@@ -94,7 +95,7 @@ extension SyncTests {
         try a.runOK(["set", "default", "new", "1"])
         _ = try sync(a)
         try ageTheLog()
-        let compacted = try a.run(["sync", "--compact", "--horizon", "30s"])
+        let compacted = try a.runOK(["sync", "--compact", "--horizon", "30s"])
         #expect(
             compacted.status == 0 && compacted.stdout == "compacted 5 operations and 1 tombstone (horizon 30s), 0 left in the log\n",
             "\(compacted)")
@@ -103,14 +104,14 @@ extension SyncTests {
         // b comes back: its cursor is below the compaction point, so it loads the snapshot.
         let back = try sync(b, ["--json"])
         #expect(back.stdout.contains(#""snapshot":true"#) && back.stdout.contains(#""pushed":2,"#), "\(back)")
-        expectFailure(try b.run(["get", "default", "gone"]), 1)  // the delete is not lost with its tombstone
-        #expect(try b.run(["get", "default", "new"]).stdout == "1\n")
-        #expect(try b.run(["get", "default", "offline"]).stdout == "written\n")
+        expectFailure(try b.runFailing(["get", "default", "gone"], status: 1), 1)  // the delete is not lost with its tombstone
+        #expect(try b.runOK(["get", "default", "new"]).stdout == "1\n")
+        #expect(try b.runOK(["get", "default", "offline"]).stdout == "written\n")
         _ = try sync(a)
-        #expect(try a.run(["get", "default", "offline"]).stdout == "written\n")
+        #expect(try a.runOK(["get", "default", "offline"]).stdout == "written\n")
         // shared: both wrote it; the later write (a's) wins everywhere.
-        #expect(try a.run(["get", "default", "shared"]).stdout == "2\n")
-        #expect(try b.run(["get", "default", "shared"]).stdout == "2\n")
+        #expect(try a.runOK(["get", "default", "shared"]).stdout == "2\n")
+        #expect(try b.runOK(["get", "default", "shared"]).stdout == "2\n")
         #expect(try export(a) == export(b))
     }
 
@@ -132,8 +133,8 @@ extension SyncTests {
         _ = try sync(a)
         _ = try sync(b)
         for box in [a, b, c] {
-            expectFailure(try box.run(["get", "default", "k"]), 1)
-            #expect(try box.run(["get", "default", "keep"]).stdout == "v\n")
+            expectFailure(try box.runFailing(["get", "default", "k"], status: 1), 1)
+            #expect(try box.runOK(["get", "default", "keep"]).stdout == "v\n")
         }
         #expect(try server.psql("SELECT count(*) FROM prefs_state WHERE key = 'k'", database: database) == "0\n")
     }
@@ -155,7 +156,7 @@ extension SyncTests {
         #expect(try server.psql("SELECT count(*) FROM prefs_ops", database: database) == "1\n")
         let b = try syncedStore()
         _ = try sync(b)
-        #expect(try b.run(["get", "default", "k"]).stdout == "last\n")
+        #expect(try b.runOK(["get", "default", "k"]).stdout == "last\n")
     }
 
     @Test func compactionConcurrentWithPushesLosesNothing() throws {
@@ -168,7 +169,7 @@ extension SyncTests {
             for _ in 0..<15 {
                 do {
                     try self.ageTheLog()
-                    let result = try compactor.run(["sync", "--compact", "--horizon", "30s"])
+                    let result = try compactor.runOK(["sync", "--compact", "--horizon", "30s"])
                     if result.status != 0 { failures.append("compact: \(result)") }
                 } catch {
                     failures.append("\(error)")
@@ -182,8 +183,8 @@ extension SyncTests {
                         let operations = (0..<20).map {
                             #"{"op":"set","domain":"default","key":"s\#(index)-\#(round)-\#($0)","value":\#($0)}"#
                         }
-                        _ = try store.run(["apply", "-"], stdin: "[" + operations.joined(separator: ",") + "]")
-                        let result = try store.run(["sync"])
+                        _ = try store.runOK(["apply", "-"], stdin: "[" + operations.joined(separator: ",") + "]")
+                        let result = try store.runOK(["sync"])
                         if result.status != 0 { failures.append("sync: \(result)") }
                     } catch {
                         failures.append("\(error)")
@@ -197,7 +198,7 @@ extension SyncTests {
         for store in stores { _ = try sync(store) }
         let expected = try export(compactor)
         for store in stores { #expect(try export(store) == expected) }
-        #expect(try compactor.run(["list", "default", "--keys-only"]).stdout.split(separator: "\n").count == 3 * 6 * 20)
+        #expect(try compactor.runOK(["list", "default", "--keys-only"]).stdout.split(separator: "\n").count == 3 * 6 * 20)
         #expect(try server.psql("SELECT count(*) FROM prefs_state", database: database) == "360\n")
     }
 
@@ -218,7 +219,7 @@ extension SyncTests {
             """, database: database)
         let a = try syncedStore()
         #expect(try sync(a).stdout == "pulled 1 (applied 1), pushed 0, pending 0\n")
-        #expect(try a.run(["get", "default", "old"]).stdout == "v1\n")
+        #expect(try a.runOK(["get", "default", "old"]).stdout == "v1\n")
         #expect(try server.psql("SELECT version FROM prefs_meta", database: database) == "2\n")
         #expect(try server.psql("SELECT seq > 0, actor FROM prefs_state", database: database) == "t|someone\n")
     }
@@ -233,13 +234,13 @@ extension SyncTests {
         let watcher = b.process(["sync", "--watch", "3600", "--json"])
         watcher.standardOutput = FileHandle.nullDevice
         watcher.standardError = FileHandle.nullDevice
-        try watcher.run()
+        try launch(watcher)
         defer { if watcher.isRunning { watcher.terminate() } }
         usleep(1_000_000)  // listening
         func waitFor(_ value: String, seconds: Double) throws -> Double? {
             let start = Date()
             while Date().timeIntervalSince(start) < seconds {
-                if try b.run(["get", "default", "pushed", "--default", "none"]).stdout == value + "\n" {
+                if try b.runOK(["get", "default", "pushed", "--default", "none"]).stdout == value + "\n" {
                     return Date().timeIntervalSince(start)
                 }
                 usleep(50_000)

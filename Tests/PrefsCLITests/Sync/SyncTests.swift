@@ -1,5 +1,6 @@
 import Foundation
 import PrefsCore
+import PrefsTestSupport
 import Testing
 
 /// `prefs remote` and `prefs sync` against a real PostgreSQL server (``TestPostgres``).
@@ -21,13 +22,13 @@ struct SyncTests {
     /// A new store with the test's remote set.
     func syncedStore(domains: String? = nil) throws -> Sandbox {
         let box = try Sandbox()
-        let set = try box.run(["remote", "set", url] + (domains.map { ["--domains", $0] } ?? []))
+        let set = try box.runOK(["remote", "set", url] + (domains.map { ["--domains", $0] } ?? []))
         #expect(set.status == 0, "\(set)")
         return box
     }
 
     func sync(_ box: Sandbox, _ extra: [String] = []) throws -> RunResult {
-        let result = try box.run(["sync"] + extra)
+        let result = try box.runOK(["sync"] + extra)
         #expect(result.status == 0, "\(result)")
         return result
     }
@@ -39,7 +40,7 @@ struct SyncTests {
     }
 
     func export(_ box: Sandbox) throws -> String {
-        let result = try box.run(["export"])
+        let result = try box.runOK(["export"])
         #expect(result.status == 0, "\(result)")
         return result.stdout
     }
@@ -48,7 +49,7 @@ struct SyncTests {
 
     @Test func whatALocalWriteWouldRefuseIsSkippedAndCounted() throws {
         let a = try syncedStore()
-        #expect(try a.run(["set", "default", "seed", "1"]).status == 0)
+        try a.runOK(["set", "default", "seed", "1"])
         _ = try sync(a)  // creates the remote schema
         let hostile = """
             INSERT INTO prefs_ops (op_id, domain, key, value, hlc, node, actor) VALUES
@@ -70,15 +71,15 @@ struct SyncTests {
             """, database: database)
         let fromLog = try sync(c)
         #expect(fromLog.stdout.contains("skipped 5 invalid)"), "\(fromLog)")
-        #expect(try c.run(["list", "default"]).stdout == "seed\t1\nspaced\t{\"a\":[1,2.50]}\n")
+        #expect(try c.runOK(["list", "default"]).stdout == "seed\t1\nspaced\t{\"a\":[1,2.50]}\n")
         let b = try syncedStore()
         let pulled = try sync(b, ["--json"])
         #expect(pulled.stdout.contains(#""skipped":5,"#) && pulled.stdout.contains(#""snapshot":true"#), "\(pulled)")
-        #expect(try b.run(["list", "default"]).stdout == "seed\t1\nspaced\t{\"a\":[1,2.50]}\n")
-        let status = try b.run(["sync", "--status"]).stdout
+        #expect(try b.runOK(["list", "default"]).stdout == "seed\t1\nspaced\t{\"a\":[1,2.50]}\n")
+        let status = try b.runOK(["sync", "--status"]).stdout
         #expect(status.contains("skipped\t5 invalid operations\n"), "\(status)")
-        #expect(try b.run(["sync", "--status", "--json"]).stdout.contains(#""skipped":5"#))
-        let log = try b.run(["log"]).stdout
+        #expect(try b.runOK(["sync", "--status", "--json"]).stdout.contains(#""skipped":5"#))
+        let log = try b.runOK(["log"]).stdout
         #expect(log.split(separator: "\n").count == 2 && !log.contains("mallory"), "\(log)")
     }
 
@@ -87,7 +88,7 @@ struct SyncTests {
     /// --name-prefix, whose output bash evaluates without running anything (issue 28).
     @Test func aHostilePeersTextLeavesPrefsAsData() throws {
         let a = try syncedStore()
-        #expect(try a.run(["set", "default", "seed", "1"]).status == 0)
+        try a.runOK(["set", "default", "seed", "1"])
         _ = try sync(a)  // creates the remote schema
         let markers = a.root + "/markers"
         try FileManager.default.createDirectory(atPath: markers, withIntermediateDirectories: true)
@@ -108,13 +109,13 @@ struct SyncTests {
         let pulled = try sync(a)
         #expect(pulled.stdout.contains("pulled 7"), "\(pulled)")
         for (key, value) in rows {
-            #expect(try a.run(["get", "default", key]).stdout == value + "\n", "\(key)")
+            #expect(try a.runOK(["get", "default", key]).stdout == value + "\n", "\(key)")
         }
-        let listed = try a.run(["list", "default", "--json"])
+        let listed = try a.runOK(["list", "default", "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any]
         #expect(object?.count == rows.count + 1, "\(listed)")
-        expectFailure(try a.run(["export", "default", "--format", "env"]), 6, contains: "--name-prefix")
-        let env = try a.run(["export", "default", "--format", "env", "--name-prefix", "PEER_"])
+        expectFailure(try a.runFailing(["export", "default", "--format", "env"], status: 6), 6, contains: "--name-prefix")
+        let env = try a.runOK(["export", "default", "--format", "env", "--name-prefix", "PEER_"])
         #expect(env.status == 0, "\(env)")
         let repo = a.root + "/repo"
         let shell = try Sandbox.exec(
@@ -129,7 +130,7 @@ struct SyncTests {
 
     @Test func remoteSetShowUnset() throws {
         let box = try Sandbox()
-        expectFailure(try box.run(["remote", "show"]), 1, contains: "no remote set")
+        expectFailure(try box.runFailing(["remote", "show"], status: 1), 1, contains: "no remote set")
         try box.runOK(["set", "default", "a", "1"])
         try box.runOK(["set", "switch", "b", "true"])
         try box.runOK(["set", "user", "theme", "dark"])
@@ -137,33 +138,35 @@ struct SyncTests {
         // Before a remote is set, writes record nothing.
         #expect(try pending(box).isEmpty)
 
-        let set = try box.run(["remote", "set", url])
+        let set = try box.runOK(["remote", "set", url])
         #expect(set.status == 0 && set.stdout == "queued 2 operations for the first sync\n", "\(set)")
-        let show = try box.run(["remote", "show"])
+        let show = try box.runOK(["remote", "show"])
         #expect(show.stdout == url + "\n", "\(show)")
-        #expect(try box.run(["remote", "show", "--json"]).stdout == #"{"url":"\#(url)","domains":null}"# + "\n")
+        #expect(try box.runOK(["remote", "show", "--json"]).stdout == #"{"url":"\#(url)","domains":null}"# + "\n")
         #expect(try pending(box).map { try $0["key"] as String } == ["a", "b"])
 
         let other = url.replacingOccurrences(of: "postgres://", with: "postgresql://")
         try box.runOK(["remote", "set", other, "--domains", "user,default"])
-        #expect(try box.run(["remote", "show", "--json"]).stdout == #"{"url":"\#(other)","domains":["default","user"]}"# + "\n")
+        #expect(try box.runOK(["remote", "show", "--json"]).stdout == #"{"url":"\#(other)","domains":["default","user"]}"# + "\n")
         #expect(try pending(box).map { try $0["key"] as String } == ["a", "theme"])
-        expectFailure(try box.run(["remote", "set", url, "--domains", "memory"]), 2, contains: "memory")
-        expectFailure(try box.run(["remote", "set", "http://example.com/x"]), 2, contains: "postgres://")
-        expectFailure(try box.run(["remote", "set", "postgres://u@h:99999/db"]), 2, contains: "port")
-        expectFailure(try box.run(["remote", "set", "host=h password=x dbname=d"]), 2, contains: "must not contain a password")
-        expectFailure(try box.run(["remote", "set", "postgres://u@h/d?password=x"]), 2, contains: "must not contain a password")
-        expectFailure(try box.run(["remote", "set", "host=h dbname"]), 2, contains: "keyword=value")
+        expectFailure(try box.runFailing(["remote", "set", url, "--domains", "memory"], status: 2), 2, contains: "memory")
+        expectFailure(try box.runFailing(["remote", "set", "http://example.com/x"], status: 2), 2, contains: "postgres://")
+        expectFailure(try box.runFailing(["remote", "set", "postgres://u@h:99999/db"], status: 2), 2, contains: "port")
+        expectFailure(
+            try box.runFailing(["remote", "set", "host=h password=x dbname=d"], status: 2), 2, contains: "must not contain a password")
+        expectFailure(
+            try box.runFailing(["remote", "set", "postgres://u@h/d?password=x"], status: 2), 2, contains: "must not contain a password")
+        expectFailure(try box.runFailing(["remote", "set", "host=h dbname"], status: 2), 2, contains: "keyword=value")
 
-        let unset = try box.run(["remote", "unset"])
+        let unset = try box.runOK(["remote", "unset"])
         #expect(unset.status == 0 && unset.stdout.isEmpty, "\(unset)")
-        expectFailure(try box.run(["remote", "show"]), 1, contains: "no remote set")
+        expectFailure(try box.runFailing(["remote", "show"], status: 1), 1, contains: "no remote set")
         #expect(try pending(box).isEmpty)
         try box.runOK(["set", "default", "after", "1"])
         #expect(try pending(box).isEmpty)
-        #expect(try box.run(["get", "default", "a"]).stdout == "1\n")
-        expectFailure(try box.run(["sync"]), 2, contains: "no remote set")
-        #expect(try box.run(["sync", "--status"]).stdout.hasPrefix("remote\tnone\n"))
+        #expect(try box.runOK(["get", "default", "a"]).stdout == "1\n")
+        expectFailure(try box.runFailing(["sync"], status: 2), 2, contains: "no remote set")
+        #expect(try box.runOK(["sync", "--status"]).stdout.hasPrefix("remote\tnone\n"))
     }
 
     @Test func everyWriteOfASyncedDomainRecordsAnOperationInItsTransaction() throws {
@@ -192,7 +195,7 @@ struct SyncTests {
         let node = try DatabaseQueue(path: box.store).read { try String.fetchOne($0, sql: "SELECT value FROM meta WHERE key = 'store_id'") }
         #expect(try rows.allSatisfy { try $0["node"] as String == node })
         #expect(rows[2]["expires_at"] as Int64? != nil)
-        let status = try box.run(["sync", "--status"])
+        let status = try box.runOK(["sync", "--status"])
         #expect(status.stdout.contains("pending\t8\n"), "\(status)")
         #expect(status.stdout.contains("domains\tall except user\n"))
         #expect(status.stdout.contains("last-success\tnever\n"))
@@ -204,16 +207,16 @@ struct SyncTests {
     /// except while the store syncs: pending operations are made from those records.
     @Test func aBulkLargerThanTheLogRetentionIsSyncedWhole() throws {
         let box = try syncedStore()
-        #expect(try box.run(["log", "--retain", "5"]).status == 0)
+        try box.runOK(["log", "--retain", "5"])
         let lines = (0..<50).map { "set default k\($0) \($0)" }.joined(separator: "\n") + "\n"
-        #expect(try box.run(["batch"], stdin: lines).status == 0)
+        try box.runOK(["batch"], stdin: lines)
         #expect(try pending(box).count == 50)
         _ = try sync(box)
         let other = try syncedStore()
         _ = try sync(other)
         #expect(try export(other) == export(box))
-        #expect(try box.run(["get", "default", "k49"], environment: [:]).stdout == "49\n")
-        #expect(try other.run(["get", "default", "k0"]).stdout == "0\n")
+        #expect(try box.runOK(["get", "default", "k49"], environment: [:]).stdout == "49\n")
+        #expect(try other.runOK(["get", "default", "k0"]).stdout == "0\n")
     }
 
     @Test func twoStoresConvergeAfterConcurrentEditsOfDifferentKeys() throws {
@@ -230,16 +233,16 @@ struct SyncTests {
         #expect(try sync(a).stdout == "pulled 0 (applied 0), pushed 2, pending 0\n")
         #expect(try sync(b).stdout == "pulled 2 (applied 2), pushed 4, pending 0\n")
         #expect(try sync(a).stdout == "pulled 4 (applied 3), pushed 0, pending 0\n")
-        #expect(try b.run(["get", "default", "from-a"]).stdout == "1\n")
-        #expect(try a.run(["get", "default", "from-b", "--json"]).stdout == #"{"x":[1,2.50]}"# + "\n")
-        #expect(try a.run(["get", "newdomain", "k"]).stdout == "v\n")
-        expectFailure(try b.run(["get", "user", "private-a"]), 1)
+        #expect(try b.runOK(["get", "default", "from-a"]).stdout == "1\n")
+        #expect(try a.runOK(["get", "default", "from-b", "--json"]).stdout == #"{"x":[1,2.50]}"# + "\n")
+        #expect(try a.runOK(["get", "newdomain", "k"]).stdout == "v\n")
+        expectFailure(try b.runFailing(["get", "user", "private-a"], status: 1), 1)
         try a.runOK(["rm", "user", "private-a"])
         #expect(try export(a) == export(b))
         // Applied operations show in the log as sync, with the writer's actor.
-        let log = try a.run(["log", "default", "from-b", "--json"])
+        let log = try a.runOK(["log", "default", "from-b", "--json"])
         #expect(log.stdout.contains(#""op":"sync""#), "\(log)")
-        let status = try a.run(["sync", "--status", "--json"])
+        let status = try a.runOK(["sync", "--status", "--json"])
         #expect(status.stdout.contains(#""pending":0"#) && status.stdout.contains(#""lastFailure":null"#), "\(status)")
         #expect(!status.stdout.contains(#""lastSuccessAt":null"#))
     }
@@ -269,9 +272,9 @@ struct SyncTests {
         _ = try sync(a)
         _ = try sync(b)
         for box in [a, b] {
-            let k = try box.run(["get", "default", "k", "--json"])
+            let k = try box.runOK(["get", "default", "k", "--json"])
             #expect(k.stdout == (expectedK ?? "") + "\n", "\(k)")
-            let del = try box.run(["get", "default", "del", "--json"])
+            let del = try box.runFailing(["get", "default", "del", "--json"], status: 1)
             if let expectedDel {
                 #expect(del.stdout == expectedDel + "\n", "\(del)")
             } else {
@@ -286,7 +289,7 @@ struct SyncTests {
         try a.runOK(["set", "default", "k", "later"])
         _ = try sync(a)
         _ = try sync(b)
-        #expect(try b.run(["get", "default", "k"]).stdout == "later\n")
+        #expect(try b.runOK(["get", "default", "k"]).stdout == "later\n")
     }
 
     @Test func tenStoresWithAThousandOperationsEachConvergeToIdenticalExports() throws {
@@ -301,7 +304,7 @@ struct SyncTests {
                     operations.append(#"{"op":"set","domain":"default","key":"\#(key)","value":{"store":\#(i),"op":\#(j)}}"#)
                 }
             }
-            let applied = try box.run(["apply", "-"], stdin: "[" + operations.joined(separator: ",") + "]")
+            let applied = try box.runOK(["apply", "-"], stdin: "[" + operations.joined(separator: ",") + "]")
             #expect(applied.status == 0, "\(applied)")
             #expect(try pending(box).count == 1000)
         }
@@ -315,7 +318,7 @@ struct SyncTests {
         #expect(first.count > 1000)
         for box in stores.dropFirst() { #expect(try export(box) == first) }
         #expect(try server.psql("SELECT count(*), count(DISTINCT op_id) FROM prefs_ops", database: database) == "10000|10000\n")
-        let listed = try stores[0].run(["list", "default"]).stdout
+        let listed = try stores[0].runOK(["list", "default"]).stdout
         let state = try server.psql(
             "SELECT key || E'\\t' || value FROM prefs_state WHERE value IS NOT NULL ORDER BY key COLLATE \"C\"", database: database)
         #expect(listed == state)
@@ -328,8 +331,8 @@ struct SyncTests {
         try a.runOK(["set", "default", "d", "1"])
         #expect(try sync(a, ["switch"]).stdout == "pulled 0 (applied 0), pushed 1, pending 1\n")
         #expect(try sync(b, ["default"]).stdout == "pulled 0 (applied 0), pushed 0, pending 0\n")
-        expectFailure(try b.run(["get", "switch", "s"]), 1)
-        expectFailure(try a.run(["sync", "user"]), 2, contains: "not synced")
+        expectFailure(try b.runFailing(["get", "switch", "s"], status: 1), 1)
+        expectFailure(try a.runFailing(["sync", "user"], status: 2), 2, contains: "not synced")
         #expect(try sync(b).stdout == "pulled 1 (applied 1), pushed 0, pending 0\n")
         #expect(try sync(a).stdout.hasSuffix("pushed 1, pending 0\n"))
         #expect(try sync(b).stdout == "pulled 1 (applied 1), pushed 0, pending 0\n")
@@ -352,18 +355,18 @@ struct SyncTests {
         // Stamped beyond the 7 days a clock may be ahead: skipped as invalid (it would win its
         // key against every later write), from the log and from the snapshot alike.
         #expect(try sync(a).stdout == "pulled 1 (applied 0, skipped 1 invalid), pushed 0, pending 0\n")
-        #expect(try a.run(["get", "default", "far"]).status == 1)
-        let set = try a.run(["set", "default", "other", "1"])
+        try a.runFailing(["get", "default", "far"], status: 1)
+        let set = try a.runOK(["set", "default", "other", "1"])
         #expect(set.status == 0, "\(set)")
         #expect(try sync(a).stdout.contains("pushed 1"))
         let b = try syncedStore()
         _ = try sync(b)
-        #expect(try b.run(["get", "default", "far"]).status == 1)
-        #expect(try b.run(["get", "default", "other"]).stdout == "1\n")
+        try b.runFailing(["get", "default", "far"], status: 1)
+        #expect(try b.runOK(["get", "default", "other"]).stdout == "1\n")
         try b.runOK(["set", "default", "far", "mine"])
         _ = try sync(b)
         _ = try sync(a)
-        #expect(try a.run(["get", "default", "far"]).stdout == "mine\n")
+        #expect(try a.runOK(["get", "default", "far"]).stdout == "mine\n")
     }
 
     /// A store restored from a backup gets back, from the remote, its own writes made after
@@ -374,16 +377,16 @@ struct SyncTests {
         try a.runOK(["set", "default", "x", "1"])
         _ = try sync(a)
         let backup = a.root + "/backup.db"
-        #expect(try a.run(["backup", backup]).status == 0)
+        try a.runOK(["backup", backup])
         try a.runOK(["set", "default", "x", "2"])
         _ = try sync(a)
         _ = try sync(b)
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: a.store + suffix) }
         try FileManager.default.removeItem(atPath: a.store)
         try FileManager.default.copyItem(atPath: backup, toPath: a.store)
-        #expect(try a.run(["get", "default", "x"]).stdout == "1\n")
+        #expect(try a.runOK(["get", "default", "x"]).stdout == "1\n")
         _ = try sync(a)
-        #expect(try a.run(["get", "default", "x"]).stdout == "2\n")
+        #expect(try a.runOK(["get", "default", "x"]).stdout == "2\n")
         #expect(try export(a) == export(b))
     }
 
@@ -399,14 +402,14 @@ struct SyncTests {
         try a.runOK(["rm", "default", "k"])
         _ = try sync(a)
         _ = try sync(b)
-        expectFailure(try b.run(["get", "default", "k"]), 1)
+        expectFailure(try b.runFailing(["get", "default", "k"], status: 1), 1)
         try a.runOK(["rm", "default", "j"])  // pending when the remote is set again
-        let again = try a.run(["remote", "set", url, "--domains", "default,switch"])
+        let again = try a.runOK(["remote", "set", url, "--domains", "default,switch"])
         #expect(again.status == 0 && again.stdout == "queued 0 operations for the first sync\n", "\(again)")
         _ = try sync(a)
         _ = try sync(b)
-        expectFailure(try a.run(["get", "default", "k"]), 1)
-        expectFailure(try b.run(["get", "default", "j"]), 1)
+        expectFailure(try a.runFailing(["get", "default", "k"], status: 1), 1)
+        expectFailure(try b.runFailing(["get", "default", "j"], status: 1), 1)
         #expect(try export(a) == export(b))
     }
 
@@ -416,7 +419,7 @@ struct SyncTests {
         let a = try syncedStore()
         let source = a.root + "/dynamic.json"
         try #"{"endpoint":"https://a.example","retries":3}"#.write(toFile: source, atomically: true, encoding: .utf8)
-        let refreshed = try a.run(["refresh", "dynamic", "--from", source])
+        let refreshed = try a.runOK(["refresh", "dynamic", "--from", source])
         #expect(refreshed.status == 0, "\(refreshed)")
         #expect(try pending(a).isEmpty)
         try a.runOK(["set", "dynamic", "local", "1"])
@@ -424,7 +427,7 @@ struct SyncTests {
         _ = try sync(a)
         let b = try syncedStore()
         _ = try sync(b)
-        #expect(try b.run(["list", "dynamic"]).stdout == "local\t1\n")
+        #expect(try b.runOK(["list", "dynamic"]).stdout == "local\t1\n")
     }
 
     @Test func theClockMovesPastTimestampsSeenFromTheRemote() throws {
@@ -438,8 +441,8 @@ struct SyncTests {
             VALUES ('\(UUID().uuidString.lowercased())', 'default', 'k', '"ahead"', \(ahead), 'ffffffff-node', 'elsewhere')
             """, database: database)
         #expect(try sync(a).stdout == "pulled 1 (applied 1), pushed 0, pending 0\n")
-        #expect(try a.run(["get", "default", "k"]).stdout == "ahead\n")
-        let log = try a.run(["log", "default", "k"])
+        #expect(try a.runOK(["get", "default", "k"]).stdout == "ahead\n")
+        let log = try a.runOK(["log", "default", "k"])
         #expect(log.stdout.contains("\tsync\tdefault\tk\t-\t\"ahead\"\telsewhere\n"), "\(log)")
         // A write made after seeing it wins, although the wall clock is behind.
         try a.runOK(["set", "default", "k", "after"])
@@ -455,12 +458,12 @@ struct SyncTests {
         let output = Pipe()
         watcher.standardOutput = output
         watcher.standardError = FileHandle.nullDevice
-        try watcher.run()
+        try launch(watcher)
         try a.runOK(["set", "default", "watched", "1"])
         var seen = ""
         for _ in 0..<200 where seen != "1\n" {
             _ = try sync(b)
-            seen = try b.run(["get", "default", "watched", "--default", "none"]).stdout
+            seen = try b.runOK(["get", "default", "watched", "--default", "none"]).stdout
             if seen != "1\n" { usleep(100_000) }
         }
         #expect(seen == "1\n")
@@ -482,21 +485,21 @@ struct SyncTests {
         try a.runOK(["set", "default", "two", "2"])
         try server.stop()
         defer { try? server.start() }
-        let failed = try a.run(["sync"])
+        let failed = try a.runFailing(["sync"], status: 7)
         expectFailure(failed, 7, contains: "2 operations pending, local data kept")
         #expect(failed.stderr.contains("Connection refused"), "\(failed)")  // libpq's words, as psql prints them
         // Every other command works offline and keeps recording.
-        #expect(try a.run(["get", "default", "one"]).stdout == "1\n")
-        #expect(try a.run(["set", "default", "three", "3"]).status == 0)
-        #expect(try a.run(["list", "default"]).stdout == "one\t1\nthree\t3\ntwo\t2\n")
-        let status = try a.run(["sync", "--status"])
+        #expect(try a.runOK(["get", "default", "one"]).stdout == "1\n")
+        try a.runOK(["set", "default", "three", "3"])
+        #expect(try a.runOK(["list", "default"]).stdout == "one\t1\nthree\t3\ntwo\t2\n")
+        let status = try a.runOK(["sync", "--status"])
         #expect(status.stdout.contains("pending\t3\n") && status.stdout.contains("Connection refused"), "\(status)")
-        expectFailure(try a.run(["sync", "--timeout", "2s"]), 7, contains: "3 operations pending")
+        expectFailure(try a.runFailing(["sync", "--timeout", "2s"], status: 7), 7, contains: "3 operations pending")
         try server.start()
         #expect(try sync(a).stdout == "pulled 0 (applied 0), pushed 3, pending 0\n")
         #expect(try sync(b).stdout == "pulled 3 (applied 3), pushed 0, pending 0\n")
         #expect(try export(a) == export(b))
-        #expect(!(try a.run(["sync", "--status"]).stdout.contains("Connection refused")))
+        #expect(!(try a.runOK(["sync", "--status"]).stdout.contains("Connection refused")))
     }
 
     @Test func aServerThatDoesNotAnswerTimesOut() throws {
@@ -506,7 +509,7 @@ struct SyncTests {
         let pidText = try String(contentsOfFile: server.data + "/postmaster.pid", encoding: .utf8)
         let pid = try #require(pidText.split(separator: "\n").first.flatMap { pid_t($0) })
         kill(pid, SIGSTOP)
-        let stuck = try a.run(["sync", "--timeout", "1s"])
+        let stuck = try a.runFailing(["sync", "--timeout", "1s"], status: 7)
         kill(pid, SIGCONT)
         // The connect timeout or the whole sync's deadline, whichever fires first.
         expectFailure(stuck, 7, contains: "1 operation pending, local data kept")
@@ -528,7 +531,7 @@ struct SyncTests {
         let errors = Pipe()
         pushing.standardError = errors
         pushing.standardOutput = FileHandle.nullDevice
-        try pushing.run()
+        try launch(pushing)
         var waiting = ""
         for _ in 0..<600 where waiting != "1\n" {
             waiting = try server.psql(
@@ -553,7 +556,7 @@ struct SyncTests {
         // A copy of the store from before the retry: as if the retry's commit reached the
         // server but the store never heard of it.
         let copy = a.root + "/before-retry.db"
-        #expect(try a.run(["backup", copy]).status == 0)
+        try a.runOK(["backup", copy])
         #expect(try sync(a).stdout == "pulled 0 (applied 0), pushed 50, pending 0\n")
         try FileManager.default.removeItem(atPath: a.store)
         try FileManager.default.copyItem(atPath: copy, toPath: a.store)
@@ -562,7 +565,7 @@ struct SyncTests {
         #expect(try server.psql("SELECT count(*), count(DISTINCT op_id) FROM prefs_ops", database: database) == "50|50\n")
         #expect(try sync(b).stdout == "pulled 50 (applied 50), pushed 0, pending 0\n")
         #expect(try export(a) == export(b))
-        #expect(try b.run(["list", "default", "--keys-only"]).stdout.split(separator: "\n").count == 50)
+        #expect(try b.runOK(["list", "default", "--keys-only"]).stdout.split(separator: "\n").count == 50)
     }
 
     // MARK: - Secrets
@@ -578,20 +581,20 @@ struct SyncTests {
         let remote = "postgres://secretuser@127.0.0.1:\(server.port)/\(database)"
         let box = try Sandbox()
         var outputs: [RunResult] = []
-        func run(_ arguments: [String], environment: [String: String] = [:]) throws -> RunResult {
-            let result = try box.run(arguments, environment: environment)
+        func run(_ arguments: [String], environment: [String: String] = [:], status: Int32 = 0) throws -> RunResult {
+            let result = try box.run(arguments, expecting: status, environment: environment)
             outputs.append(result)
             return result
         }
-        let refused = try run(["remote", "set", "postgres://secretuser:\(secret)@127.0.0.1:\(server.port)/\(database)"])
+        let refused = try run(["remote", "set", "postgres://secretuser:\(secret)@127.0.0.1:\(server.port)/\(database)"], status: 2)
         expectFailure(refused, 2, contains: "must not contain a password")
         #expect(try run(["remote", "set", remote]).status == 0)
         #expect(try run(["set", "default", "k", "v"]).status == 0)
 
-        let noPassword = try run(["sync"])
+        let noPassword = try run(["sync"], status: 7)
         expectFailure(noPassword, 7, contains: "1 operation pending")
         #expect(noPassword.stderr.contains("password"), "\(noPassword)")
-        expectFailure(try run(["sync"], environment: ["PGPASSWORD": "wrong"]), 7, contains: "password authentication failed")
+        expectFailure(try run(["sync"], environment: ["PGPASSWORD": "wrong"], status: 7), 7, contains: "password authentication failed")
         #expect(try run(["sync"], environment: ["PGPASSWORD": secret]).stdout == "pulled 0 (applied 0), pushed 1, pending 0\n")
 
         // ~/.pgpass: host:port:database:user:password with \: escapes and * wildcards.
@@ -609,7 +612,7 @@ struct SyncTests {
         // A password file others can read is ignored by libpq, which warns.
         chmod(home + "/.pgpass", 0o644)
         #expect(try run(["set", "default", "k", "x"]).status == 0)
-        let ignored = try run(["sync"])
+        let ignored = try run(["sync"], status: 7)
         // libpq's own warning line, then prefs's line.
         #expect(ignored.status == 7, "\(ignored)")
         #expect(ignored.stderr.hasPrefix("WARNING: password file ") && ignored.stderr.contains("has group or world access"), "\(ignored)")

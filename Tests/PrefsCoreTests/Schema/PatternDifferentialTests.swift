@@ -1,5 +1,6 @@
 import Foundation
 import PrefsCore
+import PrefsTestSupport
 import Testing
 
 /// prefs' pattern engine against Node's `RegExp` with the `u` flag (what JSON Schema patterns
@@ -104,7 +105,7 @@ struct PatternDifferentialTests {
         process.arguments = ["-e", script, input.path]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try launch(process)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         try #require(process.terminationStatus == 0, "node exited \(process.terminationStatus)")
