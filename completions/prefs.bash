@@ -382,7 +382,7 @@ _prefs_rm() {
 
 _prefs_list() {
     repeating_flags=()
-    non_repeating_flags=(--keys-only --json -z --meta --show-origin --version -h --help)
+    non_repeating_flags=(--keys-only --json -z --meta --show-origin --allow-missing --version -h --help)
     repeating_options=(--override)
     non_repeating_options=(--store --actor --prefix)
     __prefs_offer_flags_options 1
@@ -437,7 +437,7 @@ _prefs_domains() {
 
 _prefs_export() {
     repeating_flags=()
-    non_repeating_flags=(--pretty --effective --version -h --help)
+    non_repeating_flags=(--pretty --effective --allow-missing --version -h --help)
     repeating_options=(--override)
     non_repeating_options=(--store --actor -o --format --name-prefix)
     __prefs_offer_flags_options -1

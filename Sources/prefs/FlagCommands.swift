@@ -203,7 +203,9 @@ extension Prefs {
             guard FileManager.default.fileExists(atPath: stack.path) else {
                 throw PrefsError(.usage, "no store at \(stack.path): import flags first (prefs flag import FILE)")
             }
-            let flags = try stack.flags(fractionalVersion: evaluation.fractionalVersion.flatMap(FractionalVersion.init(rawValue:)))
+            // Only this flag is read and compiled; a missing one reads them all, for the hint.
+            let flags = try stack.flags(
+                only: key, fractionalVersion: evaluation.fractionalVersion.flatMap(FractionalVersion.init(rawValue:)))
             let flagType = type?.type ?? flags.naturalType(of: key)
             var fallback = JSONValue.null
             if let defaultValue {

@@ -98,7 +98,10 @@ extension Prefs {
                     throw PrefsError(.usage, "no store at \(global.storePath): import flags first (prefs flag import FILE)")
                 }
             }
-            let flags = try FlagSource.load(document ?? FlagSource.store, global: global, version: version)
+            // From the store, only this flag is read and compiled.
+            let flags =
+                try document.map { try FlagSource.load($0, global: global, version: version) }
+                ?? global.openStack().flags(only: key, fractionalVersion: version)
             let fallback = try defaultValue.map { try type?.parse($0) ?? .null } ?? .null
             let data = try EvaluationContexts.data(try Self.readContext(context))
             let explanation = flags.explain(key, type: type?.type, default: fallback, context: data, targetingKey: targetingKey)

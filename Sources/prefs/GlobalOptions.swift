@@ -75,3 +75,14 @@ struct GlobalOptions: ParsableArguments {
 func parseDomain(_ name: String) throws -> Domain {
     try Domain(name)
 }
+
+/// Refuses a domain that does not exist (``KeyValueStack/knownDomains()``) with exit 1 (not
+/// found), naming the nearest one: `export`/`list` of a misspelled domain is never an empty
+/// answer a script takes for a domain without keys (`--allow-missing` skips this).
+func requireExisting(_ domains: [Domain], in stack: KeyValueStack) throws {
+    guard !domains.isEmpty else { return }
+    let known = try stack.knownDomains()
+    for domain in domains where !known.contains(domain) {
+        throw PrefsError(.notFound, "domain '\(domain.name)' not found" + TypoHint.suffix(domain.name, among: known.map(\.name)))
+    }
+}

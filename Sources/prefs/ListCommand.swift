@@ -9,7 +9,8 @@ extension Prefs {
             discussion: """
                 One line per entry: DOMAIN<TAB>KEY<TAB>JSON, or KEY<TAB>JSON when a domain is \
                 given. Sorted by domain, then key (bytewise). --json prints one object \
-                {domain:{key:value}} (or {key:value} with a domain).
+                {domain:{key:value}} (or {key:value} with a domain). A DOMAIN that does not \
+                exist is exit 1 with the nearest domain's name, unless --allow-missing.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -35,6 +36,9 @@ extension Prefs {
         @Flag(help: "Start each line with the origin (override, stored or default) and a tab; with --json, {value, origin}.")
         var showOrigin = false
 
+        @Flag(help: "A DOMAIN that does not exist lists as an empty one (exit 0), not exit 1.")
+        var allowMissing = false
+
         func validate() throws {
             if json && nullTerminated { throw ValidationError("--json and -z cannot be used together") }
             if meta && !json { throw ValidationError("--meta needs --json") }
@@ -45,6 +49,7 @@ extension Prefs {
         func run() throws {
             let domain = try domain.map(parseDomain)
             let stack = try global.openStack()
+            if let domain, !allowMissing { try requireExisting([domain], in: stack) }
             let out = Output.standard
             if json {
                 try writeJSON(stack, domain: domain, out: out)

@@ -21,7 +21,9 @@ extension Prefs {
                 with the same NAME, an unprefixed NAME that changes how the shell or programs run \
                 (PATH, IFS, PS1, LD_*, GIT_*, BASH*, LESS*, PREFS_* and the like), a key with \
                 non-ASCII characters or a value with a NUL character are refused with exit 6, and \
-                nothing is printed.
+                nothing is printed. A DOMAIN that does not exist (not built in, never written to, \
+                named by no override or schema) is exit 1 with the nearest domain's name, unless \
+                --allow-missing.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -47,6 +49,9 @@ extension Prefs {
         @Flag(help: "Export what reads answer: overrides and registered defaults included.")
         var effective = false
 
+        @Flag(help: "A DOMAIN that does not exist is exported as an empty one (exit 0), not exit 1.")
+        var allowMissing = false
+
         func validate() throws {
             if let namePrefix {
                 if format == .json { throw ValidationError("--name-prefix is for --format env or dotenv") }
@@ -59,6 +64,7 @@ extension Prefs {
         func run() throws {
             let selected = try domains.map(parseDomain)
             let stack = try global.openStack()
+            if !allowMissing { try requireExisting(selected, in: stack) }
             if format != .json {
                 try emit(try assignments(stack, selected[0]))
                 return

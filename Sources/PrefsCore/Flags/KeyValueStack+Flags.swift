@@ -17,6 +17,40 @@ extension KeyValueStack {
         return FlagSet(entries: entries, fractionalVersion: version)
     }
 
+    /// The flag `key` alone, compiled for evaluation with `$evaluators` and the flag-set
+    /// metadata: only these entries are read and only the flag's targeting (and the
+    /// evaluators it names) compiled, so evaluating one flag costs the same however many
+    /// other flags `switch` holds. For `key` it answers as ``flags(fractionalVersion:)`` does;
+    /// another flag's problems (a rule that does not compile, a damaged row) do not matter.
+    /// When `switch` has no flag `key` this is ``flags(fractionalVersion:)``: the answer is
+    /// FLAG_NOT_FOUND and ``FlagSet/sortedKeys`` lists every flag (for "did you mean").
+    ///
+    /// ```swift
+    /// let result = try stack.flags(only: "new-checkout").evaluate("new-checkout", type: .boolean, default: .bool(false))
+    /// ```
+    /// - Throws: ``PrefsError`` when the store cannot be read (the flag's own row included).
+    public func flags(only key: String, fractionalVersion: FractionalVersion? = nil) throws -> FlagSet {
+        let version = try fractionalVersion ?? fractionalVersionSetting() ?? .default
+        guard key != FlagSet.evaluatorsKey, key != FlagSet.metadataKey, (try? KeyName.validate(key)) != nil,
+            let definition = try effectiveSwitchValue(key)
+        else { return try flags(fractionalVersion: version) }
+        var entries: [(key: String, value: JSONValue)] = [(key, definition)]
+        for shared in [FlagSet.evaluatorsKey, FlagSet.metadataKey] {
+            if let value = try effectiveSwitchValue(shared) { entries.append((shared, value)) }
+        }
+        return FlagSet(entries: entries, fractionalVersion: version)
+    }
+
+    /// One key of `switch` as ``forEachEffectiveEntry(in:prefix:_:)`` gives it: an override,
+    /// else the stored value, else a default registered in code, else the schema's default
+    /// for exactly that key (a prefix's default does not make a key appear in a listing).
+    private func effectiveSwitchValue(_ key: String) throws -> JSONValue? {
+        if let value = overrides[.switch]?[key] { return value }
+        if let value = try storedValue(in: .switch, forKey: key) { return value }
+        if let value = defaults.registered(in: .switch, forKey: key) { return value }
+        return try schema().domains[.switch]?.first { !$0.isPrefix && BytewiseString.equal($0.key, key) }?.defaultValue
+    }
+
     /// Evaluates one flag with a context given as JSON (an object).
     ///
     /// ```swift
@@ -32,13 +66,14 @@ extension KeyValueStack {
     ///   - context: the evaluation context (a JSON object).
     ///   - fractionalVersion: nil: the store's setting, else ``FractionalVersion/default``.
     /// - Throws: ``PrefsError``: `invalidValue` when the context is not an object;
-    ///   `storeUnreadable`. Evaluation problems are results, not errors.
+    ///   `storeUnreadable`. Evaluation problems are results, not errors. Only the flag, the
+    ///   evaluators and the metadata are read (``flags(only:fractionalVersion:)``).
     public func evaluateFlag(
         _ key: String, type: FlagType, default defaultValue: JSONValue, context: JSONValue = .object([]), targetingKey: String? = nil,
         fractionalVersion: FractionalVersion? = nil
     ) throws -> FlagResolution {
         let data = try FlagSet.context(context)
-        return try flags(fractionalVersion: fractionalVersion).evaluate(
+        return try flags(only: key, fractionalVersion: fractionalVersion).evaluate(
             key, type: type, default: defaultValue, context: data, targetingKey: targetingKey)
     }
 

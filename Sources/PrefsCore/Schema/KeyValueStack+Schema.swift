@@ -175,6 +175,19 @@ extension KeyValueStack {
 }
 
 extension KeyValueStack {
+    /// The domains that exist for reads: ``domains()`` (the built-in ones, `memory` and every
+    /// custom domain written to) and those an override, a registered default or the schema
+    /// names, sorted. `prefs export` and `list` of any other domain are exit 1 (not found).
+    ///
+    /// - Throws: ``PrefsError`` of kind `storeUnreadable` when the store cannot be read.
+    public func knownDomains() throws -> [Domain] {
+        var result = Set(try domains())
+        result.formUnion(overrides.keys)
+        result.formUnion(defaults.registeredDomains)
+        result.formUnion(try schema().domains.keys)
+        return result.sorted()
+    }
+
     /// Visits what reads would answer, key by key: stored entries, overrides in their place
     /// or added, and registered defaults (exact keys of code and schema) for keys with no
     /// stored value — each with its origin, in domain then key order.

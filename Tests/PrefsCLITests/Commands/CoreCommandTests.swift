@@ -189,7 +189,9 @@ struct ListTests {
         #expect(try box.runOK(["list", "user", "--prefix", "th"]).stdout == "theme\t\"dark\"\n")
         #expect(try box.runOK(["list", "--keys-only"]).stdout == "ci-cache\twarm\nswitch\tbeta\nuser\tsize\nuser\ttheme\n")
         #expect(try box.runOK(["list", "user", "-z", "--keys-only"]).stdout == "size\0theme\0")
-        #expect(try box.runOK(["list", "nosuch"]).stdout == "")
+        // A domain that does not exist is not found (issue 30); --allow-missing lists it as empty.
+        expectFailure(try box.runFailing(["list", "nosuch"], status: 1), 1, contains: "domain 'nosuch' not found")
+        #expect(try box.runOK(["list", "nosuch", "--allow-missing"]).stdout == "")
     }
 
     @Test func jsonListing() throws {
@@ -199,7 +201,7 @@ struct ListTests {
                 == "{\"ci-cache\":{\"warm\":{\"at\":1}},\"switch\":{\"beta\":true},\"user\":{\"size\":12,\"theme\":\"dark\"}}\n")
         #expect(try box.runOK(["list", "user", "--json"]).stdout == "{\"size\":12,\"theme\":\"dark\"}\n")
         #expect(try box.runOK(["list", "user", "--json", "--keys-only"]).stdout == "[\"size\",\"theme\"]\n")
-        #expect(try box.runOK(["list", "empty", "--json"]).stdout == "{}\n")
+        #expect(try box.runOK(["list", "empty", "--json", "--allow-missing"]).stdout == "{}\n")
         expectFailure(try box.runFailing(["list", "--json", "-z"], status: 2), 2)
     }
 
