@@ -4,7 +4,8 @@
 //
 // The HTTP side of `prefs serve`, which execs this helper, so the `prefs` binary never loads
 // SwiftNIO and Hummingbird. OFREP evaluation and the web inspector come from PrefsServe's
-// ServeCore; this file binds the socket, streams live updates, polls the store, logs one
+// ServeCore; this file binds the socket, streams live updates, reads the store again when it
+// changes (inotify; a timer every --poll where inotify is unavailable), logs one
 // line per request on stderr and shuts down gracefully on SIGINT and SIGTERM.
 import Foundation
 import HTTPTypes
@@ -49,6 +50,8 @@ if !invocation.isLoopback && token == nil {
 
 let stack: KeyValueStack
 let core: ServeCore
+/// Wakes the poller when another process may have committed.
+let monitor: StoreChangeMonitor
 do {
     var options = try KeyValueStack.Options.commandLine(environment: environment)
     options.overrides = try OverridesText.parse(environment["PREFS_OVERRIDES"])
@@ -58,6 +61,7 @@ do {
         options: ServeOptions(
             maximumBodyBytes: invocation.maximumBodyBytes, token: token, inspectorToken: inspectorToken,
             maximumSteps: invocation.maximumSteps))
+    monitor = try stack.changeMonitor(pollInterval: invocation.poll, environment: environment)
 } catch let error as PrefsError {
     fail(error.message, error.exitCode)
 } catch {
@@ -72,6 +76,9 @@ let connectionCounts = ConnectionCounts(limit: invocation.maximumConnectionsPerA
 
 /// Set when shutdown begins: event streams end so the server can finish.
 let stopping = Atomic<Bool>(false)
+
+/// Wakes the open event streams when the poller read a change.
+let updates = UpdateBroadcast()
 
 /// One line per request on stderr: time, client, method, path (no query, no token), status, bytes, milliseconds.
 func accessLog(_ remote: String, _ method: String, _ path: String, _ status: Int, _ bytes: Int, _ start: ContinuousClock.Instant) {
@@ -110,22 +117,18 @@ func eventStream() -> Response {
     headers[.contentType] = "text/event-stream"
     headers[.cacheControl] = "no-cache"
     let body = ResponseBody { writer in
+        // Subscribed before the snapshot is taken: a change in between is announced.
+        let events = updates.subscribe(ping: .seconds(15))
         var last = core.snapshot
         try await writer.write(ByteBuffer(string: ": connected\n\n"))
-        var quiet = 0
-        while !stopping.load(ordering: .relaxed) && !Task.isCancelled {
-            try await Task.sleep(for: .milliseconds(200))
+        for await event in events {
+            if stopping.load(ordering: .relaxed) || Task.isCancelled { break }
             let now = core.snapshot
             if now.digest != last.digest || now.logSequence != last.logSequence {
                 last = now
-                quiet = 0
                 try await writer.write(ByteBuffer(string: core.changeEvent()))
-            } else {
-                quiet += 1
-                if quiet >= 75 {
-                    quiet = 0
-                    try await writer.write(ByteBuffer(string: ": ping\n\n"))
-                }
+            } else if event == .ping {
+                try await writer.write(ByteBuffer(string: ": ping\n\n"))
             }
         }
         try await writer.finish(nil)
@@ -143,25 +146,21 @@ func ofrepEventStream(lastEventID: String?) -> Response {
     headers[.contentType] = "text/event-stream"
     headers[.cacheControl] = "no-cache"
     let body = ResponseBody { writer in
+        // Subscribed before the snapshot is taken: a change in between is announced.
+        let events = updates.subscribe(ping: .seconds(15))
         var last = core.snapshot.digest
         try await writer.write(ByteBuffer(string: ": connected\n\n"))
         if let lastEventID, lastEventID != ServeCore.configETag(last) {
             try await writer.write(ByteBuffer(string: OFREP.refetchEvent(configETag: ServeCore.configETag(last))))
         }
-        var quiet = 0
-        while !stopping.load(ordering: .relaxed) && !Task.isCancelled {
-            try await Task.sleep(for: .milliseconds(200))
+        for await event in events {
+            if stopping.load(ordering: .relaxed) || Task.isCancelled { break }
             let now = core.snapshot.digest
             if now != last {
                 last = now
-                quiet = 0
                 try await writer.write(ByteBuffer(string: OFREP.refetchEvent(configETag: ServeCore.configETag(now))))
-            } else {
-                quiet += 1
-                if quiet >= 75 {
-                    quiet = 0
-                    try await writer.write(ByteBuffer(string: ": ping\n\n"))
-                }
+            } else if event == .ping {
+                try await writer.write(ByteBuffer(string: ": ping\n\n"))
             }
         }
         try await writer.finish(nil)
@@ -222,15 +221,17 @@ let responder = CallbackResponder { (request: Request, context: ServeContext) as
     return response(answer)
 }
 
-/// Reads the store again every `--poll`, so changes by any process are served.
+/// Reads the store again whenever the monitor wakes (within milliseconds of another process's
+/// commit; every `--poll` where inotify is unavailable), so changes by any process are served,
+/// and tells the event streams.
 struct Poller: Service {
     func run() async throws {
         var failing = false
         await withGracefulShutdownHandler {
             while !stopping.load(ordering: .relaxed) {
-                try? await Task.sleep(for: invocation.poll)
+                guard await monitor.next() != .cancelled else { continue }
                 do {
-                    try core.refresh()
+                    if try core.refresh() { updates.publish() }
                     failing = false
                 } catch {
                     if !failing { FileHandle.standardError.write(Data("prefs: serve: cannot read the store: \(error)\n".utf8)) }
@@ -239,6 +240,8 @@ struct Poller: Service {
             }
         } onGracefulShutdown: {
             stopping.store(true, ordering: .relaxed)
+            monitor.cancel()
+            updates.finish()
         }
     }
 }

@@ -2,20 +2,20 @@ import Foundation
 import PrefsCore
 import PrefsSync
 
-/// `sync --watch`: a connection LISTENs for other stores' pushes; a sync runs within a
-/// second of a notification, when local writes are pending, and every `fallback` interval
+/// `sync --watch`: a connection LISTENs for other stores' pushes; a sync runs on a
+/// notification, when local writes are pending (the store's ``StoreChangeMonitor`` wakes the
+/// watcher within milliseconds of a local commit), and every `fallback` interval
 /// (a pull that does not depend on notifications). When the server goes away the listener
 /// reconnects with backoff (1 s doubling to 30 s) and failed syncs are retried the same way.
 /// Runs until the process is signalled.
 struct Watcher {
     let stack: KeyValueStack
+    let monitor: StoreChangeMonitor
     let domains: Set<Domain>?
     let fallback: Duration
     let timeout: Duration
     let print: (SyncReport) -> String
 
-    /// How often local pending writes and the socket are looked at.
-    static let tick: Duration = .milliseconds(200)
     static let longestBackoff: Duration = .seconds(30)
 
     func run() -> Never {
@@ -66,22 +66,19 @@ struct Watcher {
                     fail("\(error)", 7)
                 }
             }
-            // Wait for a notification, at most one tick.
-            if let connection = listener {
-                var descriptor = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
-                let ready = poll(
-                    &descriptor, 1, Int32(Self.tick.components.seconds * 1000 + Self.tick.components.attoseconds / 1_000_000_000_000_000))
-                if ready > 0 {
-                    do {
-                        if let newest = try connection.receivedNotifications(), newest > seenSeq { syncAt = min(syncAt, retryAt) }
-                    } catch {
-                        connection.close()
-                        listener = nil
-                        reconnectAt = clock.now + reconnectBackoff
-                    }
+            // Wait for a notification, a local commit, or the next sync, retry or reconnection.
+            var next = syncAt
+            if pending > 0 { next = min(next, retryAt) }
+            if listener == nil { next = min(next, reconnectAt) }
+            let wake = monitor.wait(timeout: max(next - clock.now, .zero), orReadable: listener?.socket)
+            if wake == .readable, let connection = listener {
+                do {
+                    if let newest = try connection.receivedNotifications(), newest > seenSeq { syncAt = min(syncAt, retryAt) }
+                } catch {
+                    connection.close()
+                    listener = nil
+                    reconnectAt = clock.now + reconnectBackoff
                 }
-            } else {
-                Thread.sleep(forTimeInterval: 0.2)
             }
         }
     }

@@ -126,7 +126,13 @@ if let interval = invocation.watch {
         sigaddset(&unblock, signalNumber)
     }
     sigprocmask(SIG_UNBLOCK, &unblock, nil)
-    Watcher(stack: stack, domains: domains, fallback: interval, timeout: invocation.timeout, print: line).run()
+    let monitor: StoreChangeMonitor
+    do {
+        monitor = try stack.changeMonitor()
+    } catch let error as PrefsError {
+        fail(error.message, error.exitCode)
+    }
+    Watcher(stack: stack, monitor: monitor, domains: domains, fallback: interval, timeout: invocation.timeout, print: line).run()
 }
 
 do {

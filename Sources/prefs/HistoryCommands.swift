@@ -76,7 +76,9 @@ extension Prefs {
                 and PREFS_VALUE (JSON; unset for removals) in its environment. SIGINT/SIGTERM end it with \
                 exit 0; a running command (in a process group of its own) gets the signal and is killed \
                 (SIGKILL) if it has not ended 5 s later. Changes of the memory domain are \
-                not watched.
+                not watched. Another process's change is seen within milliseconds (inotify on the \
+                store's directory; PREFS_WATCH=poll reads the log every 100 ms instead, as where \
+                inotify is unavailable); nothing runs while nothing changes.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -116,6 +118,8 @@ extension Prefs {
                 source.resume()
                 WatchSignals.keep(source)
             }
+            // The monitor first: a commit after the poller's starting point wakes it.
+            let monitor = try stack.changeMonitor()
             var poller = try LogPoller(stack, filter: filter)
             #if DEBUG
                 // Tests learn where a watcher starts (instead of sleeping and hoping).
@@ -129,7 +133,7 @@ extension Prefs {
                     emit(record)
                     if once { return }
                 }
-                if page.caughtUp { usleep(100_000) }
+                if page.caughtUp { _ = monitor.wait() }
             }
         }
 

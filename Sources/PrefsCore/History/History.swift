@@ -153,8 +153,21 @@ extension KeyValueStack {
         try main.write { try ChangeLog.setRetention($0, count) }
     }
 
+    /// A ``StoreChangeMonitor`` of this stack's store file: wakes its waiter when another
+    /// process may have committed (inotify; a timer every `pollInterval` where inotify is
+    /// unavailable or `PREFS_WATCH=poll` in `environment`).
+    ///
+    /// - Throws: ``PrefsError``: `usage` for a bad `PREFS_WATCH`; `storeUnreadable` when the
+    ///   store cannot be watched.
+    public func changeMonitor(pollInterval: Duration = .milliseconds(100), environment: [String: String] = ProcessEnvironment.current())
+        throws -> StoreChangeMonitor
+    {
+        try StoreChangeMonitor(storePath: path, pollInterval: pollInterval, environment: environment)
+    }
+
     /// Every change committed to the store file by any process from now on, in commit
-    /// order, without gaps or repeats, polled every `interval`.
+    /// order, without gaps or repeats, read when the store's ``StoreChangeMonitor`` wakes
+    /// (within milliseconds of a commit; every `interval` where inotify is unavailable).
     ///
     /// ```swift
     /// for try await record in stack.watch(LogFilter(domain: .switch)) { print(record.key, record.new ?? "-") }
@@ -165,15 +178,19 @@ extension KeyValueStack {
         LogRecord, any Error
     > {
         // The starting point is taken now, so a write made right after this call is seen.
-        let start = Result { try LogPoller(self, filter: filter) }
+        let start = Result { () throws -> (StoreChangeMonitor, LogPoller) in
+            let monitor = try changeMonitor(pollInterval: interval)
+            return (monitor, try LogPoller(self, filter: filter))
+        }
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    var poller = try start.get()
+                    let (monitor, first) = try start.get()
+                    var poller = first
                     while !Task.isCancelled {
                         let page = try poller.poll()
                         for record in page.records { continuation.yield(record) }
-                        if page.caughtUp { try await Task.sleep(for: interval) }
+                        if page.caughtUp, await monitor.next() == .cancelled { break }
                     }
                     continuation.finish()
                 } catch is CancellationError {

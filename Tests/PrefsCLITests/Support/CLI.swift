@@ -231,8 +231,10 @@ final class Running {
 
     /// Starts `prefs watch ARGS...` and waits until it has taken its starting point; returns
     /// it with the change-log sequence number it starts after.
-    static func watch(_ arguments: [String], box: Sandbox, umask: Bool = false) throws -> (Running, Int) {
-        let (running, ready) = try startWatch(arguments, box: box, umask: umask)
+    static func watch(_ arguments: [String], box: Sandbox, umask: Bool = false, environment extra: [String: String] = [:]) throws -> (
+        Running, Int
+    ) {
+        let (running, ready) = try startWatch(arguments, box: box, umask: umask, environment: extra)
         guard let start = watchStart(ready) else {
             _ = running.finish(signal: SIGKILL)
             throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: ready])
@@ -242,9 +244,11 @@ final class Running {
 
     /// Starts `prefs watch ARGS...` without waiting; returns it with the file where it will
     /// write its starting point (read it with ``watchStart(_:)``).
-    static func startWatch(_ arguments: [String], box: Sandbox, umask: Bool = false) throws -> (Running, String) {
+    static func startWatch(_ arguments: [String], box: Sandbox, umask: Bool = false, environment extra: [String: String] = [:]) throws -> (
+        Running, String
+    ) {
         let ready = box.root + "/watch-ready-\(UInt32.random(in: 0...UInt32.max))"
-        let environment = box.environment(["PREFS_TEST_WATCH_READY": ready])
+        let environment = box.environment(extra.merging(["PREFS_TEST_WATCH_READY": ready]) { $1 })
         let running =
             umask
             ? try Running(

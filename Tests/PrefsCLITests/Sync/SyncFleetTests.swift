@@ -265,6 +265,38 @@ extension SyncTests {
         watcher.waitUntilExit()
         #expect(watcher.terminationStatus == 0)
     }
+
+    /// A watcher with nothing to do sleeps: the file system wakes it for a local write (and the
+    /// server's socket for a push), no timer does. The local write is then pushed.
+    @Test func anIdleSyncWatchSleepsAndALocalWriteWakesIt() throws {
+        let a = try syncedStore()
+        let b = try syncedStore()
+        _ = try sync(a)
+        let watcher = a.process(["sync", "--watch", "3600", "--json"], environment: ["PREFS_WATCH": "inotify"])
+        watcher.standardOutput = FileHandle.nullDevice
+        watcher.standardError = FileHandle.nullDevice
+        try watcher.run()
+        defer { if watcher.isRunning { watcher.terminate() } }
+        usleep(2_500_000)  // connected, synced, its wake-ups after its own commits over
+        let pid = watcher.processIdentifier
+        let before = WatchWakeupTests.wakeUps(pid)
+        usleep(2_000_000)
+        let idle = WatchWakeupTests.wakeUps(pid) - before
+        // A watcher looking every 200 ms wakes about 10 times in 2 s.
+        #expect(idle <= 3, "\(idle) wake-ups in 2 s with nothing to do")
+        try a.runOK(["set", "default", "local", "1"])
+        var seen = false
+        let deadline = Date().addingTimeInterval(10)
+        while !seen && Date() < deadline {
+            _ = try sync(b)
+            seen = try b.run(["get", "default", "local", "--default", "none"]).stdout == "1\n"
+            if !seen { usleep(100_000) }
+        }
+        #expect(seen, "the local write was pushed")
+        watcher.terminate()
+        watcher.waitUntilExit()
+        #expect(watcher.terminationStatus == 0)
+    }
 }
 
 /// A list appended to from several threads.

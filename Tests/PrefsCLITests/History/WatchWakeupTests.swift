@@ -1,0 +1,113 @@
+import Foundation
+import PrefsCore
+import Testing
+
+/// `prefs watch` is woken by the file system (inotify), not by a timer: it sleeps while
+/// nothing changes, and another process's commit wakes it, through checkpoints, a restore
+/// and doctor, without its descriptors growing.
+@Suite("watch wakes on commits, not on a timer")
+struct WatchWakeupTests {
+    /// No poll fallback: a watcher that polled would wake while nothing changes.
+    static let inotifyOnly = ["PREFS_WATCH": "inotify"]
+    static let hasSQLite3 = FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")
+
+    /// Voluntary context switches of every thread of `pid`: one per wake-up from a sleep.
+    static func wakeUps(_ pid: Int32) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        var total = 0
+        for task in tasks {
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else { continue }
+            for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") {
+                total += Int(line.split(separator: "\t").last.map(String.init) ?? "") ?? 0
+            }
+        }
+        return total
+    }
+
+    static func openDescriptors(_ pid: Int32) -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).count
+    }
+
+    /// Waits until the watcher printed `line`; false after 10 s.
+    static func waitFor(_ line: String, in watch: Running) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while !watch.lines.snapshot().contains(line) {
+            if Date() > deadline { return false }
+            usleep(2000)
+        }
+        return true
+    }
+
+    @Test func aWatcherSleepsWhileNothingChangesAndWakesForAnotherProcess() throws {
+        let box = try Sandbox()
+        try box.runOK(["set", "user", "ready", "0"])
+        let (watch, _) = try Running.watch(["--store", box.store, "watch", "user"], box: box, environment: Self.inotifyOnly)
+        let pid = watch.process.processIdentifier
+        Thread.sleep(forTimeInterval: 1.5)  // the wake-ups after its start are over
+        let before = Self.wakeUps(pid)
+        Thread.sleep(forTimeInterval: 2)
+        let idle = Self.wakeUps(pid) - before
+        // A watcher polling every 100 ms wakes about 20 times in 2 s.
+        #expect(idle <= 3, "\(idle) wake-ups in 2 s while nothing changed")
+        try box.runOK(["set", "user", "k", "1"])
+        #expect(Self.waitFor("set\tuser\tk\t1", in: watch))
+        let result = watch.finish(signal: SIGTERM)
+        #expect(result.status == 0 && result.stdout == "set\tuser\tk\t1\n", "\(result)")
+    }
+
+    /// The file system fallback: with PREFS_WATCH=poll the watcher reads the log on a timer.
+    @Test func aPollingWatcherStillSeesChanges() throws {
+        let box = try Sandbox()
+        try box.runOK(["set", "user", "ready", "0"])
+        let (watch, _) = try Running.watch(["--store", box.store, "watch", "user"], box: box, environment: ["PREFS_WATCH": "poll"])
+        try box.runOK(["set", "user", "k", "1"])
+        #expect(Self.waitFor("set\tuser\tk\t1", in: watch))
+        let result = watch.finish(signal: SIGTERM)
+        #expect(result.status == 0 && result.stdout == "set\tuser\tk\t1\n", "\(result)")
+    }
+
+    @Test func aBadWatchSettingIsAUsageError() throws {
+        let box = try Sandbox()
+        // (Under timeout: a watch that ignored the setting would run for ever.)
+        let result = try Sandbox.exec(
+            "/usr/bin/timeout", ["10", Sandbox.binary, "--store", box.store, "watch"], stdin: nil,
+            environment: box.environment(["PREFS_WATCH": "fast"]))
+        expectFailure(result, 2, contains: "PREFS_WATCH")
+    }
+
+    /// A checkpoint that truncates the WAL and doctor under a watcher: the changes after each
+    /// still reach it, and it opens no more descriptors as they go on. A restore and a change
+    /// after it wake it too: the restored log's gap ends it with exit 3, as documented.
+    @Test(.enabled(if: hasSQLite3, "needs the sqlite3 shell to checkpoint the store"))
+    func changesAfterACheckpointAndDoctorStillArriveAndARestoreEndsTheWatch() throws {
+        let box = try Sandbox()
+        try box.runOK(["set", "user", "a", "0"])
+        let backup = box.root + "/backup.db"
+        try box.runOK(["backup", backup])
+        let (watch, _) = try Running.watch(["--store", box.store, "watch", "user"], box: box, environment: Self.inotifyOnly)
+        let pid = watch.process.processIdentifier
+        try box.runOK(["set", "user", "a", "1"])
+        #expect(Self.waitFor("set\tuser\ta\t1", in: watch))
+        let descriptors = Self.openDescriptors(pid)
+
+        let checkpoint = try Sandbox.exec(
+            "/usr/bin/sqlite3", [box.store, "PRAGMA wal_checkpoint(TRUNCATE)"], stdin: nil, environment: box.environment())
+        #expect(checkpoint.status == 0 && checkpoint.stdout.hasPrefix("0|"), "\(checkpoint)")
+        var info = stat()
+        #expect(stat(box.store + "-wal", &info) == 0 && info.st_size == 0, "the checkpoint emptied the WAL")
+        try box.runOK(["set", "user", "a", "2"])
+        #expect(Self.waitFor("set\tuser\ta\t2", in: watch), "after a truncating checkpoint")
+
+        try box.runOK(["doctor"])
+        for value in 3...20 { try box.runOK(["set", "user", "a", "\(value)"]) }
+        #expect(Self.waitFor("set\tuser\ta\t20", in: watch), "after doctor")
+        #expect(Self.openDescriptors(pid) == descriptors, "the watcher's descriptors do not grow")
+
+        try box.runOK(["restore", backup, "--force"])
+        try box.runOK(["set", "user", "a", "21"])
+        let deadline = Date().addingTimeInterval(10)
+        while watch.process.isRunning && Date() < deadline { usleep(5000) }
+        let result = watch.finish(signal: watch.process.isRunning ? SIGTERM : nil)
+        #expect(result.status == 3 && result.stderr.contains("were pruned before they were read"), "\(result)")
+    }
+}
