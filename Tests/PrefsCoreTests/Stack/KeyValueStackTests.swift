@@ -55,7 +55,12 @@ struct KeyValueStackTests {
         try stack.flushSynchronously()
         let second = try #require(try stack.entry(in: .user, forKey: "k")?.version)
         #expect(second > first)
-        #expect(throws: PrefsError(.preconditionFailed, "user/k is at version \(second), not \(first)")) {
+        #expect(
+            throws: PrefsError(
+                .preconditionFailed, "user/k is at version \(second), not \(first)", reason: .versionConflict(current: second),
+                domain: .user,
+                key: "k")
+        ) {
             try stack.set(.number("3"), in: .user, forKey: "k", if: .version(first))
         }
         #expect(try stack.set(.number("3"), in: .user, forKey: "k", if: .value(.number("2"))) > second)
@@ -80,7 +85,7 @@ struct KeyValueStackTests {
         let store = try TemporaryStore()
         let stack = try store.open()
         for key in ["a", "b", "p.1", "p.2", "q"] { try stack.set(.bool(true), in: .user, forKey: key) }
-        #expect(throws: PrefsError(.notFound, "user/zz not found")) {
+        #expect(throws: PrefsError(.notFound, "user/zz not found", domain: .user, key: "zz")) {
             try stack.remove(in: .user, keys: ["a", "zz"], mustExist: true)
         }
         #expect(try stack.value(in: .user, forKey: "a") != nil)
