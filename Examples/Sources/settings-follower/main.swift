@@ -35,7 +35,7 @@ func say(_ text: String) {
 
 let arguments = CommandLine.arguments
 let explicit = arguments.firstIndex(of: "--store").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
-let environment = ProcessEnvironment.current()
+let environment = ProcessInfo.processInfo.environment
 let stack = try KeyValueStack(
     path: StoreLocation.resolve(explicit: explicit, environment: environment),
     options: .init(window: .milliseconds(50), environment: environment))

@@ -12,7 +12,7 @@ enum DocExample_docs_library {
     static func example1() async throws {
 
 
-        // An app opens the user's store: StoreLocation.resolve(explicit: nil, environment: ProcessEnvironment.current())
+        // An app opens the user's store: StoreLocation.resolve(explicit: nil, environment: ProcessInfo.processInfo.environment)
         let path = FileManager.default.temporaryDirectory.path + "/prefs-tour-\(UUID().uuidString)/prefs.db"
         let stack = try KeyValueStack(path: path)
         try stack.registerDefaults(of: [Keys.volume, Keys.theme, Keys.launches], inStoredSchema: true)  // `prefs get` and `describe` agree
