@@ -13,7 +13,7 @@ extension LogRecord {
 
 extension KeyValueStack {
     /// The change log of the store file since a time, newest first (see
-    /// ``history(_:limit:since:)``).
+    /// ``history(_:limit:since:)-(_,_,Int64?)``).
     ///
     /// ```swift
     /// let lastHour = try stack.history(LogFilter(domain: .user), since: Date(timeIntervalSinceNow: -3600))

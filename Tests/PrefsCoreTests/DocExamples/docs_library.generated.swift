@@ -4,7 +4,7 @@ import Foundation
 import Observation
 import PrefsCore
 
-// docs/library.md:74
+// docs/library.md:77
 fileprivate struct Window: Codable { var width: Int; var height: Int }
 
 enum DocExample_docs_library {
@@ -34,7 +34,7 @@ enum DocExample_docs_library {
         try await follower.value
         try stack.close()                               // drains the queue
     }
-    // docs/library.md:74
+    // docs/library.md:77
     static func example2() async throws {
 
         let path = FileManager.default.temporaryDirectory.path + "/prefs-json-tour-\(UUID().uuidString)/prefs.db"
@@ -56,7 +56,7 @@ enum DocExample_docs_library {
         print(window as Any, launches, checkout.value)
         try stack.close()                                                   // drains the queue
     }
-    // docs/library.md:120
+    // docs/library.md:123
     static func example3(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
