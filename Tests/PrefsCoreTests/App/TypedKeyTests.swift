@@ -167,7 +167,7 @@ struct TypedKeyTests {
         #expect(try other.schema().spec(in: .user, forKey: "volume")?.description == "how loud")
     }
 
-    @Test func valuesFollowCommitsOfOtherStacksWithoutRepeats() async throws {
+    @Test(.timeLimit(.minutes(1))) func valuesFollowCommitsOfOtherStacksWithoutRepeats() async throws {
         let store = try TemporaryStore()
         let app = try store.open()
         let cli = try store.open()
@@ -198,7 +198,7 @@ struct TypedKeyTests {
         #expect(await readings.next()?.value == 0.9)
     }
 
-    @MainActor @Test func observableSettingFollowsTheStore() async throws {
+    @MainActor @Test(.timeLimit(.minutes(1))) func observableSettingFollowsTheStore() async throws {
         let store = try TemporaryStore()
         let app = try store.open()
         let other = try store.open()
