@@ -1,3 +1,4 @@
+import Foundation
 import PrefsCore
 import Testing
 
@@ -6,13 +7,28 @@ import Testing
 /// blocks that are whole programs run here.
 @Suite("Doc examples")
 struct DocExamplesTests {
+    /// The directories the programs make under the temporary directory (removed afterwards).
+    static let scratchPrefixes = ["prefs-tour-", "prefs-json-tour-", "prefs-docc-"]
+
     @Test func theDocsHaveProgramsToRun() {
         #expect(DocExamplePrograms.all.contains { $0.place.hasPrefix("docs/library.md:") })
+        #expect(DocExamplePrograms.all.contains { $0.place.hasPrefix("Sources/PrefsCore/PrefsCore.docc/") })
     }
 
-    @Test(arguments: DocExamplePrograms.all.map(\.place))
-    func programRuns(_ place: String) async throws {
-        let program = try #require(DocExamplePrograms.all.first { $0.place == place })
-        try await program.run()
+    /// One after the other, so the scratch directories each leaves are its own.
+    @Test func everyProgramRuns() async throws {
+        let temporary = FileManager.default.temporaryDirectory.path
+        for program in DocExamplePrograms.all {
+            let before = Set(try FileManager.default.contentsOfDirectory(atPath: temporary))
+            do {
+                try await program.run()
+            } catch {
+                Issue.record("\(program.place): \(error)")
+            }
+            let made = Set(try FileManager.default.contentsOfDirectory(atPath: temporary)).subtracting(before)
+            for name in made where Self.scratchPrefixes.contains(where: { name.hasPrefix($0) }) {
+                try FileManager.default.removeItem(atPath: temporary + "/" + name)
+            }
+        }
     }
 }
