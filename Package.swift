@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "PrefsCore", targets: ["PrefsCore"]),
         .library(name: "PrefsRemote", targets: ["PrefsRemote"]),
         .library(name: "PrefsSync", targets: ["PrefsSync"]),
+        // For the benchmarks package (Benchmarks/Package.swift).
+        .library(name: "PrefsServe", targets: ["PrefsServe"]),
         .executable(name: "prefs", targets: ["prefs"]),
         .executable(name: "prefs-http-get", targets: ["prefs-http-get"]),
         .executable(name: "prefs-sync", targets: ["prefs-sync"]),
@@ -28,9 +30,24 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", exact: "1.8.0"),
     ],
     targets: [
+        // The library in layers, each SQLite-free below PrefsCore (the fuzz targets build them
+        // as modules): the error type and system helpers; JSON; the input language (domains,
+        // keys, value types, batch lines); the schema's pattern engine; flagd evaluation and
+        // inspection. PrefsCore (store, stack, queue, history, schema, sync capture) re-exports
+        // what its public API shows.
+        .target(name: "PrefsBase", swiftSettings: strict),
+        .target(name: "PrefsJSON", dependencies: ["PrefsBase"], swiftSettings: strict),
+        .target(name: "PrefsInput", dependencies: ["PrefsBase", "PrefsJSON"], swiftSettings: strict),
+        .target(name: "PrefsPatterns", dependencies: ["PrefsBase"], swiftSettings: strict),
+        .target(name: "PrefsFlags", dependencies: ["PrefsBase", "PrefsJSON"], swiftSettings: strict),
         .target(
             name: "PrefsCore",
             dependencies: [
+                "PrefsBase",
+                "PrefsJSON",
+                "PrefsInput",
+                "PrefsPatterns",
+                "PrefsFlags",
                 "CPrefsSQLite",
                 "CPrefsSystem",
                 "CSQLite",
@@ -108,30 +125,6 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "prefs-sync-bench",
-            dependencies: ["PrefsCore", "PrefsSync"],
-            path: "Benchmarks/SyncBench",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "prefs-queue-bench",
-            dependencies: ["PrefsCore"],
-            path: "Benchmarks/QueueBench",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "prefs-serve-bench",
-            dependencies: ["PrefsCore", "PrefsServe"],
-            path: "Benchmarks/ServeBench",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "prefs-flag-bench",
-            dependencies: ["PrefsCore"],
-            path: "Benchmarks/FlagBench",
             swiftSettings: strict
         ),
         // Helpers both test targets use (temporary directories, spawning detached programs);

@@ -1,5 +1,9 @@
 // libFuzzer target: the `prefs batch` line parser (BatchLine.parse), short form and JSON Lines.
-// Built by scripts/fuzz together with the SQLite-free sources it needs.
+// Built by scripts/fuzz with the SQLite-free modules it imports.
+
+@testable import PrefsBase
+@testable import PrefsInput
+@testable import PrefsJSON
 
 /// Parses arbitrary bytes as one batch line; asserts that a parsed command has a valid key
 /// and, written back as a JSON line, parses to the same command.

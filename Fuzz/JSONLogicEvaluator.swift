@@ -1,5 +1,9 @@
 // libFuzzer target: the JSONLogic evaluator with flagd's operators (sem_ver, fractional,
-// MurmurHash3, CBOR). Built by scripts/fuzz together with the SQLite-free sources it needs.
+// MurmurHash3, CBOR). Built by scripts/fuzz with the SQLite-free modules it imports.
+
+@testable import PrefsBase
+@testable import PrefsFlags
+@testable import PrefsJSON
 
 /// The first line of the input is a rule, the rest the data it is evaluated against. Both
 /// are parsed, the rule compiled and evaluated with every fractional hashing version; the

@@ -1,5 +1,8 @@
 // libFuzzer target: schema patterns (PatternSyntax, PatternProgram), which come from schema
-// documents other users may write. Built by scripts/fuzz with the SQLite-free sources.
+// documents other users may write. Built by scripts/fuzz with the SQLite-free modules it imports.
+
+@testable import PrefsBase
+@testable import PrefsPatterns
 
 /// The input is a pattern, a NUL byte, and a value. Compiling either fails with an error or
 /// gives a program; matching always ends (libFuzzer's 10 s limit per input catches a program

@@ -1,5 +1,10 @@
 // libFuzzer target: the JSON value parser (JSONParser + JSONValue) and `set`'s input typing.
-// Built by scripts/fuzz together with the SQLite-free sources it needs.
+// Built by scripts/fuzz with the SQLite-free modules it imports.
+
+@testable import PrefsBase
+@testable import PrefsFlags
+@testable import PrefsInput
+@testable import PrefsJSON
 
 /// Parses arbitrary bytes as a stored value would be; asserts that what parses survives
 /// writing and parsing again unchanged, in compact and indented form.

@@ -2,6 +2,9 @@ import PrefsCore
 
 /// The OpenFeature Remote Evaluation Protocol's JSON shapes and status codes.
 public enum OFREP {
+    /// The path of the OFREP event stream (server-sent events) that bulk answers advertise.
+    public static let eventStreamPath = "/ofrep/v1/events"
+
     /// One flag's answer: the status code and the JSON object (success or failure).
     public static func evaluation(_ key: String, _ resolution: FlagResolution) -> (status: Int, body: JSONValue) {
         if let code = resolution.errorCode {
@@ -14,12 +17,13 @@ public enum OFREP {
         }
         var members: [JSONValue.Member] = [.init("key", .string(key))]
         // No variant and the caller's default would apply (DISABLED, DEFAULT without a
-        // default variant): no value, so the provider answers its code default.
+        // default variant): no value (OFREP's codeDefaultFlag), so the provider answers its
+        // code default.
         let givesValue = resolution.variant != nil || resolution.reason == "STATIC" || resolution.reason == "TARGETING_MATCH"
         if givesValue { members.append(.init("value", resolution.value)) }
         members.append(.init("reason", .string(resolution.reason)))
-        // Always present (null when none): providers read it unconditionally.
-        members.append(.init("variant", resolution.variant.map(JSONValue.string) ?? .null))
+        // OFREP's variant is a string when present: none is left out, never null.
+        if let variant = resolution.variant { members.append(.init("variant", .string(variant))) }
         members.append(.init("metadata", .object(resolution.metadata)))
         return (200, .object(members))
     }
@@ -36,5 +40,20 @@ public enum OFREP {
     /// A failure without a flag (401, 413, 500…): `{"errorDetails": …}`.
     public static func problem(_ details: String) -> String {
         JSONValue.object([.init("errorDetails", .string(details))]).compactText
+    }
+
+    /// The `eventStreams` member of a bulk answer: the server's SSE stream at the address the
+    /// request was sent to (its `Host`); nil without a `Host`.
+    public static func eventStreams(host: String?) -> JSONValue? {
+        guard let host, !host.isEmpty, !host.contains(where: { $0 == "/" || $0 == "?" || $0 == "#" || $0 == "@" || $0 == " " })
+        else { return nil }
+        return .array([.object([.init("type", .string("sse")), .init("url", .string("http://" + host + eventStreamPath))])])
+    }
+
+    /// One event of the OFREP event stream: the flags changed, refetch (the ETag of the flag
+    /// configuration is also the event's id, for `Last-Event-ID`).
+    public static func refetchEvent(configETag: String) -> String {
+        let data = JSONValue.object([.init("type", .string("refetchEvaluation")), .init("etag", .string(configETag))]).compactText
+        return "id: \(configETag)\nevent: message\ndata: \(data)\n\n"
     }
 }

@@ -29,6 +29,14 @@ public final class ServeCore: Sendable {
     /// The flags as last read.
     public var snapshot: FlagSnapshot { state.withLock { $0 } }
 
+    /// The ETag of the flag configuration as last read (`switch` and the fractional hashing
+    /// version): what the OFREP event stream sends as `etag`, and a re-fetch as
+    /// `flagConfigEtag`. Not the bulk answer's `ETag`, which also depends on the context.
+    public var configETag: String { Self.configETag(snapshot.digest) }
+
+    /// The flag configuration's ETag for a snapshot's digest.
+    public static func configETag(_ digest: UInt64) -> String { "\"" + FNV1aText.hex(digest) + "\"" }
+
     /// Reads the store again (changes by any process); the server calls this a few times a
     /// second.
     ///
@@ -65,10 +73,12 @@ public final class ServeCore: Sendable {
         let ofrep = "/ofrep/v1/evaluate/flags"
         if path == ofrep || path == ofrep + "/" {
             guard request.method == "POST" else { return methodNotAllowed("POST") }
+            if !catchUp(request, quick: quick) { return nil }
             return evaluateAll(request, steps: steps)
         }
         if path.hasPrefix(ofrep + "/") {
             guard request.method == "POST" else { return methodNotAllowed("POST") }
+            if !catchUp(request, quick: quick) { return nil }
             guard let key = String(path.dropFirst(ofrep.count + 1)).percentDecoded, !key.isEmpty else {
                 return .json(400, OFREP.failure(nil, "GENERAL", "the flag key in the path is not valid percent-encoded UTF-8").compactText)
             }
@@ -140,6 +150,18 @@ public final class ServeCore: Sendable {
     static func shortened(_ text: String) -> String {
         let clean = String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f ? "?" : $0 }))
         return clean.count > 200 ? String(clean.prefix(200)) + "…" : clean
+    }
+
+    /// OFREP 0.3's `flagConfigEtag`: a re-fetch after an event names the flag configuration it
+    /// was told of. When that is not the one held (the server has not read the store since),
+    /// the store is read again first, so the answer is never older than the event. False: the
+    /// store must be read, which a quick answer does not do.
+    private func catchUp(_ request: ServeRequest, quick: Bool) -> Bool {
+        guard let wanted = request.queryItems["flagConfigEtag"], !Self.matches(wanted, configETag) else { return true }
+        if quick { return false }
+        // A store that cannot be read now: the flags held are answered (the poller reports it).
+        _ = try? refresh()
+        return true
     }
 
     private func methodNotAllowed(_ allowed: String) -> ServeResponse {
@@ -238,13 +260,16 @@ public final class ServeCore: Sendable {
             }
             results.append(OFREP.evaluation(key, resolution).body)
         }
-        let text = JSONValue.object([.init("flags", .array(results)), .init("metadata", .object(current.flags.metadata))])
-            .compactText
+        var members: [JSONValue.Member] = [.init("flags", .array(results))]
+        // OFREP 0.3: where to learn of changes instead of polling.
+        if let streams = OFREP.eventStreams(host: request.headers["host"]) { members.append(.init("eventStreams", streams)) }
+        members.append(.init("metadata", .object(current.flags.metadata)))
+        let text = JSONValue.object(members).compactText
         // The tag of what is answered, not of the inputs: a rule that reads `$flagd.timestamp`
         // answers differently later with the same flags and context.
         var hasher = FNV1a()
         hasher.add(text)
-        let etag = "\"\(hasher.hex)\""
+        let etag = "\"\(FNV1aText.hex(hasher.value))\""
         if let match = request.headers["if-none-match"], Self.matches(match, etag) {
             return ServeResponse(status: 304, headers: [("ETag", etag)])
         }

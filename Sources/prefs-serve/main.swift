@@ -78,7 +78,7 @@ func accessLog(_ remote: String, _ method: String, _ path: String, _ status: Int
     guard invocation.accessLog else { return }
     let elapsed = ContinuousClock.now - start
     let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
-    let time = ISOTime.format(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+    let time = ISOTime.format(milliseconds: WallClock.nowMilliseconds())
     let shown = path.count > 200 ? String(path.prefix(200)) + "…" : path
     let line = "\(time) \(remote) \(method) \(shown) \(status) \(bytes) \(String(format: "%.2f", milliseconds))ms\n"
     FileHandle.standardError.write(Data(line.utf8))
@@ -133,6 +133,42 @@ func eventStream() -> Response {
     return Response(status: .ok, headers: headers, body: body)
 }
 
+/// `GET /ofrep/v1/events`: OFREP 0.3's event stream (advertised in bulk answers as
+/// `eventStreams`). A `refetchEvaluation` event whenever the flags change (`switch`, the
+/// fractional setting; other domains do not), with the flag configuration's ETag as `etag` and
+/// as the event's id; a comment every 15 s. A client that reconnects with the id of an older
+/// configuration (`Last-Event-ID`) missed an event: it gets one at once.
+func ofrepEventStream(lastEventID: String?) -> Response {
+    var headers = HTTPFields()
+    headers[.contentType] = "text/event-stream"
+    headers[.cacheControl] = "no-cache"
+    let body = ResponseBody { writer in
+        var last = core.snapshot.digest
+        try await writer.write(ByteBuffer(string: ": connected\n\n"))
+        if let lastEventID, lastEventID != ServeCore.configETag(last) {
+            try await writer.write(ByteBuffer(string: OFREP.refetchEvent(configETag: ServeCore.configETag(last))))
+        }
+        var quiet = 0
+        while !stopping.load(ordering: .relaxed) && !Task.isCancelled {
+            try await Task.sleep(for: .milliseconds(200))
+            let now = core.snapshot.digest
+            if now != last {
+                last = now
+                quiet = 0
+                try await writer.write(ByteBuffer(string: OFREP.refetchEvent(configETag: ServeCore.configETag(now))))
+            } else {
+                quiet += 1
+                if quiet >= 75 {
+                    quiet = 0
+                    try await writer.write(ByteBuffer(string: ": ping\n\n"))
+                }
+            }
+        }
+        try await writer.finish(nil)
+    }
+    return Response(status: .ok, headers: headers, body: body)
+}
+
 let responder = CallbackResponder { (request: Request, context: ServeContext) async throws -> Response in
     let start = ContinuousClock.now
     let target = request.head.path ?? "/"
@@ -146,13 +182,13 @@ let responder = CallbackResponder { (request: Request, context: ServeContext) as
     if let authority = request.head.authority { fields["host"] = authority }
     var serveRequest = ServeRequest(method: method, target: target, headers: fields)
     let path = serveRequest.path
-    if path == "/api/events" && method == "GET" {
+    if (path == "/api/events" || path == OFREP.eventStreamPath) && method == "GET" {
         if let refusal = core.refusal(serveRequest) {
             accessLog(context.remote, method, path, refusal.status, refusal.body.count, start)
             return response(refusal)
         }
         accessLog(context.remote, method, path, 200, 0, start)
-        return eventStream()
+        return path == OFREP.eventStreamPath ? ofrepEventStream(lastEventID: fields["last-event-id"]) : eventStream()
     }
     var answer: ServeResponse
     let limit = core.options.maximumBodyBytes

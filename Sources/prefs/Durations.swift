@@ -25,7 +25,7 @@ struct SinceArgument: ExpressibleByArgument {
         if let time = ISOTime.parse(argument) {
             milliseconds = time
         } else if let ago = parseDuration(argument) {
-            let now = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+            let now = WallClock.nowMilliseconds()
             milliseconds = now - ago.components.seconds * 1000 - ago.components.attoseconds / 1_000_000_000_000_000
         } else {
             return nil

@@ -106,7 +106,7 @@ extension Prefs {
         /// What is left of an entry's time to live (nil: it does not expire).
         static func remaining(_ entry: Entry?) -> Duration? {
             guard let expiresAt = entry?.expiresAt else { return nil }
-            let now = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+            let now = WallClock.nowMilliseconds()
             return .milliseconds(max(expiresAt - now, 1))
         }
 

@@ -55,9 +55,12 @@ struct GlobalOptions: ParsableArguments {
     }
 
     /// The options every command opens its stack with (``openStack(force:)``; `batch` adds its
-    /// own): the program's options, this invocation's actor and overrides, and `force`.
-    func stackOptions(force: Bool, window: Duration = .seconds(1)) throws -> KeyValueStack.Options {
-        var options = try KeyValueStack.Options.commandLine(window: window, environment: ProcessEnvironment.current())
+    /// own): the program's options, this invocation's actor and overrides, and `force`. Without
+    /// a `window` (every command but `batch`) the command flushes before it exits and the queue
+    /// arms no timer.
+    func stackOptions(force: Bool, window: Duration? = nil) throws -> KeyValueStack.Options {
+        var options = try KeyValueStack.Options.commandLine(window: window ?? .seconds(1), environment: ProcessEnvironment.current())
+        options.flushesOnTimer = window != nil
         options.actor = actor
         options.overrides = try overrides()
         if force {

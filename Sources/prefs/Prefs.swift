@@ -65,7 +65,7 @@ enum Main {
             Output.standard.flush()
             exit(0)
         }
-        if var command = tableCommand(split) ?? CommandDispatch.command(split) {
+        if var command = tableCommand(split) {
             do {
                 try command.run()
                 try OpenStacks.closeAll()
@@ -77,13 +77,6 @@ enum Main {
             }
             return
         }
-        #if DEBUG
-            // Tests check that the commands they expect on the fast path take it.
-            if let flag = getenv("PREFS_REQUIRE_DISPATCH"), flag[0] != 0 {
-                Output.error("debug: parsed from the root (PREFS_REQUIRE_DISPATCH)")
-                exit(97)
-            }
-        #endif
         if let unknown = UnknownCommand.message(arguments) {
             Output.error(unknown)
             exit(2)

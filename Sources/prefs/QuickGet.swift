@@ -18,22 +18,14 @@ enum QuickGet {
     static func answer(store: String?, domain: String, key: String, json: Bool) -> Bool {
         if let flag = getenv("PREFS_QUICK_GET"), String(cString: flag) == "0" { return false }
         if let overrides = getenv("PREFS_OVERRIDES"), overrides[0] != 0 { return false }
-        guard store.map({ !$0.isEmpty }) ?? true, let path = store ?? defaultStorePath() else { return false }
+        guard store.map({ !$0.isEmpty }) ?? true else { return false }
+        let path = StoreLocation.resolve(explicit: store, variable: variable)
         guard let busyTimeout = busyTimeoutMilliseconds(),
             let text = QuickRead.storedJSON(path: path, domain: domain, key: key, busyTimeout: busyTimeout),
             let value = try? JSONValue(parsingUTF8: text)
         else { return false }
         Output.standard.writeValue(value, json: json)
         return true
-    }
-
-    /// `PREFS_STORE`, else `$XDG_DATA_HOME/prefs/prefs.db`, else `$HOME/.local/share/prefs/prefs.db`
-    /// (as ``StoreLocation/resolve(explicit:environment:)``); nil when none is set.
-    static func defaultStorePath() -> String? {
-        if let store = variable("PREFS_STORE") { return store }
-        if let xdg = variable("XDG_DATA_HOME"), xdg.hasPrefix("/") { return xdg + "/prefs/" + StoreLocation.defaultFileName }
-        if let home = variable("HOME") { return home + "/.local/share/prefs/" + StoreLocation.defaultFileName }
-        return nil
     }
 
     /// `PREFS_BUSY_TIMEOUT` in milliseconds, else 5 s; nil when it is invalid (the full

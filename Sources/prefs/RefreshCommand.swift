@@ -71,7 +71,7 @@ extension Prefs {
                         Output.standard.write(entry.json + "\n")
                     } else {
                         func time(_ value: Int64?) -> String { value.map { ISOTime.format(milliseconds: $0) } ?? "-" }
-                        let age = entry.copyAt.map { String(max(0, (Int64(Date().timeIntervalSince1970 * 1000) - $0) / 1000)) + "s" } ?? "-"
+                        let age = entry.copyAt.map { String(max(0, (WallClock.nowMilliseconds() - $0) / 1000)) + "s" } ?? "-"
                         Output.standard.write(
                             [
                                 entry.domain.name, entry.source, time(entry.lastSuccessAt), time(entry.lastFailureAt),

@@ -61,9 +61,9 @@ struct ServeCoreTests {
         let disabled = post(core, "/ofrep/v1/evaluate/flags/limits", "")
         #expect(
             disabled.status == 200
-                && disabled.text == #"{"key":"limits","reason":"DISABLED","variant":null,"metadata":{"flagSetId":"shop"}}"#)
+                && disabled.text == #"{"key":"limits","reason":"DISABLED","metadata":{"flagSetId":"shop"}}"#)
         let noDefault = post(core, "/ofrep/v1/evaluate/flags/nodefault", "{}")
-        #expect(noDefault.text == #"{"key":"nodefault","reason":"DEFAULT","variant":null,"metadata":{"flagSetId":"shop"}}"#)
+        #expect(noDefault.text == #"{"key":"nodefault","reason":"DEFAULT","metadata":{"flagSetId":"shop"}}"#)
     }
 
     @Test func failuresHaveTheirCodes() throws {
@@ -107,7 +107,7 @@ struct ServeCoreTests {
         let etag = try #require(first.header("ETag"))
         #expect(first.text.hasPrefix(#"{"flags":[{"key":"banner","#))
         #expect(first.text.contains(#"{"key":"nope""#) == false)
-        #expect(first.text.contains(#"{"key":"limits","reason":"DISABLED","variant":null"#))
+        #expect(first.text.contains(#"{"key":"limits","reason":"DISABLED","metadata""#))
         #expect(first.text.hasSuffix(#"],"metadata":{"flagSetId":"shop"}}"#))
         let same = post(core, "/ofrep/v1/evaluate/flags", #"{"context":{"targetingKey":"u1"}}"#, headers: ["If-None-Match": etag])
         #expect(same.status == 304 && same.body.isEmpty && same.header("ETag") == etag)
@@ -134,6 +134,42 @@ struct ServeCoreTests {
             core, "/ofrep/v1/evaluate/flags", #"{"context":{"targetingKey":"u1"}}"#,
             headers: ["If-None-Match": changed.header("ETag") ?? ""])
         #expect(again.status == 304, "the flags did not change")
+    }
+
+    /// OFREP 0.3: the bulk answer names the event stream at the request's Host, and a re-fetch
+    /// with `flagConfigEtag` (from an event) never answers flags older than the event's.
+    @Test func eventStreamsAndFlagConfigEtag() throws {
+        let fixture = try Fixture()
+        let core = try ServeCore(stack: fixture.stack)
+        let body = #"{"context":{"targetingKey":"u1"}}"#
+        let advertised = post(core, "/ofrep/v1/evaluate/flags", body, headers: ["Host": "127.0.0.1:8016"])
+        #expect(advertised.text.contains(#"],"eventStreams":[{"type":"sse","url":"http://127.0.0.1:8016/ofrep/v1/events"}],"metadata""#))
+        let before = core.configETag
+        #expect(before.hasPrefix("\"") && before.count == 18)
+
+        // Another process changes the flags; the server has not read the store since.
+        try fixture.stack.setFlag("new-checkout", enabled: false)
+        let stale = post(core, "/ofrep/v1/evaluate/flags/new-checkout", body)
+        #expect(stale.text.contains(#""value":false,"reason":"TARGETING_MATCH""#), "no refetch parameter: the flags held")
+        let current = try FlagSnapshot.read(fixture.stack)
+        let tag = ServeCore.configETag(current.digest)
+        #expect(tag != before)
+        let query = "flagConfigEtag=" + (tag.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        let quick = core.quickAnswer(
+            ServeRequest(method: "POST", path: "/ofrep/v1/evaluate/flags", query: query, body: Array(body.utf8)), steps: 10_000)
+        #expect(quick == nil, "reading the store is not a quick answer")
+        let refetched = core.handle(
+            ServeRequest(method: "POST", path: "/ofrep/v1/evaluate/flags/new-checkout", query: query, body: Array(body.utf8)))
+        #expect(refetched.text == #"{"key":"new-checkout","reason":"DISABLED","metadata":{"flagSetId":"shop","owner":"payments"}}"#)
+        #expect(core.configETag == tag)
+        // The tag held: quick again, no store read.
+        #expect(
+            core.quickAnswer(
+                ServeRequest(method: "POST", path: "/ofrep/v1/evaluate/flags", query: query, body: Array(body.utf8)), steps: 10_000) != nil)
+        let hex = String(tag.dropFirst().dropLast())
+        #expect(
+            OFREP.refetchEvent(configETag: tag)
+                == "id: \"\(hex)\"\nevent: message\ndata: {\"type\":\"refetchEvaluation\",\"etag\":\"\\\"\(hex)\\\"\"}\n\n")
     }
 
     @Test func tokenAndHostChecks() throws {
@@ -235,5 +271,44 @@ struct ServeCoreTests {
         #expect(quick("/ofrep/v1/evaluate/flags/banner") == post(roomy, "/ofrep/v1/evaluate/flags/banner", "{}"))
         #expect(quick("/api/summary", "GET") == nil && quick("/", "GET")?.status == 200)
         #expect(tight.quickAnswer(ServeRequest(method: "POST", path: "/ofrep/v1/evaluate/flags/sum"), steps: 1000)?.status == 400)
+    }
+}
+
+/// Issue 30: OFREP answers flagd's `lower`, `upper` and `rollout` as `flag eval` does.
+@Suite("prefs serve core: flagd's lower, upper and rollout")
+struct ServeCoreOperatorTests {
+    @Test func ofrepEvaluatesLowerUpperAndRollout() throws {
+        let directory = try makeTemporaryDirectory(prefix: "prefs-serve")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let stack = try KeyValueStack(
+            path: directory + "/prefs.db", options: .init(memoryTier: .inProcess, environment: ["XDG_RUNTIME_DIR": directory]))
+        try stack.importFlags(
+            try JSONValue(
+                parsing: """
+                    {"flags": {
+                      "staff": {"state": "ENABLED", "variants": {"yes": true, "no": false}, "defaultVariant": "no",
+                        "targeting": {"if": [{"ends_with": [{"lower": {"var": "email"}}, "@example.com"]}, "yes", "no"]}},
+                      "region": {"state": "ENABLED", "variants": {"EU": "eu", "other": "other"}, "defaultVariant": "other",
+                        "targeting": {"if": [{"in": [{"upper": {"var": "country"}}, ["DE", "FR"]]}, "EU", null]}},
+                      "rolled": {"state": "ENABLED", "variants": {"old": 1, "new": 2}, "defaultVariant": "old",
+                        "targeting": {"rollout": [1704067200, 1706745600, "new"]}}
+                    }}
+                    """))
+        let core = try ServeCore(stack: stack)
+        func post(_ key: String, _ context: String) -> String {
+            core.handle(
+                ServeRequest(
+                    method: "POST", path: "/ofrep/v1/evaluate/flags/" + key, headers: [:], body: Array(#"{"context":\#(context)}"#.utf8))
+            ).text
+        }
+        #expect(
+            post("staff", #"{"email":"Ada@EXAMPLE.com"}"#)
+                == #"{"key":"staff","value":true,"reason":"TARGETING_MATCH","variant":"yes","metadata":{}}"#)
+        #expect(
+            post("region", #"{"country":"de"}"#)
+                == #"{"key":"region","value":"eu","reason":"TARGETING_MATCH","variant":"EU","metadata":{}}"#)
+        #expect(
+            post("rolled", #"{"targetingKey":"u1"}"#)
+                == #"{"key":"rolled","value":2,"reason":"TARGETING_MATCH","variant":"new","metadata":{}}"#)
     }
 }

@@ -146,7 +146,7 @@ extension KeyValueStack {
             let (partPlan, events) = try WriteTransaction.run(on: database, op: .import) { transaction in
                 let db = transaction.db
                 let now = WallClock.nowMilliseconds()
-                for (domain, _) in part where try !Self.tableMayExist(db, domain) {
+                for (domain, _) in part where try !DomainTable.mayExist(db, domain) {
                     try DomainTable.create(db, domain)
                 }
                 let partPlan = try Self.plan(part, replace: replace) { domain, body in

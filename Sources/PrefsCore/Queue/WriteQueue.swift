@@ -131,7 +131,8 @@ final class WriteQueue: Sendable {
         var lastError: PrefsError?
     }
 
-    let window: Duration
+    /// The debounce window; nil: no timer, the owner flushes (a one-shot command).
+    let window: Duration?
     private let state = Mutex(State())
     /// Serializes flushes: one batch at a time, in order.
     private let flushLock = Mutex(())
@@ -143,7 +144,7 @@ final class WriteQueue: Sendable {
     let maximumPending: Int
 
     init(
-        window: Duration, maximumPending: Int = 10_000, apply: @escaping @Sendable ([(PendingKey, PendingChange)]) throws -> [String],
+        window: Duration?, maximumPending: Int = 10_000, apply: @escaping @Sendable ([(PendingKey, PendingChange)]) throws -> [String],
         onFlush: (@Sendable (FlushReport) -> Void)?
     ) {
         self.window = window
@@ -169,7 +170,7 @@ final class WriteQueue: Sendable {
                 early = true
             }
             let full = state.pending.count + state.inFlight.count >= 4 * maximumPending && state.lastError == nil
-            if state.timerArmed { return (nil, early, full) }
+            if state.timerArmed || window == nil { return (nil, early, full) }
             state.timerArmed = true
             return (state.timerGeneration, early, full)
         }
@@ -225,6 +226,7 @@ final class WriteQueue: Sendable {
     }
 
     private func armTimer(_ generation: UInt64) {
+        guard let window else { return }
         let parts = window.components
         let nanoseconds = min(parts.seconds, 86_400) * 1_000_000_000 + parts.attoseconds / 1_000_000_000
         DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(Int(max(nanoseconds, 1_000_000)))) {

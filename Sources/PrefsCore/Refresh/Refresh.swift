@@ -334,7 +334,7 @@ extension KeyValueStack {
         let events = try WriteTransaction.run(on: database, op: .refresh) { transaction in
             let db = transaction.db
             let now = WallClock.nowMilliseconds()
-            if try !Self.tableMayExist(db, domain) { try DomainTable.create(db, domain) }
+            if try !DomainTable.mayExist(db, domain) { try DomainTable.create(db, domain) }
             var current: [BytewiseString: String] = [:]
             try DomainTable(domain).forEach(db, prefix: nil, now: now) { entry in
                 // A local expiry is not the server's: such keys are rewritten without it.

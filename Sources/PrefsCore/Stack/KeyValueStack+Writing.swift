@@ -78,7 +78,7 @@ extension KeyValueStack {
         if mustExist {
             try flushSynchronously()
             let changes = keys.map { (PendingKey(domain: domain, key: $0), PendingChange.remove) }
-            return try commit(changes, requireExisting: true).map(\.key)
+            return try commitAndDeliver(changes, requireExisting: true).map(\.key)
         }
         guard try database(for: domain).reader() != nil else { return [] }
         var existed: [String] = []
@@ -258,15 +258,16 @@ extension KeyValueStack {
         var keys: [String] = []
         try forEachEntry(in: domain, prefix: prefix) { keys.append($0.key) }
         guard !keys.isEmpty else { return 0 }
-        return try commit(keys.map { (PendingKey(domain: domain, key: $0), PendingChange.remove) }).count
+        return try commitAndDeliver(keys.map { (PendingKey(domain: domain, key: $0), PendingChange.remove) }).count
     }
 
-    /// Commits changes of one database's domains in one transaction and delivers the events.
+    /// Commits changes of one database's domains in one transaction (``commit(_:to:requireExisting:events:rejected:check:)``)
+    /// and delivers the events.
     @discardableResult
-    func commit(_ changes: [(PendingKey, PendingChange)], requireExisting: Bool = false) throws -> [ChangeEvent] {
+    func commitAndDeliver(_ changes: [(PendingKey, PendingChange)], requireExisting: Bool = false) throws -> [ChangeEvent] {
         guard let first = changes.first else { return [] }
-        let database = database(for: first.0.domain)
-        let events = try Self.commit(changes, to: database, requireExisting: requireExisting)
+        var rejected: [String] = []
+        let events = try Self.commit(changes, to: database(for: first.0.domain), requireExisting: requireExisting, rejected: &rejected)
         observers.deliver(events)
         return events
     }
@@ -305,16 +306,10 @@ extension KeyValueStack {
         return rejected
     }
 
-    /// Applies changes in one immediate transaction; returns the events, in order.
+    /// The one committer: applies changes in one immediate transaction (``ChangeApplier``) and
+    /// returns the events, in order; keys whose increment was refused go to `rejected`.
     static func commit(
-        _ changes: [(PendingKey, PendingChange)], to database: StoreDatabase, requireExisting: Bool, events: Bool = true
-    ) throws -> [ChangeEvent] {
-        var rejected: [String] = []
-        return try commit(changes, to: database, requireExisting: requireExisting, events: events, rejected: &rejected)
-    }
-
-    static func commit(
-        _ changes: [(PendingKey, PendingChange)], to database: StoreDatabase, requireExisting: Bool, events: Bool,
+        _ changes: [(PendingKey, PendingChange)], to database: StoreDatabase, requireExisting: Bool, events: Bool = true,
         rejected: inout [String], check: ChangeApplier.IncrementCheck? = nil
     ) throws -> [ChangeEvent] {
         try WriteTransaction.run(on: database, op: .set) { transaction in

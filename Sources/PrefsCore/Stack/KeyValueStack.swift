@@ -88,6 +88,10 @@ public final class KeyValueStack: Sendable {
         /// Whether writes are checked against the loaded schema (default true; the CLI's
         /// `--force` turns it off).
         public var validatesWrites = true
+        /// Whether queued writes are flushed when the window ends (default true). A one-shot
+        /// command that flushes before it exits turns it off: arming the timer starts
+        /// libdispatch's manager thread and event loop, which such a command never needs.
+        package var flushesOnTimer = true
 
         /// Creates options.
         ///
@@ -183,7 +187,7 @@ public final class KeyValueStack: Sendable {
         }
         let incrementCheck = check
         self.queue = WriteQueue(
-            window: options.window,
+            window: options.flushesOnTimer ? options.window : nil,
             maximumPending: options.maximumPending,
             apply: { batch in try KeyValueStack.applyBatch(batch, main: main, memory: memory, observers: observers, check: incrementCheck)
             },
@@ -212,16 +216,12 @@ public final class KeyValueStack: Sendable {
         domain.isPersistent ? main : memory
     }
 
-    static func tableMayExist(_ db: Database, _ domain: Domain) throws -> Bool {
-        try domain == .memory || Domain.builtInPersistent.contains(domain) || DomainTable.exists(db, domain)
-    }
-
     // MARK: - Reading
 
     /// The committed entry for a key, ignoring the queue.
     func storedEntry(in domain: Domain, forKey key: String) throws -> Entry? {
         try database(for: domain).read { db in
-            guard try Self.tableMayExist(db, domain) else { return nil }
+            guard try DomainTable.mayExist(db, domain) else { return nil }
             return try DomainTable(domain).row(db, key: key, now: WallClock.nowMilliseconds())
         } ?? nil
     }
@@ -329,7 +329,7 @@ public final class KeyValueStack: Sendable {
             if let reader = opened {
                 do {
                     try reader.read { db in
-                        guard try Self.tableMayExist(db, domain) else { return }
+                        guard try DomainTable.mayExist(db, domain) else { return }
                         try DomainTable(domain).forEach(db, prefix: prefix, now: now) { entry in
                             try emitOverlay(before: entry.key)
                             if let (pendingKey, change) = overlay.first, pendingKey.utf8.elementsEqual(entry.key.utf8) {

@@ -25,10 +25,11 @@ package enum QuickRead {
         defer { sqlite3_close_v2(handle) }
         guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db = handle else { return nil }
         sqlite3_busy_timeout(db, busyTimeout)
-        // The domain name is validated above ([a-z][a-z0-9_-]*), so quoting cannot be escaped.
+        // The domain name is validated above ([a-z][a-z0-9_-]*); the table and the condition
+        // are DomainTable's.
         let sql = """
             SELECT value, (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version)
-            FROM "kv_\(domain)" WHERE key = ?1 AND (expires_at IS NULL OR expires_at > ?2)
+            FROM \(DomainTable.tableName(domain)) WHERE \(DomainTable.liveRowCondition)
             """
         var prepared: OpaquePointer?
         defer { sqlite3_finalize(prepared) }

@@ -216,13 +216,13 @@ final class StoreDatabase: Sendable {
         // While another process creates the store, switches it to WAL or recovers its WAL
         // index, SQLite can answer SQLITE_BUSY at once, without its busy handler (a lock
         // upgrade that could deadlock, a WAL-index recovery): try again until the busy timeout.
-        let deadline = Date().addingTimeInterval(max(busyTimeout, 0.05))
+        let deadline = ContinuousClock.now + .seconds(max(busyTimeout, 0.05))
         var pause: useconds_t = 1000
         while true {
             do {
                 return try prepareOnce(db, path: path, writable: writable, create: create)
             } catch let error as DatabaseError where Self.isBusy(error) {
-                guard Date() < deadline else { throw failure(error, writing: create) }
+                guard ContinuousClock.now < deadline else { throw failure(error, writing: create) }
                 usleep(pause + useconds_t.random(in: 0...pause))
                 pause = min(pause * 2, 50_000)
             }

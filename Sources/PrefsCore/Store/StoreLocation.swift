@@ -14,17 +14,27 @@ public enum StoreLocation {
     /// Resolves the store path: `explicit` (the `--store` option) >
     /// `PREFS_STORE` > `$XDG_DATA_HOME/prefs/prefs.db` > `~/.local/share/prefs/prefs.db`.
     public static func resolve(explicit: String?, environment: [String: String]) -> String {
+        resolve(explicit: explicit) { environment[$0] }
+    }
+
+    /// ``resolve(explicit:environment:)`` with the environment read one variable at a time
+    /// (`get`'s start-up path reads three with getenv instead of copying the environment).
+    package static func resolve(explicit: String?, variable: (String) -> String?) -> String {
         if let explicit, !explicit.isEmpty { return explicit }
-        if let fromEnv = environment["PREFS_STORE"], !fromEnv.isEmpty { return fromEnv }
-        return defaultDirectory(environment: environment) + "/" + defaultFileName
+        if let fromEnv = variable("PREFS_STORE"), !fromEnv.isEmpty { return fromEnv }
+        return defaultDirectory(variable: variable) + "/" + defaultFileName
     }
 
     /// The directory of the default store: `$XDG_DATA_HOME/prefs` or `~/.local/share/prefs`.
     public static func defaultDirectory(environment: [String: String]) -> String {
-        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+        defaultDirectory { environment[$0] }
+    }
+
+    private static func defaultDirectory(variable: (String) -> String?) -> String {
+        if let xdg = variable("XDG_DATA_HOME"), xdg.hasPrefix("/") {
             return xdg + "/prefs"
         }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? PathText.homeDirectory()
+        let home = variable("HOME").flatMap { $0.isEmpty ? nil : $0 } ?? PathText.homeDirectory()
         return home + "/.local/share/prefs"
     }
 
@@ -145,11 +155,8 @@ public enum StoreLocation {
     }
 
     static func fnv1a64Hex(_ text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x100_0000_01b3
-        }
-        return NumberText.hex(hash, width: 16)
+        var hash = FNV1a()
+        hash.addBytes(of: text)
+        return NumberText.hex(hash.value, width: 16)
     }
 }

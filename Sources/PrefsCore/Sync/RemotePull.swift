@@ -48,7 +48,7 @@ struct RemotePull {
             if !refused, operation.json != nil, !known.contains(operation.domain), let domain = try? Domain(operation.domain),
                 domain.isPersistent
             {
-                if try !KeyValueStack.tableMayExist(db, domain) {
+                if try !DomainTable.mayExist(db, domain) {
                     refused = domainCount >= SyncOperation.maximumDomains
                     if !refused { domainCount += 1 }
                 }

@@ -30,7 +30,7 @@ final class ChangeApplier {
     /// is true. Returns false when there is no table.
     func prepare(_ domain: Domain, create: Bool, purge: Bool = true) throws -> Bool {
         if ready.contains(domain) { return true }
-        if try KeyValueStack.tableMayExist(db, domain) {
+        if try DomainTable.mayExist(db, domain) {
             if purge {
                 try transaction.setOp(.expire)
                 try db.execute(

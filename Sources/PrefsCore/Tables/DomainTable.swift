@@ -9,8 +9,17 @@ struct DomainTable {
 
     init(_ domain: Domain) {
         self.domain = domain
-        self.table = ("kv_" + domain.name).quotedDatabaseIdentifier
+        self.table = Self.tableName(domain.name)
     }
+
+    /// The quoted table name of a domain whose name ``Domain`` validated.
+    static func tableName(_ domainName: String) -> String {
+        ("kv_" + domainName).quotedDatabaseIdentifier
+    }
+
+    /// The condition that picks a key's live (not expired) row: the key is `?1`, the time
+    /// now in milliseconds `?2`. ``QuickRead`` reads with it too.
+    static let liveRowCondition = "key = ?1 AND (expires_at IS NULL OR expires_at > ?2)"
 
     static func create(_ db: Database, _ domain: Domain) throws {
         let table = DomainTable(domain).table
@@ -34,13 +43,19 @@ struct DomainTable {
         try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM domains WHERE name = ?"), arguments: [domain.name]) ?? false
     }
 
+    /// Whether the domain's table may exist: the memory tier's and the built-in domains'
+    /// always do; a custom domain's when it is registered.
+    static func mayExist(_ db: Database, _ domain: Domain) throws -> Bool {
+        try domain == .memory || Domain.builtInPersistent.contains(domain) || exists(db, domain)
+    }
+
     static func all(_ db: Database) throws -> [Domain] {
         try String.fetchAll(db, sql: "SELECT name FROM domains ORDER BY name").compactMap { try? Domain($0) }
     }
 
     func row(_ db: Database, key: String, now: Int64) throws -> Entry? {
         let statement = try db.cachedStatement(
-            sql: "SELECT value, version, updated_at, expires_at FROM \(table) WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)")
+            sql: "SELECT value, version, updated_at, expires_at FROM \(table) WHERE \(Self.liveRowCondition)")
         guard let row = try Row.fetchOne(statement, arguments: [key, now]) else { return nil }
         return try Entry(domain: domain, key: key, json: row[0], version: row[1], updatedAt: row[2], expiresAt: row[3])
     }

@@ -14,12 +14,13 @@ import ArgumentParser
 /// of most commands (docs/performance.md). The table holds what the reflection would find, so
 /// a plain command line costs a few thousand instructions to read.
 ///
-/// It reads only the plain forms and declines (returns nil) everything else, so that the
+/// It reads the plain forms, `--` (what follows is positional, or the command's arguments
+/// after the terminator) and negative numbers where the command takes them (an option that
+/// takes any value, `set`'s VALUE), and declines (returns nil) everything else, so that the
 /// parser answers with its own behaviour and text: help, `--version`, the parser's entry
-/// points, `--`, a dash argument that is not one of the command's options (negative numbers
-/// included), a missing value, a repeated flag, a value that does not convert, a validation error,
-/// an unknown command. Declining has no side effects; the caller then parses as before
-/// (``CommandDispatch``, then the full parser).
+/// points, a dash argument that is not one of the command's options, a missing value, a
+/// repeated flag, a value that does not convert, a validation error, an unknown command.
+/// Declining has no side effects; the caller then parses from the root.
 enum TableParser {
     /// Thrown while building a command from values the table cannot vouch for.
     struct Declined: Error {}
@@ -83,10 +84,31 @@ enum TableParser {
         var positionals: [(index: Int, text: String)] = []
         var unrecognized: [(index: Int, text: String)] = []
         let takesUnrecognized = spec.arguments.contains { $0.kind == .unrecognized }
+        let terminatorSlot = spec.arguments.firstIndex { $0.kind == .postTerminator }
+        let positionalSlots = spec.arguments.count { [.positional, .optionalPositional].contains($0.kind) }
+        var terminated = false
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
+            if terminated {
+                // After `--` every argument is a value: the command's arguments after the
+                // terminator when it has them, else positional.
+                if let terminatorSlot { slots[terminatorSlot].append(argument) } else { positionals.append((index, argument)) }
+                continue
+            }
+            if argument == "--" {
+                // `set`'s VALUE collects what no other argument took, and the parser places
+                // values around `--` in its own way: the table reads the documented form,
+                // `prefs set DOMAIN KEY -- VALUE`, only.
+                if takesUnrecognized && (positionals.count != positionalSlots || !unrecognized.isEmpty || index + 1 != arguments.count) {
+                    return nil
+                }
+                // The parser hands `--` to VALUE too; `set` reads it there.
+                if takesUnrecognized { unrecognized.append((index, argument)) }
+                terminated = true
+                continue
+            }
             guard argument.hasPrefix("-"), argument != "-" else {
                 positionals.append((index, argument))
                 continue
@@ -99,7 +121,7 @@ enum TableParser {
             }
             // `--`, help, unknown options, `-abc`: the parser's.
             guard let slot = spec.slot(named: name) else {
-                guard takesUnrecognized, argument != "--", !CommandDispatch.isParserEntryPoint(argument) else { return nil }
+                guard takesUnrecognized, !isParserEntryPoint(argument) else { return nil }
                 unrecognized.append((index, argument))
                 continue
             }
@@ -158,6 +180,13 @@ enum TableParser {
         }
         guard next == positionals.count, unrecognized.isEmpty else { return nil }
         return ParsedValues(slots: slots)
+    }
+
+    /// Arguments the parser answers itself (help, version, completion scripts and callbacks,
+    /// help dumps): the full parser must see them with the whole command tree.
+    static func isParserEntryPoint(_ argument: String) -> Bool {
+        argument == "-h" || argument == "--help" || argument == "--version" || argument == "-help"
+            || argument.hasPrefix("--generate-") || argument.hasPrefix("---") || argument.hasPrefix("--experimental-")
     }
 
     /// `-5`, `-0.5`, `-1e3`.

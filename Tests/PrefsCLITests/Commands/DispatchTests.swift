@@ -2,9 +2,8 @@ import Foundation
 import PrefsTestSupport
 import Testing
 
-/// Every command is read with the generated command table (`TableParser`), else by parsing
-/// only its own type (`CommandDispatch`); help, usage errors, completions and unknown commands
-/// go to the full parser. Each case here runs in two sandboxes that go through the same steps:
+/// Every command is read with the generated command table (`TableParser`); help, usage errors,
+/// completions, unknown commands and rare forms go to the full parser. Each case here runs in two sandboxes that go through the same steps:
 /// once as a user runs it, once with `PREFS_FULL_PARSE=1` (a debug build parses from the root
 /// only), and stdout, stderr and the exit status must be identical (sandbox paths read as
 /// ROOT). Cases that must take the table run with `PREFS_REQUIRE_TABLE=1`, which makes a debug
@@ -53,15 +52,31 @@ struct DispatchTests {
     }
 
     @Test func theSwitchesWork() throws {
-        // The full parse with the fast path required: proves both debug switches are read.
-        let result = try fast.run(["get", "user", "x"], environment: ["PREFS_FULL_PARSE": "1", "PREFS_REQUIRE_DISPATCH": "1"])
-        #expect(result.status == 97, "\(result)")
-        #expect(try fast.run(["get", "user", "x"], environment: ["PREFS_REQUIRE_DISPATCH": "1"]).status == 1)
         #expect(try fast.run(["get", "user", "x"], environment: ["PREFS_REQUIRE_TABLE": "1"]).status == 1)
-        // A negative number before the positional values is the parser's to place.
+        // A negative number before the positional values is the parser's to place (it refuses it).
         let declined = try fast.run(["set", "-5", "user", "x"], environment: ["PREFS_REQUIRE_TABLE": "1"])
         #expect(declined.status == 97, "\(declined)")
         #expect(declined.stderr.contains("PREFS_REQUIRE_TABLE"), "\(declined)")
+        #expect(try both(["set", "-5", "user", "x"], dispatched: false).status == 2)
+    }
+
+    /// `--` ends the options: what follows is positional, as the parser reads it.
+    @Test func theTerminator() throws {
+        #expect(try both(["set", "user", "y", "--", "-7"]).status == 0)
+        #expect(try both(["set", "user", "z", "--", "--"]).status == 0)
+        #expect(try both(["set", "user", "--", "-k", "x"], dispatched: false).status == 0)
+        #expect(try both(["set", "--", "user", "w", "v"], dispatched: false).status == 0)
+        #expect(try both(["set", "--", "user", "w", "-v"], dispatched: false).status == 2)
+        #expect(try both(["set", "user", "--", "k", "-x"], dispatched: false).status == 2)
+        #expect(try both(["get", "--", "user", "y"]).stdout == "-7\n")
+        #expect(try both(["get", "user", "z"]).stdout == "--\n")
+        #expect(try both(["get", "user", "--", "-k"]).stdout == "x\n")
+        #expect(try both(["get", "--json", "--", "user", "w"]).stdout == "\"v\"\n")
+        let two = try both(["get", "--", "user", "y", "extra"])
+        #expect(two.status == 1 && two.stdout == "-7\n", "\(two)")
+        #expect(try both(["rm", "--", "user", "w"]).status == 0)
+        #expect(try both(["get", "user", "w"]).status == 1)
+        #expect(try both(["list", "--", "user"]).stdout.contains("y\t-7"))
     }
 
     @Test func valueCommands() throws {

@@ -12,7 +12,11 @@ import Testing
 /// runs until stopped, and `ServeTests.theDocsExamplesRun` runs them against one; ```` ```sh system ````
 /// blocks change the machine (install the Debian package, enable systemd user units):
 /// `scripts/package-check` installs the package, and a test checks that the units they name
-/// are the package's; other fences (```` ```text ````, JSON, Swift) are not shell examples.
+/// are the package's. A ```` ```console ```` block is a transcript: each `$ COMMAND` line runs
+/// (in page order with the ```sh blocks, exiting as its `# exit N` says) and the lines after
+/// it, up to the next `$ `, are its whole standard output, compared in full (```` ```console tty ````
+/// runs the commands on a terminal, for output that differs there). Other fences
+/// (```` ```text ````, JSON, Swift) are not shell examples.
 @Suite("docs examples")
 struct DocsExamplesTests {
     static let repository = repositoryRoot
@@ -30,8 +34,32 @@ struct DocsExamplesTests {
         var tags: [String]
         var lines: [(number: Int, text: String)]
 
+        /// Whether it is a ```console transcript (commands and their whole output).
+        var isTranscript = false
+
         /// Whether `everyShellExampleRunsAsItsCommentSays` runs it (not ci, serve or system).
         var runsHere: Bool { !tags.contains("ci") && !tags.contains("serve") && !tags.contains("system") }
+    }
+
+    /// The commands of a ```console block, each with the whole output shown after it.
+    static func transcript(of block: Block, page: String) -> [(command: Command, output: String)] {
+        var entries: [(command: Command, output: String)] = []
+        var current: Command?
+        var output: [String] = []
+        func flush() {
+            if let current { entries.append((current, output.isEmpty ? "" : output.joined(separator: "\n") + "\n")) }
+            output = []
+        }
+        for (number, text) in block.lines {
+            if text.hasPrefix("$ ") {
+                flush()
+                current = Command(page: page, line: number, text: String(text.dropFirst(2)))
+            } else {
+                output.append(text)
+            }
+        }
+        flush()
+        return entries
     }
 
     /// One command of a block: a line, or the lines of a construct the shell reads as one
@@ -78,6 +106,8 @@ struct DocsExamplesTests {
                 let words = trimmed.dropFirst(3).split(separator: " ").map(String.init)
                 if words.first == "sh" {
                     current = Block(line: index + 1, tags: Array(words.dropFirst()), lines: [])
+                } else if words.first == "console" {
+                    current = Block(line: index + 1, tags: Array(words.dropFirst()), lines: [], isTranscript: true)
                 } else {
                     inOtherFence = true
                 }
@@ -120,7 +150,13 @@ struct DocsExamplesTests {
         #expect(try !Self.blocks(of: "docs/guide.md").isEmpty)
         for page in Self.pages {
             for block in try Self.blocks(of: page) {
-                #expect(try !Self.commands(of: block, page: page).isEmpty, "\(page):\(block.line): empty ```sh block")
+                if block.isTranscript {
+                    #expect(
+                        !Self.transcript(of: block, page: page).isEmpty, "\(page):\(block.line): a ```console block without a `$ ` line")
+                    #expect(block.lines.first?.text.hasPrefix("$ ") == true, "\(page):\(block.line): output before the first `$ ` line")
+                } else {
+                    #expect(try !Self.commands(of: block, page: page).isEmpty, "\(page):\(block.line): empty ```sh block")
+                }
             }
         }
     }
@@ -159,6 +195,22 @@ struct DocsExamplesTests {
         }
         let environment = box.environment(extra)
         for block in blocks where block.runsHere {
+            if block.isTranscript {
+                for (command, output) in Self.transcript(of: block, page: page) {
+                    let location = "\(page):\(command.line): \(command.text)"
+                    var script = command.text
+                    if block.tags.contains("tty") {
+                        // On a terminal (util-linux script), with its exit status; CR LF back to LF.
+                        script = "script -qec " + Self.shellQuoted(command.text) + " /dev/null"
+                    }
+                    let result = try Sandbox.exec(
+                        "/bin/bash", ["-c", "cd \"$PREFS_DOCS_DIR\" || exit 99\n" + script], stdin: nil, environment: environment)
+                    let stdout = result.stdout.replacingOccurrences(of: "\r\n", with: "\n")
+                    #expect(result.status == command.expectedStatus, "\(location)\n\(result)")
+                    #expect(stdout == output, "\(location): the output shown is not the output printed\n\(result)")
+                }
+                continue
+            }
             for command in try Self.commands(of: block, page: page) {
                 let location = "\(page):\(command.line): \(command.text)"
                 let result = try Sandbox.exec(
@@ -173,6 +225,29 @@ struct DocsExamplesTests {
                 }
             }
         }
+    }
+
+    static func shellQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    @Test func flagsPageShowsOutputOnlyAsTranscripts() throws {
+        // docs/flags.md shows what commands print only in ```console blocks, which the test
+        // above compares in full: an output sample in a plain fence could drift unnoticed.
+        let text = try String(contentsOfFile: Self.repository + "/docs/flags.md", encoding: .utf8)
+        var inFence = false
+        var plain: [Int] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard trimmed.hasPrefix("```") else { continue }
+            if !inFence && (trimmed == "```" || trimmed == "```text") { plain.append(index + 1) }
+            inFence.toggle()
+        }
+        #expect(plain.isEmpty, "docs/flags.md: plain fences (output samples not compared) at lines \(plain)")
+        let commentedOutput = text.split(separator: "\n").filter { $0.hasPrefix("# {") || $0.hasPrefix("# [") }
+        #expect(commentedOutput.isEmpty, "docs/flags.md: output shown as a comment is not compared: \(commentedOutput)")
+        let transcripts = try Self.blocks(of: "docs/flags.md").filter(\.isTranscript)
+        #expect(transcripts.count >= 4, "explain, diff, stats and lint show their output as transcripts")
     }
 
     @Test func theInstallCommandsAreWhatCIRuns() throws {

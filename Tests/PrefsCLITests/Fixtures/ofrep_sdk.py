@@ -3,7 +3,8 @@ openfeature-sdk, openfeature-provider-ofrep) against a running `prefs serve`.
 
   ofrep_sdk.py URL eval CASES.json   one JSON line per case: value, variant, reason, errorCode
   ofrep_sdk.py URL watch FLAG        prints "ready", waits for a line on stdin, then polls FLAG
-                                     until its reason is DISABLED and prints the seconds it took
+                                     until it answers the code default (False) and prints the
+                                     seconds it took
 """
 import json
 import sys
@@ -49,7 +50,9 @@ def main():
         start = time.monotonic()
         while time.monotonic() - start < 10:
             details = client.get_boolean_details(argument, False)
-            if plain(details.reason) == "DISABLED":
+            # The code default (False): the provider 0.3.0 reads a disabled flag's answer,
+            # which has no variant, as an error (reason ERROR) with the same value.
+            if details.value is False:
                 print("disabled after %.3f" % (time.monotonic() - start), flush=True)
                 return
             time.sleep(0.02)

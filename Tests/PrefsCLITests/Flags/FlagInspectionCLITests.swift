@@ -191,3 +191,72 @@ struct FlagInspectionCLITests {
         #expect(badFormat.status == 2, "\(badFormat)")
     }
 }
+
+/// Issue 30: a flag file written for current flagd (`lower`, `upper`, `rollout`) imports,
+/// evaluates, explains and lints.
+@Suite("prefs flag: flagd's lower, upper and rollout")
+struct FlagdOperatorCLITests {
+    @Test func aFileWithLowerUpperAndRolloutImportsEvaluatesExplainsAndLints() throws {
+        let box = try Sandbox()
+        let now = Int(Date().timeIntervalSince1970)
+        // A window around now: the rollout is under way, a user lands on one side or the other.
+        let document = """
+            {"flags": {
+              "search": {"state": "ENABLED", "variants": {"classic": "classic", "vector": "vector"}, "defaultVariant": "classic",
+                "targeting": {"if": [{"==": [{"upper": {"var": "country"}}, "DE"]}, "vector",
+                                     {"rollout": [\(now - 50_000), \(now + 50_000), "classic", "vector"]}]}},
+              "staff": {"state": "ENABLED", "variants": {"yes": true, "no": false}, "defaultVariant": "no",
+                "targeting": {"if": [{"ends_with": [{"lower": [{"var": "email"}]}, "@example.com"]}, "yes", null]}},
+              "done": {"state": "ENABLED", "variants": {"old": 1, "new": 2}, "defaultVariant": "old",
+                "targeting": {"rollout": [1704067200, 1706745600, "new"]}}
+            }}
+            """
+        let imported = try box.run(["flag", "import", "-"], stdin: document)
+        #expect(imported.status == 0 && imported.stderr.isEmpty, "\(imported)")
+        #expect(try box.runOK(["flag", "eval", "search", "--context", #"{"country":"de"}"#]).stdout == "vector\n")
+        #expect(try box.runOK(["flag", "eval", "staff", "--context", #"{"email":"Ada@EXAMPLE.com"}"#]).stdout == "true\n")
+        #expect(try box.runOK(["flag", "eval", "staff", "--context", #"{"email":"ada@example.org"}"#]).stdout == "false\n")
+        #expect(try box.runOK(["flag", "eval", "done", "--targeting-key", "u1"]).stdout == "2\n", "the window is over: everyone rolled")
+
+        // Under way: about half of the users rolled, each the same every time.
+        var rolled = 0
+        for user in 0..<40 {
+            let first = try box.runOK(["flag", "eval", "search", "--targeting-key", "user-\(user)"]).stdout
+            #expect(try box.runOK(["flag", "eval", "search", "--targeting-key", "user-\(user)"]).stdout == first)
+            if first == "vector\n" { rolled += 1 }
+        }
+        #expect((8...32).contains(rolled), "\(rolled) of 40 rolled halfway through the window")
+
+        let explain = try box.runOK(["flag", "explain", "search", "--targeting-key", "user-1"])
+        #expect(explain.stdout.contains("rollout → "), "\(explain)")
+        #expect(
+            explain.stdout.contains("s elapsed (")
+                && explain.stdout.contains("bucketing value \"searchuser-1\" (flag key and targetingKey)"), "\(explain)")
+        #expect(explain.stdout.contains("bucket ") && explain.stdout.contains("side won: "), "\(explain)")
+        let json = try box.runOK(["flag", "explain", "search", "--targeting-key", "user-1", "--json"])
+        #expect(json.stdout.contains(#""duration":100000"#) && json.stdout.contains(#""side":"#), "\(json)")
+
+        // lint: arity and operand types, each with its JSON path and line:column.
+        let bad = """
+            {"flags": {"f": {"state": "ENABLED", "variants": {"a": "a", "b": "b"}, "defaultVariant": "a",
+              "targeting": {"if": [{"==": [{"lower": ["x", "y"]}, "x"]}, "a",
+                                   {"rollout": ["seed", 1704067200, 1706745600, "a", "b"]}]}},
+             "g": {"state": "ENABLED", "variants": {"a": "a", "b": "b"}, "defaultVariant": "a",
+              "targeting": {"rollout": [1706745600, 1704067200, "b"]}}}}
+            """
+        let file = box.root + "/bad.json"
+        try bad.write(toFile: file, atomically: true, encoding: .utf8)
+        let lint = try box.run(["flag", "lint", file])
+        #expect(lint.status == 1, "\(lint)")
+        #expect(
+            lint.stdout.contains(
+                #"bad.json:2:42: error: lower takes one operand, not 2: it returns null [arity] $.flags.f.targeting.if[0]["=="][0].lower"#),
+            "\(lint)")
+        #expect(lint.stdout.contains("bad.json:3:37: error: rollout's first operand \"seed\" is a literal string"), "\(lint)")
+        #expect(
+            lint.stdout.contains(
+                "bad.json:5:41: error: rollout's end time is not after its start time: it returns null [rollout-window] $.flags.g.targeting.rollout[1]"
+            ), "\(lint)")
+        #expect(lint.stderr == "prefs: 3 errors, 0 warnings\n", "\(lint)")
+    }
+}
