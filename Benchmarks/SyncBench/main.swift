@@ -117,14 +117,14 @@ Task.detached {
         // 3. 10 stores x 1,000 operations
         let stores = try (0..<10).map { try open("s\($0)") }
         for (i, store) in stores.enumerated() {
-            try store.setRemote(url, domains: [try Domain("conv")])
+            try store.setRemote(url, domains: [Domain("conv")])
             var batch: [KeyValueStack.Operation] = []
             for j in 0..<1000 {
                 let key = "k\((i * 37 + j) % 300)"
                 batch.append(
                     j % 50 == 49
-                        ? .init(.remove, in: try Domain("conv"), forKey: "k\((i * 37 + j - 1) % 300)")
-                        : .init(.set(.number(String(i * 1000 + j))), in: try Domain("conv"), forKey: key))
+                        ? .init(.remove, in: Domain("conv"), forKey: "k\((i * 37 + j - 1) % 300)")
+                        : .init(.set(.number(String(i * 1000 + j))), in: Domain("conv"), forKey: key))
             }
             try store.perform(batch)
         }
@@ -134,7 +134,7 @@ Task.detached {
         while !converged && rounds < 5 {
             rounds += 1
             for store in stores { try store.sync() }
-            let exports = try stores.map { try $0.exportJSON([try Domain("conv")]) }
+            let exports = try stores.map { try $0.exportJSON([Domain("conv")]) }
             converged = Set(exports).count == 1
         }
         let convergeSeconds = now() - start

@@ -10,7 +10,8 @@ import PrefsJSON
 ///
 /// ```swift
 /// var budget = EvaluationBudget(steps: 2_000_000)
-/// for key in keys { results.append(flags.evaluateAnyType(key, context: data, budget: &budget)) }
+/// var results: [FlagResolution] = []
+/// for key in keys { results.append(flags.evaluateAnyType(key, context: ["plan": .string("pro")], budget: &budget)) }
 /// if budget.exceeded { /* some evaluation was stopped: answer an error for the request */ }
 /// ```
 public struct EvaluationBudget: Sendable, Equatable {

@@ -7,10 +7,11 @@ import PrefsJSON
 /// stored in its own table; ``memory`` lives only in RAM.
 ///
 /// ```swift
-/// let ci = try Domain("ci-cache")
+/// let ci = try Domain(name)        // a name from input: checked, throws when invalid
 /// try stack.set(.string("warm"), in: ci, forKey: "state")
+/// let app: Domain = "my-app"   // a literal: an invalid name is a programming error (it traps)
 /// ```
-public struct Domain: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct Domain: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The domain's name.
     public let name: String
 
@@ -37,6 +38,16 @@ public struct Domain: Hashable, Sendable, Comparable, CustomStringConvertible {
             throw PrefsError(
                 .usage, "invalid domain name \(Domain.quoted(name)): use 1-64 characters a-z, 0-9, '_' or '-', starting with a letter")
         }
+        self.name = name
+    }
+
+    /// A domain written as a string literal, e.g. `"my-app"`.
+    ///
+    /// The name must be valid (see ``isValidName(_:)``): an invalid literal stops the program,
+    /// as a malformed literal is a mistake in the code, not in its input. Use
+    /// ``init(_:)`` for names that come from input.
+    public init(stringLiteral name: String) {
+        precondition(Domain.isValidName(name), "invalid domain name \(Domain.quoted(name)) in a literal")
         self.name = name
     }
 

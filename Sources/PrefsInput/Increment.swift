@@ -15,12 +15,13 @@ package enum Increment {
             if case .number(let text) = value, ExactDecimal(text).isInteger {
                 // A schema `integer` accepts 5.0 and 1e1 (JSON Schema's rule), stored as written.
                 throw PrefsError(
-                    .invalidValue, "\(domain.name)/\(key) holds \(text), not an integer written in at most 19 plain digits")
+                    .invalidValue, "\(domain.name)/\(key) holds \(text), not an integer written in at most 19 plain digits",
+                    reason: .typeMismatch(expected: "integer"), domain: domain, key: key)
             }
             throw PrefsError(
                 .invalidValue,
-                "\(domain.name)/\(key) holds \(value.typeName == "number" ? "a non-integer number" : "a \(value.typeName)"), not an integer"
-            )
+                "\(domain.name)/\(key) holds \(value.typeName == "number" ? "a non-integer number" : "a \(value.typeName)"), not an integer",
+                reason: .typeMismatch(expected: "integer"), domain: domain, key: key)
         }
         return integer
     }
@@ -40,7 +41,7 @@ package enum Increment {
         do {
             return try sum(base, delta)
         } catch let error as PrefsError {
-            throw PrefsError(error.kind, "\(domain.name)/\(key): \(error.message)")
+            throw error.prefixed("\(domain.name)/\(key): ").naming(domain, key)
         }
     }
 }

@@ -127,7 +127,7 @@ public enum JSONParser {
         }
 
         func failure(_ what: String) -> PrefsError {
-            PrefsError(.invalidValue, "invalid JSON at byte \(position + 1): \(what)")
+            PrefsError(.invalidValue, "invalid JSON at byte \(position + 1): \(what)", reason: .invalidJSON)
         }
 
         var current: UInt8? { position < bytes.count ? bytes[position] : nil }

@@ -10,8 +10,12 @@ import PrefsBase
 /// ```swift
 /// let value = try JSONValue(parsing: #"{"a":[1,2.50,"x"]}"#)
 /// print(value.compactText)  // {"a":[1,2.50,"x"]}
+/// let literal: JSONValue = ["a": [1, 2.5, "x"], "on": true, "none": nil]
 /// ```
-public enum JSONValue: Sendable, Equatable {
+///
+/// `==` and hashing compare the exact form (`1.0` and `1` differ, as do objects with members
+/// in another order); ``isEquivalent(to:)`` compares meaning.
+public enum JSONValue: Sendable, Hashable {
     /// `null`.
     case null
     /// `true` or `false`.
@@ -26,7 +30,7 @@ public enum JSONValue: Sendable, Equatable {
     case object([Member])
 
     /// One member of a JSON object.
-    public struct Member: Sendable, Equatable {
+    public struct Member: Sendable, Hashable {
         /// The member's name.
         public var key: String
         /// The member's value.

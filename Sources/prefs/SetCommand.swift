@@ -96,8 +96,8 @@ extension Prefs {
                     try stack.set(parsed, in: domain, forKey: key, expiresIn: ttl?.duration)
                     try flushOrDiscard(stack)
                 }
-            } catch let error as PrefsError where error.kind == .invalidValue && error.message.contains(": type: expected ") {
-                throw PrefsError(error.kind, error.message + " (--type or --string says how to read VALUE)")
+            } catch let error as PrefsError where error.reason == .schemaViolation(.type) {
+                throw error.suffixed(" (--type or --string says how to read VALUE)")
             }
         }
     }

@@ -4,7 +4,7 @@ import Glibc
 /// One record of the change log: a committed change of one key.
 ///
 /// ```swift
-/// for record in try stack.history(in: .switch, limit: 20) {
+/// for record in try stack.history(LogFilter(domain: .switch), limit: 20) {
 ///     print(record.seq, record.op, record.key, record.actor)
 /// }
 /// ```

@@ -1,6 +1,6 @@
 /// What a change-log record says happened (its `op` column): the name the write in progress
 /// gives its changes through `write_context`, which the change-log triggers read.
-enum LogOperation: String, Sendable {
+public enum LogOperation: String, Sendable, CaseIterable, CustomStringConvertible {
     /// A value stored (set, increment, apply, batch).
     case set
     /// A key removed.
@@ -22,4 +22,7 @@ enum LogOperation: String, Sendable {
     case skipped
     /// A placeholder after `prefs restore`, so the log never goes back.
     case restore
+
+    /// The name in the log, e.g. `set`.
+    public var description: String { rawValue }
 }

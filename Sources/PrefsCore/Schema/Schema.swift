@@ -49,7 +49,10 @@ public struct Schema: Sendable, Equatable {
         ///
         /// - Throws: ``PrefsError`` of kind `invalidValue` naming the constraint.
         public func validate(_ value: JSONValue, name: String) throws {
-            func fail(_ message: String) -> PrefsError { PrefsError(.invalidValue, "\(name): \(message)") }
+            func fail(_ message: String) -> PrefsError {
+                let rule = message.split(separator: ":", maxSplits: 1).first.flatMap { PrefsError.SchemaRule(rawValue: String($0)) }
+                return PrefsError(.invalidValue, "\(name): \(message)", reason: rule.map { .schemaViolation($0) })
+            }
             switch (type, value) {
             case (.any, _), (.string, .string), (.number, .number), (.boolean, .bool), (.object, .object), (.array, .array): break
             // JSON Schema (2020-12) counts a number with a zero fractional part as an integer:
@@ -227,7 +230,11 @@ public struct Schema: Sendable, Equatable {
     ///   or what evaluating `value` throws.
     public func validate(_ value: @autoclosure () throws -> JSONValue, in domain: Domain, forKey key: String) throws {
         guard let spec = spec(in: domain, forKey: key) else { return }
-        try spec.validate(value(), name: "\(domain.name)/\(key)")
+        do {
+            try spec.validate(value(), name: "\(domain.name)/\(key)")
+        } catch let error as PrefsError {
+            throw error.naming(domain, key)
+        }
     }
 
     /// Compares two JSON numbers exactly, as decimals of any length and exponent: no

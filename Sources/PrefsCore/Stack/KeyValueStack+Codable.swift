@@ -15,7 +15,10 @@ extension KeyValueStack {
         do {
             return try JSONDecoder().decode(T.self, from: Data(json.utf8))
         } catch {
-            throw PrefsError(.invalidValue, "\(domain.name)/\(key) does not hold a \(T.self): \(json.prefix(60))")
+            throw PrefsError(
+                .invalidValue, "\(domain.name)/\(key) does not hold a \(T.self): \(json.prefix(60))",
+                reason: .typeMismatch(expected: "\(T.self)"),
+                domain: domain, key: key)
         }
     }
 

@@ -219,16 +219,27 @@ extension KeyValueStack {
         let name = "\(domain.name)/\(key)"
         switch condition {
         case .absent:
-            if current != nil { throw PrefsError(.preconditionFailed, "\(name) already exists") }
+            if current != nil {
+                throw PrefsError(.preconditionFailed, "\(name) already exists", reason: .alreadyExists, domain: domain, key: key)
+            }
         case .version(let expected):
-            guard let current else { throw PrefsError(.preconditionFailed, "\(name) does not exist (expected version \(expected))") }
+            guard let current else {
+                throw PrefsError(
+                    .preconditionFailed, "\(name) does not exist (expected version \(expected))", reason: .versionConflict(current: nil),
+                    domain: domain, key: key)
+            }
             if current.version != expected {
-                throw PrefsError(.preconditionFailed, "\(name) is at version \(current.version), not \(expected)")
+                throw PrefsError(
+                    .preconditionFailed, "\(name) is at version \(current.version), not \(expected)",
+                    reason: .versionConflict(current: current.version), domain: domain, key: key)
             }
         case .value(let expected):
-            guard let current else { throw PrefsError(.preconditionFailed, "\(name) does not exist") }
+            guard let current else {
+                throw PrefsError(.preconditionFailed, "\(name) does not exist", reason: .valueMismatch, domain: domain, key: key)
+            }
             if !((try? current.value())?.isEquivalent(to: expected) ?? false) {
-                throw PrefsError(.preconditionFailed, "\(name) does not hold the expected value")
+                throw PrefsError(
+                    .preconditionFailed, "\(name) does not hold the expected value", reason: .valueMismatch, domain: domain, key: key)
             }
         }
     }
@@ -313,7 +324,7 @@ extension KeyValueStack {
     /// table and only loses its keys, and only with `builtIn` set.
     ///
     /// ```swift
-    /// let removed = try stack.removeDomain(try Domain("scratch"))
+    /// let removed = try stack.removeDomain(Domain("scratch"))
     /// ```
     /// - Returns: how many keys were removed.
     /// - Throws: ``PrefsError``: `usage` for a built-in domain without `builtIn`; `notFound`

@@ -8,7 +8,7 @@ import Glibc
 ///
 /// ```swift
 /// let stack = try KeyValueStack(path: "/tmp/app/prefs.db")
-/// stack.set(.string("dark"), in: .user, forKey: "theme")   // visible at once
+/// try stack.set("dark", in: .user, forKey: "theme")         // visible at once
 /// let theme = try stack.value(in: .user, forKey: "theme")   // .string("dark")
 /// try await stack.flush()                                   // durable now
 /// ```
@@ -53,7 +53,8 @@ public final class KeyValueStack: Sendable {
         /// `PREFS_BUSY_TIMEOUT` from `environment`: nil when unset or empty.
         ///
         /// ```swift
-        /// options.busyTimeout = try Options.busyTimeoutFromEnvironment(ProcessEnvironment.current()) ?? 5
+        /// var options = KeyValueStack.Options()
+        /// options.busyTimeout = try KeyValueStack.Options.busyTimeoutFromEnvironment(ProcessEnvironment.current()) ?? 5
         /// ```
         /// - Throws: ``PrefsError`` of kind `usage` unless it is a plain decimal number of
         ///   seconds from 0 to ``maximumBusyTimeout`` (no `inf`, `nan`, hex or exponent).
@@ -123,6 +124,7 @@ public final class KeyValueStack: Sendable {
     let queue: WriteQueue
     let observers: ChangeObservers
     let defaults: DefaultsRegistry
+    let typed = TypedState()
     /// Values this stack reads instead of the stored ones (never written).
     public let overrides: [Domain: [String: JSONValue]]
     /// Whether writes are checked against the schema (``Options/validatesWrites``).

@@ -185,7 +185,7 @@ final class ChangeApplier {
     }
 
     private static func notFound(_ target: PendingKey) -> PrefsError {
-        PrefsError(.notFound, "\(target.domain.name)/\(target.key) not found")
+        PrefsError(.notFound, "\(target.domain.name)/\(target.key) not found", domain: target.domain, key: target.key)
     }
 
     // MARK: - Operations with conditions

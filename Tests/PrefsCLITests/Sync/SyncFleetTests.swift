@@ -289,7 +289,7 @@ extension SyncTests {
         let deadline = Date().addingTimeInterval(10)
         while !seen && Date() < deadline {
             _ = try sync(b)
-            seen = try b.run(["get", "default", "local", "--default", "none"]).stdout == "1\n"
+            seen = try b.runOK(["get", "default", "local", "--default", "none"]).stdout == "1\n"
             if !seen { usleep(100_000) }
         }
         #expect(seen, "the local write was pushed")

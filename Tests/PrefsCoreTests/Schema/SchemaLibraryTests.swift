@@ -37,10 +37,18 @@ struct SchemaLibraryTests {
         let store = try TemporaryStore()
         let stack = try store.open()
         _ = try stack.loadSchema(try JSONValue(parsing: "{\"user\":{\"limit\":{\"type\":\"integer\",\"maximum\":10}}}"))
-        #expect(throws: PrefsError(.invalidValue, "user/limit: maximum: 11 is greater than 10")) {
+        #expect(
+            throws: PrefsError(
+                .invalidValue, "user/limit: maximum: 11 is greater than 10", reason: .schemaViolation(.maximum), domain: .user, key: "limit"
+            )
+        ) {
             try stack.set(try CompactJSON(parsing: "11"), in: .user, forKey: "limit")
         }
-        #expect(throws: PrefsError(.invalidValue, "user/limit: type: expected integer, got a string")) {
+        #expect(
+            throws: PrefsError(
+                .invalidValue, "user/limit: type: expected integer, got a string", reason: .schemaViolation(.type), domain: .user,
+                key: "limit")
+        ) {
             try stack.set(CompactJSON(.string("7")), in: .user, forKey: "limit")
         }
         try stack.set(try CompactJSON(parsing: " 7 "), in: .user, forKey: "limit")
@@ -57,7 +65,11 @@ struct SchemaLibraryTests {
         let violations = try stack.loadSchema(
             try JSONValue(parsing: "{\"switch\":{\"limit\":{\"type\":\"integer\",\"maximum\":10,\"default\":5}}}"))
         #expect(violations == ["switch/limit: maximum: 50 is greater than 10"])
-        #expect(throws: PrefsError(.invalidValue, "switch/limit: maximum: 11 is greater than 10")) {
+        #expect(
+            throws: PrefsError(
+                .invalidValue, "switch/limit: maximum: 11 is greater than 10", reason: .schemaViolation(.maximum), domain: .switch,
+                key: "limit")
+        ) {
             try stack.set(.number("11"), in: .switch, forKey: "limit")
         }
         #expect(throws: PrefsError.self) { try stack.increment(in: .switch, forKey: "limit", by: 100) }
@@ -85,7 +97,12 @@ struct SchemaLibraryTests {
         #expect(!accepts("one", "e\u{301}"), "a combining mark is a scalar of its own")
         #expect(accepts("one", "🎉"))
         #expect(accepts("d", "x7"), "unanchored: matches anywhere")
-        #expect(throws: PrefsError(.invalidValue, "user/code: pattern: \"abc\\n\" does not match \"^[a-z]+$\"")) {
+        #expect(
+            throws: PrefsError(
+                .invalidValue, "user/code: pattern: \"abc\\n\" does not match \"^[a-z]+$\"", reason: .schemaViolation(.pattern),
+                domain: .user,
+                key: "code")
+        ) {
             try schema.validate(.string("abc\n"), in: .user, forKey: "code")
         }
         #expect(throws: PrefsError.self) { try Schema(parsing: try JSONValue(parsing: #"{"user":{"k":{"type":"string","pattern":"("}}}"#)) }

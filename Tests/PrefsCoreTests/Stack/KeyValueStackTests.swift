@@ -55,7 +55,12 @@ struct KeyValueStackTests {
         try stack.flushSynchronously()
         let second = try #require(try stack.entry(in: .user, forKey: "k")?.version)
         #expect(second > first)
-        #expect(throws: PrefsError(.preconditionFailed, "user/k is at version \(second), not \(first)")) {
+        #expect(
+            throws: PrefsError(
+                .preconditionFailed, "user/k is at version \(second), not \(first)", reason: .versionConflict(current: second),
+                domain: .user,
+                key: "k")
+        ) {
             try stack.set(.number("3"), in: .user, forKey: "k", if: .version(first))
         }
         #expect(try stack.set(.number("3"), in: .user, forKey: "k", if: .value(.number("2"))) > second)
@@ -66,21 +71,21 @@ struct KeyValueStackTests {
     @Test func customDomainsAndListing() throws {
         let store = try TemporaryStore()
         let stack = try store.open()
-        let custom = try Domain("ci-cache")
+        let custom = Domain("ci-cache")
         try stack.set(.string("x"), in: custom, forKey: "b")
         try stack.set(.string("y"), in: custom, forKey: "a")
         try stack.set(.string("z"), in: .user, forKey: "c")
         #expect(try stack.domains().map(\.name) == ["ci-cache", "default", "dynamic", "memory", "switch", "user"])
         #expect(try stack.entries().map { "\($0.domain)/\($0.key)" } == ["ci-cache/a", "ci-cache/b", "user/c"])
         #expect(try stack.entries(in: custom, prefix: "b").map(\.key) == ["b"])
-        #expect(try stack.entries(in: try Domain("nothing")).isEmpty)
+        #expect(try stack.entries(in: Domain("nothing")).isEmpty)
     }
 
     @Test func removeIsAllOrNothingWithMustExist() throws {
         let store = try TemporaryStore()
         let stack = try store.open()
         for key in ["a", "b", "p.1", "p.2", "q"] { try stack.set(.bool(true), in: .user, forKey: key) }
-        #expect(throws: PrefsError(.notFound, "user/zz not found")) {
+        #expect(throws: PrefsError(.notFound, "user/zz not found", domain: .user, key: "zz")) {
             try stack.remove(in: .user, keys: ["a", "zz"], mustExist: true)
         }
         #expect(try stack.value(in: .user, forKey: "a") != nil)
@@ -93,7 +98,7 @@ struct KeyValueStackTests {
         let source = try TemporaryStore()
         let stack = try source.open()
         try stack.set(try JSONValue(parsing: "{\"n\":0.1,\"big\":123456789012345678901}"), in: .switch, forKey: "cfg")
-        try stack.set(.string("héllo"), in: try Domain("zeta"), forKey: "k")
+        try stack.set(.string("héllo"), in: Domain("zeta"), forKey: "k")
         try stack.set(.string("ram"), in: .memory, forKey: "m")
         let exported = try stack.exportJSON()
         #expect(exported == "{\"switch\":{\"cfg\":{\"n\":0.1,\"big\":123456789012345678901}},\"zeta\":{\"k\":\"héllo\"}}")
@@ -134,7 +139,7 @@ struct KeyValueStackTests {
     @Test func bulkSetsAfterARemovalInTheNextDomain() throws {
         let store = try TemporaryStore()
         let stack = try store.open()
-        let other = try Domain("aaa")
+        let other = Domain("aaa")
         try stack.set(.number("0"), in: .user, forKey: "a")
         try stack.flushSynchronously()
         let plan = try stack.importDocument(utf8: Array(#"{"aaa":{"k1":1},"user":{"b":2}}"#.utf8), replace: true)
@@ -157,7 +162,7 @@ struct KeyValueStackTests {
         let stack = try store.open()
         try stack.setLogRetention(20)
         let keys = (0..<37).map { "k" + String($0 + 100) }
-        let zeta = try Domain("aaa")
+        let zeta = Domain("aaa")
         let document =
             "{\"aaa\":{" + keys.map { "\"\($0)\":[\"\($0)\"]" }.joined(separator: ",") + "},\"user\":{"
             + keys.map { "\"\($0)\":{\"v\":\"\($0)\"}" }.joined(separator: ",") + "}}"
@@ -274,8 +279,8 @@ struct KeyValueStackTests {
         }
         try old.close()
         let stack = try store.open()
-        #expect(try stack.value(in: try Domain("custom"), forKey: "k") == .string("kept"))
-        try stack.set(.string("new"), in: try Domain("custom"), forKey: "k")
+        #expect(try stack.value(in: Domain("custom"), forKey: "k") == .string("kept"))
+        try stack.set(.string("new"), in: Domain("custom"), forKey: "k")
         try stack.flushSynchronously()
         let log = try DatabaseQueue(path: store.path).read { db in
             try Row.fetchAll(db, sql: "SELECT op, old, new FROM changelog").map {
@@ -283,7 +288,7 @@ struct KeyValueStackTests {
             }
         }
         #expect(log == ["set \"kept\" \"new\""])
-        #expect(try stack.entry(in: try Domain("custom"), forKey: "k")?.version ?? 0 > 3)
+        #expect(try stack.entry(in: Domain("custom"), forKey: "k")?.version ?? 0 > 3)
     }
 
     @Test func getCostDoesNotGrowWithTheStore() throws {

@@ -45,7 +45,7 @@ struct WriteTransactionTests {
     @Test func aPulledRemovalInADomainThatDoesNotExistHereDoesNotBlockItsOtherKeys() throws {
         let stack = try TemporaryStore().open()
         try stack.setRemote(remote, domains: nil)
-        let team = try Domain("team")
+        let team = Domain("team")
         // A key set and removed on another store, then another key set there: the removal
         // wins for a, and comes first.
         let operations = [

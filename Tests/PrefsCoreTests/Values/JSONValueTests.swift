@@ -41,7 +41,7 @@ struct JSONValueTests {
         let ok = String(repeating: "[", count: JSONParser.maximumDepth) + String(repeating: "]", count: JSONParser.maximumDepth)
         #expect(throws: Never.self) { try JSONValue(parsing: ok) }
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
-        #expect(throws: PrefsError(.invalidValue, "invalid JSON at byte 513: nested deeper than 512 levels")) {
+        #expect(throws: PrefsError(.invalidValue, "invalid JSON at byte 513: nested deeper than 512 levels", reason: .invalidJSON)) {
             try JSONValue(parsing: deep)
         }
         let deepObjects = String(repeating: "{\"a\":", count: 100_000)
