@@ -20,9 +20,9 @@ struct Prefs: ParsableCommand {
             """,
         version: PrefsVersion.current,
         subcommands: [
-            Get.self, SetCommand.self, Remove.self, List.self, Domains.self, Export.self, Import.self, Batch.self, Incr.self,
-            Apply.self, Log.self, Watch.self, SchemaGroup.self, Describe.self, Reset.self, FlagGroup.self, Refresh.self, RemoteGroup.self,
-            Sync.self, Serve.self, Doctor.self, Backup.self, Restore.self, Edit.self,
+            GetCommand.self, SetCommand.self, RemoveCommand.self, ListCommand.self, DomainsCommand.self, ExportCommand.self, ImportCommand.self, BatchCommand.self, IncrCommand.self,
+            ApplyCommand.self, LogCommand.self, WatchCommand.self, SchemaCommand.self, DescribeCommand.self, ResetCommand.self, FlagCommand.self, RefreshCommand.self, RemoteCommand.self,
+            SyncCommand.self, ServeCommand.self, DoctorCommand.self, BackupCommand.self, RestoreCommand.self, EditCommand.self,
         ]
     )
 

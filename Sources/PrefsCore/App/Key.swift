@@ -43,7 +43,7 @@ public final class Key<Value: Codable & Sendable>: Keys, @unchecked Sendable {
     public let defaultValue: Value
 
     /// Creates a key. The name must be a valid key name (an invalid one is a programming
-    /// error and stops the program, as an invalid ``Domain`` literal does).
+    /// error and stops the program, as an invalid `Domain` literal does).
     ///
     /// - Parameters:
     ///   - name: the key's name.
@@ -94,7 +94,7 @@ public struct KeyReading<Value: Sendable>: Sendable {
     /// Where ``value`` came from: `override`, `stored` or `default` (the key's default).
     public var origin: ValueOrigin
     /// Why the default answered although a value may be stored: the stored JSON does not
-    /// decode as `Value` (reason ``PrefsError/Reason/typeMismatch(expected:)``), or the store
+    /// decode as `Value` (reason `PrefsError/Reason/typeMismatch(expected:)`), or the store
     /// cannot be read. Nil when the value is the stored one or nothing is stored.
     public var failure: PrefsError?
     /// The JSON the value was read from (the stored or override JSON, or the default's).

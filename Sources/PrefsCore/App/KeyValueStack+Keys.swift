@@ -90,7 +90,7 @@ extension KeyValueStack {
     /// try stack.set(.volume, 0.8)
     /// try stack.set(.sessionToken, "abc", expiresIn: .seconds(3600))
     /// ```
-    /// - Throws: ``PrefsError``: `invalidValue` when the value cannot be encoded or breaks
+    /// - Throws: `PrefsError`: `invalidValue` when the value cannot be encoded or breaks
     ///   the schema; `cannotWrite`/`storeUnreadable` when the store cannot be written.
     public func set<Value>(_ key: Key<Value>, _ value: Value, expiresIn lifetime: Duration? = nil) throws {
         try set(TypedCoding.encode(value, for: key), in: key.domain, forKey: key.name, expiresIn: lifetime)
@@ -112,9 +112,9 @@ extension KeyValueStack {
     /// ```swift
     /// try stack.set(.volume, 0.9, if: .value(0.8))
     /// ```
-    /// - Throws: ``PrefsError`` of kind `preconditionFailed` when the condition does not
-    ///   hold (reason ``PrefsError/Reason/versionConflict(current:)``,
-    ///   ``PrefsError/Reason/alreadyExists`` or ``PrefsError/Reason/valueMismatch``), and as
+    /// - Throws: `PrefsError` of kind `preconditionFailed` when the condition does not
+    ///   hold (reason `PrefsError/Reason/versionConflict(current:)`,
+    ///   `PrefsError/Reason/alreadyExists` or `PrefsError/Reason/valueMismatch`), and as
     ///   ``set(_:_:expiresIn:)``.
     @discardableResult
     public func set<Value>(_ key: Key<Value>, _ value: Value, if condition: KeyCondition<Value>, expiresIn lifetime: Duration? = nil)
@@ -141,7 +141,7 @@ extension KeyValueStack {
     ///   - key: the key.
     ///   - attempts: how many times to try before giving up (default 100).
     ///   - change: changes the value in place; called once per attempt.
-    /// - Throws: ``PrefsError``: `invalidValue` (reason `typeMismatch`) when the stored value
+    /// - Throws: `PrefsError`: `invalidValue` (reason `typeMismatch`) when the stored value
     ///   does not decode (it is left alone); `preconditionFailed` (reason `versionConflict`)
     ///   when other writers won every attempt; what `change` throws; as ``set(_:_:expiresIn:)``.
     @discardableResult
@@ -175,7 +175,7 @@ extension KeyValueStack {
     /// ```swift
     /// try stack.reset(.volume)
     /// ```
-    /// - Throws: ``PrefsError`` of kind `cannotWrite` when the store cannot be written.
+    /// - Throws: `PrefsError` of kind `cannotWrite` when the store cannot be written.
     @discardableResult
     public func reset(_ key: Keys) throws -> Bool {
         try !reset(in: key.domain, keys: [key.name]).isEmpty
@@ -193,7 +193,7 @@ extension KeyValueStack {
     /// ```swift
     /// try stack.registerDefaults(of: [Keys.volume, Keys.theme], inStoredSchema: true)
     /// ```
-    /// - Throws: ``PrefsError``: `invalidValue` when a default breaks the schema's rule for
+    /// - Throws: `PrefsError`: `invalidValue` when a default breaks the schema's rule for
     ///   its key; `cannotWrite` when the store cannot be written.
     public func registerDefaults(of keys: [Keys], inStoredSchema: Bool = false) throws {
         var byDomain: [Domain: [String: JSONValue]] = [:]

@@ -6,9 +6,9 @@ extension KeyValueStack {
     static let liveValuePollInterval: Duration = .milliseconds(20)
 
     /// A wake-up each time a committed change of the key `filter` names may have happened,
-    /// from this process or any other: the one place live values learn of commits, so a
-    /// file-system notification can replace the poll of the change log here. This stack's
-    /// own commits wake it at once.
+    /// from this process or any other: the one place live values learn of commits. Other
+    /// processes' commits arrive through ``watch(_:interval:)``, which the store's file-system
+    /// notifications wake (``StoreChangeMonitor``); this stack's own commits wake it at once.
     ///
     /// The stream ends with an error when the store cannot be read.
     func commitSignals(_ filter: LogFilter) -> AsyncThrowingStream<Void, any Error> {
@@ -38,7 +38,7 @@ extension KeyValueStack {
     /// every committed change of the key by any process (this one, the `prefs` command,
     /// another app, sync), without repeats. A stored value that does not decode yields the
     /// default with ``KeyReading/failure`` set (reason
-    /// ``PrefsError/Reason/typeMismatch(expected:)``); a store that cannot be read yields a
+    /// `PrefsError/Reason/typeMismatch(expected:)`); a store that cannot be read yields a
     /// reading with the failure and is tried again.
     ///
     /// ```swift
@@ -88,8 +88,8 @@ extension KeyValueStack {
     /// command, another app, sync), without repeats; absent reads as the default.
     ///
     /// A value another writer stored that does not decode as `Value` is reported: the
-    /// stream ends with a ``PrefsError`` of kind `invalidValue` (reason
-    /// ``PrefsError/Reason/typeMismatch(expected:)``, naming the key), as it does when the
+    /// stream ends with a `PrefsError` of kind `invalidValue` (reason
+    /// `PrefsError/Reason/typeMismatch(expected:)`, naming the key), as it does when the
     /// store cannot be read. Use ``readings(of:)`` for a stream that reads on through such
     /// values.
     ///

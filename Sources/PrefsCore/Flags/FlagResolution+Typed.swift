@@ -10,7 +10,7 @@ public enum FlagReason: String, Sendable, Equatable, CaseIterable, CustomStringC
     case targetingMatch = "TARGETING_MATCH"
     /// The flag is disabled: the caller's default.
     case disabled = "DISABLED"
-    /// The evaluation failed: the caller's default (see ``FlagResolution/errorKind``).
+    /// The evaluation failed: the caller's default (see `FlagResolution/errorKind`).
     case error = "ERROR"
 
     /// The OpenFeature name, e.g. `TARGETING_MATCH`.
@@ -44,18 +44,18 @@ public enum FlagState: String, Sendable, Equatable, CaseIterable, CustomStringCo
 }
 
 extension FlagResolution {
-    /// ``reason`` as an enum (``FlagReason/error`` for a reason this build does not know).
+    /// `reason` as an enum (``FlagReason/error`` for a reason this build does not know).
     ///
     /// ```swift
     /// let result = try stack.evaluateFlag("new-checkout", type: .boolean, default: false)
     /// if result.reasonKind == .error { print(result.errorKind ?? .general, result.errorMessage ?? "") }
     /// ```
     public var reasonKind: FlagReason { FlagReason(rawValue: reason) ?? .error }
-    /// ``errorCode`` as an enum; nil when the evaluation did not fail.
+    /// `errorCode` as an enum; nil when the evaluation did not fail.
     public var errorKind: FlagErrorCode? { errorCode.map { FlagErrorCode(rawValue: $0) ?? .general } }
 }
 
 extension FlagSet.Flag {
-    /// ``state`` as an enum.
+    /// `state` as an enum.
     public var flagState: FlagState { FlagState(rawValue: state) ?? .disabled }
 }

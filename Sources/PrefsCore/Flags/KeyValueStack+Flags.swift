@@ -8,8 +8,8 @@ extension KeyValueStack {
     /// let result = try stack.flags().evaluate("new-checkout", type: .boolean, default: .bool(false))
     /// ```
     /// - Parameter fractionalVersion: the hashing of `fractional`; nil: the store's setting
-    ///   (``fractionalVersionSetting()``), else ``FractionalVersion/default``.
-    /// - Throws: ``PrefsError`` when the store cannot be read.
+    ///   (``fractionalVersionSetting()``), else `FractionalVersion/default`.
+    /// - Throws: `PrefsError` when the store cannot be read.
     public func flags(fractionalVersion: FractionalVersion? = nil) throws -> FlagSet {
         let version = try fractionalVersion ?? fractionalVersionSetting() ?? .default
         var entries: [(key: String, value: JSONValue)] = []
@@ -23,12 +23,12 @@ extension KeyValueStack {
     /// other flags `switch` holds. For `key` it answers as ``flags(fractionalVersion:)`` does;
     /// another flag's problems (a rule that does not compile, a damaged row) do not matter.
     /// When `switch` has no flag `key` this is ``flags(fractionalVersion:)``: the answer is
-    /// FLAG_NOT_FOUND and ``FlagSet/sortedKeys`` lists every flag (for "did you mean").
+    /// FLAG_NOT_FOUND and `FlagSet/sortedKeys` lists every flag (for "did you mean").
     ///
     /// ```swift
     /// let result = try stack.flags(only: "new-checkout").evaluate("new-checkout", type: .boolean, default: .bool(false))
     /// ```
-    /// - Throws: ``PrefsError`` when the store cannot be read (the flag's own row included).
+    /// - Throws: `PrefsError` when the store cannot be read (the flag's own row included).
     public func flags(only key: String, fractionalVersion: FractionalVersion? = nil) throws -> FlagSet {
         let version = try fractionalVersion ?? fractionalVersionSetting() ?? .default
         guard key != FlagSet.evaluatorsKey, key != FlagSet.metadataKey, (try? KeyName.validate(key)) != nil,
@@ -64,8 +64,8 @@ extension KeyValueStack {
     ///   - type: the type the caller expects; another type gives TYPE_MISMATCH.
     ///   - defaultValue: what the caller gets when evaluation fails.
     ///   - context: the evaluation context (a JSON object).
-    ///   - fractionalVersion: nil: the store's setting, else ``FractionalVersion/default``.
-    /// - Throws: ``PrefsError``: `invalidValue` when the context is not an object;
+    ///   - fractionalVersion: nil: the store's setting, else `FractionalVersion/default`.
+    /// - Throws: `PrefsError`: `invalidValue` when the context is not an object;
     ///   `storeUnreadable`. Evaluation problems are results, not errors. Only the flag, the
     ///   evaluators and the metadata are read (``flags(only:fractionalVersion:)``).
     public func evaluateFlag(
@@ -78,9 +78,9 @@ extension KeyValueStack {
     }
 
     /// The store's `fractional` hashing setting (`prefs flag config fractional-version`), nil
-    /// when none is set (``FractionalVersion/default`` applies).
+    /// when none is set (`FractionalVersion/default` applies).
     ///
-    /// - Throws: ``PrefsError`` of kind `storeUnreadable`.
+    /// - Throws: `PrefsError` of kind `storeUnreadable`.
     public func fractionalVersionSetting() throws -> FractionalVersion? {
         guard let stored = try main.read({ try StoreMeta.value($0, .flagFractionalVersion) }), let text = stored else { return nil }
         guard let number = Int(text), let version = FractionalVersion(rawValue: number) else {
@@ -95,7 +95,7 @@ extension KeyValueStack {
     /// ```swift
     /// try stack.setFractionalVersion(.v2)
     /// ```
-    /// - Throws: ``PrefsError`` of kind `cannotWrite`.
+    /// - Throws: `PrefsError` of kind `cannotWrite`.
     public func setFractionalVersion(_ version: FractionalVersion?) throws {
         try main.write { db in
             if let version {
@@ -110,7 +110,7 @@ extension KeyValueStack {
     /// and flag-set metadata. With `replace`, `switch` becomes exactly the document.
     ///
     /// - Returns: what changed (see ``importDocument(_:replace:dryRun:)``).
-    /// - Throws: ``PrefsError`` of kind `invalidValue` with the JSON path of the first
+    /// - Throws: `PrefsError` of kind `invalidValue` with the JSON path of the first
     ///   problem; nothing changes then.
     @discardableResult
     public func importFlags(_ document: JSONValue, replace: Bool = false, dryRun: Bool = false) throws -> ImportPlan {
@@ -147,7 +147,7 @@ extension KeyValueStack {
     /// (export → import → export is byte-identical, and `get` answers the same). Plain arrays and nulls cannot be flagd variants: they are
     /// left out and their keys returned in `skipped`.
     ///
-    /// - Throws: ``PrefsError`` when the store cannot be read.
+    /// - Throws: `PrefsError` when the store cannot be read.
     public func exportFlags() throws -> (document: JSONValue, skipped: [String]) {
         var skipped: [String] = []
         var flags: [JSONValue.Member] = []
@@ -186,7 +186,7 @@ extension KeyValueStack {
 
     /// Sets a flag's `state` (a definition) or value (a plain boolean) and commits.
     ///
-    /// - Throws: ``PrefsError``: `notFound` for a missing flag; `invalidValue` for a plain
+    /// - Throws: `PrefsError`: `notFound` for a missing flag; `invalidValue` for a plain
     ///   value that is not a boolean; `preconditionFailed` when it changed meanwhile.
     public func setFlag(_ key: String, enabled: Bool) throws {
         guard let current = try storedValue(in: .switch, forKey: key) else {
@@ -212,7 +212,7 @@ public enum FlagDocument {
     /// Checks a document and returns the `switch` entries it stands for: one per flag, plus
     /// `$evaluators` and `$metadata` when present.
     ///
-    /// - Throws: ``PrefsError`` of kind `invalidValue` naming the JSON path of the problem.
+    /// - Throws: `PrefsError` of kind `invalidValue` naming the JSON path of the problem.
     /// The flag metadata `prefs flag export` gives a plain value of `switch` (a flag with the
     /// one variant `static`), so that importing the export stores the plain value again.
     public static let plainValueMarker = "prefsPlainValue"
@@ -292,7 +292,7 @@ public enum FlagDocument {
     /// stay within the rule compiler's size and depth and have no `$ref` cycles. Every path that
     /// accepts flag definitions (import, refresh, sync) uses this check.
     ///
-    /// - Throws: ``PrefsError`` of kind `invalidValue` naming the JSON path of the `$ref`.
+    /// - Throws: `PrefsError` of kind `invalidValue` naming the JSON path of the `$ref`.
     public static func checkReferences(evaluators: [JSONValue.Member], flags: [JSONValue.Member], flagsAt: String = "$.flags") throws {
         var table: [String: JSONValue] = [:]
         for member in evaluators { table[member.key] = member.value }
@@ -322,7 +322,7 @@ public enum FlagDocument {
     /// `flags`): its `$evaluators` and the flag definitions among the entries, as an import
     /// checks a flagd document.
     ///
-    /// - Throws: ``PrefsError`` of kind `invalidValue` naming the JSON path of the `$ref`.
+    /// - Throws: `PrefsError` of kind `invalidValue` naming the JSON path of the `$ref`.
     public static func checkEntries(_ members: [JSONValue.Member]) throws {
         var evaluators: [JSONValue.Member] = []
         if let value = members.last(where: { $0.key == FlagSet.evaluatorsKey })?.value {

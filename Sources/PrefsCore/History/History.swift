@@ -75,7 +75,7 @@ extension KeyValueStack {
     ///   - filter: which records.
     ///   - limit: at most this many (nil: all that are kept).
     ///   - since: only records at or after this time (milliseconds since 1970).
-    /// - Throws: ``PrefsError`` of kind `storeUnreadable` when the store cannot be read.
+    /// - Throws: `PrefsError` of kind `storeUnreadable` when the store cannot be read.
     public func history(_ filter: LogFilter = LogFilter(), limit: Int? = nil, since: Int64? = nil) throws -> [LogRecord] {
         var conditions: [String] = []
         var arguments: StatementArguments = []
@@ -117,7 +117,7 @@ extension KeyValueStack {
 
     /// Up to 1,000 records after `seq`, oldest first, for a polling watcher.
     ///
-    /// - Throws: ``PrefsError`` of kind `storeUnreadable` when the store cannot be read.
+    /// - Throws: `PrefsError` of kind `storeUnreadable` when the store cannot be read.
     public func records(after seq: Int64, filter: LogFilter) throws -> LogPage {
         let all = try records(after: seq)
         var gap: String?
@@ -147,7 +147,7 @@ extension KeyValueStack {
 
     /// Keeps only the newest `count` records of the change log from now on, and prunes now.
     ///
-    /// - Throws: ``PrefsError``: `usage` for a count below 1; `cannotWrite`.
+    /// - Throws: `PrefsError`: `usage` for a count below 1; `cannotWrite`.
     public func setLogRetention(_ count: Int) throws {
         guard count >= 1 else { throw PrefsError(.usage, "--retain must be at least 1") }
         try main.write { try ChangeLog.setRetention($0, count) }
@@ -157,7 +157,7 @@ extension KeyValueStack {
     /// process may have committed (inotify; a timer every `pollInterval` where inotify is
     /// unavailable or `PREFS_WATCH=poll` in `environment`).
     ///
-    /// - Throws: ``PrefsError``: `usage` for a bad `PREFS_WATCH`; `storeUnreadable` when the
+    /// - Throws: `PrefsError`: `usage` for a bad `PREFS_WATCH`; `storeUnreadable` when the
     ///   store cannot be watched.
     public func changeMonitor(pollInterval: Duration = .milliseconds(100), environment: [String: String] = ProcessEnvironment.current())
         throws -> StoreChangeMonitor

@@ -23,7 +23,7 @@ public struct LogPoller: Sendable {
     /// Starts after the newest record committed now, so a write made right after this call
     /// is seen.
     ///
-    /// - Throws: ``PrefsError`` of kind `storeUnreadable`.
+    /// - Throws: `PrefsError` of kind `storeUnreadable`.
     public init(_ stack: KeyValueStack, filter: LogFilter = LogFilter()) throws {
         self.stack = stack
         self.filter = filter
@@ -33,7 +33,7 @@ public struct LogPoller: Sendable {
     /// The next page: the records after ``position`` that the filter accepts, and whether
     /// the log has no more for now (wait before polling again).
     ///
-    /// - Throws: ``PrefsError`` of kind `storeUnreadable` when the store cannot be read, or
+    /// - Throws: `PrefsError` of kind `storeUnreadable` when the store cannot be read, or
     ///   when records were pruned by retention before they could be read (a watcher too far
     ///   behind).
     public mutating func poll() throws -> (records: [LogRecord], caughtUp: Bool) {

@@ -22,7 +22,7 @@ extension KeyValueStack {
     ///   - filter: which records.
     ///   - limit: at most this many (nil: all that are kept).
     ///   - date: only records at or after this time.
-    /// - Throws: ``PrefsError`` of kind `storeUnreadable` when the store cannot be read.
+    /// - Throws: `PrefsError` of kind `storeUnreadable` when the store cannot be read.
     public func history(_ filter: LogFilter = LogFilter(), limit: Int? = nil, since date: Date) throws -> [LogRecord] {
         try history(filter, limit: limit, since: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
     }

@@ -25,7 +25,7 @@ import Synchronization
 /// about a second later) to read again; then it sleeps until the next event.
 ///
 /// `PREFS_WATCH=poll` in the environment selects the timer; `PREFS_WATCH=inotify` refuses
-/// to fall back to it. One waiter at a time: ``wait(timeout:)`` or ``next(timeout:)``.
+/// to fall back to it. One waiter at a time: `wait(timeout:)` or ``next(timeout:)``.
 public final class StoreChangeMonitor: Sendable {
     /// How a monitor learns of changes.
     public enum Mechanism: String, Sendable {
@@ -83,7 +83,7 @@ public final class StoreChangeMonitor: Sendable {
     /// this call wake the next wait (as does one whose commit was under way during it: the
     /// monitor starts as though an event had just happened).
     ///
-    /// - Throws: ``PrefsError``: `usage` for a `PREFS_WATCH` other than `poll`, `inotify` or
+    /// - Throws: `PrefsError`: `usage` for a `PREFS_WATCH` other than `poll`, `inotify` or
     ///   `auto`; `storeUnreadable` when `PREFS_WATCH=inotify` and inotify cannot be used, or
     ///   when no pipe can be made.
     public init(
@@ -186,7 +186,7 @@ public final class StoreChangeMonitor: Sendable {
         }
     }
 
-    /// ``wait(timeout:)`` for async code, on a thread of the monitor's own (not the
+    /// `wait(timeout:)` for async code, on a thread of the monitor's own (not the
     /// cooperative pool's); cancelling the task ends it with ``Wake/cancelled``.
     public func next(timeout: Duration? = nil) async -> Wake {
         if Task.isCancelled { return .cancelled }

@@ -36,7 +36,7 @@ extension KeyValueStack {
     /// ```swift
     /// let healthy = try stack.doctor().allSatisfy { $0.level != .error }
     /// ```
-    /// - Throws: ``PrefsError`` of kind `storeUnreadable` when the store cannot be opened.
+    /// - Throws: `PrefsError` of kind `storeUnreadable` when the store cannot be opened.
     public func doctor(environment: [String: String] = ProcessEnvironment.current()) throws -> [DoctorFinding] {
         var findings: [DoctorFinding] = []
         func add(_ level: DoctorFinding.Level, _ check: String, _ message: String) {
@@ -173,7 +173,7 @@ extension KeyValueStack {
     /// - Parameters:
     ///   - destination: the backup file to write.
     ///   - overwrite: replace an existing file.
-    /// - Throws: ``PrefsError``: `cannotWrite` when the destination exists (without
+    /// - Throws: `PrefsError`: `cannotWrite` when the destination exists (without
     ///   `overwrite`) or cannot be written; `storeUnreadable`; `notFound` when there is no store.
     public func backup(to destination: String, overwrite: Bool = false) throws {
         // lstat, not fileExists: a symbolic link (dangling or not) at the destination exists too.
@@ -224,7 +224,7 @@ extension KeyValueStack {
     ///   - overwrite: replace a store that holds keys (checked just before the copy).
     ///   - withSources: restore the backup's refresh sources and sync remote too.
     ///   - report: told what is restored and what is left behind, before the store changes.
-    /// - Throws: ``PrefsError``: `storeUnreadable` when the backup is not a regular file, not
+    /// - Throws: `PrefsError`: `storeUnreadable` when the backup is not a regular file, not
     ///   a readable, intact prefs store of a schema this build knows, or holds a row prefs
     ///   does not write; `cannotWrite` when the store holds keys and `overwrite` is false, or
     ///   cannot be written.

@@ -49,7 +49,7 @@ extension KeyValueStack {
     /// ```swift
     /// let json = try stack.exportJSON()       // {"user":{"theme":"dark"}}
     /// ```
-    /// - Throws: ``PrefsError`` when the store cannot be read, of kind `storeUnreadable` when
+    /// - Throws: `PrefsError` when the store cannot be read, of kind `storeUnreadable` when
     ///   a stored value is not valid JSON (nothing is returned then).
     public func exportJSON(_ domains: [Domain]? = nil) throws -> String {
         var out: [UInt8] = [UInt8(ascii: "{")]
@@ -94,7 +94,7 @@ extension KeyValueStack {
     /// print(plan.count(.add))
     /// ```
     /// - Returns: the changes made, or that would be made when `dryRun` is true.
-    /// - Throws: ``PrefsError``: `invalidValue` when the document is not an object of
+    /// - Throws: `PrefsError`: `invalidValue` when the document is not an object of
     ///   objects, names an invalid domain or key (the message gives its JSON path);
     ///   `cannotWrite` when the store cannot be written.
     @discardableResult
@@ -103,10 +103,10 @@ extension KeyValueStack {
     }
 
     /// Imports a document given as JSON text (UTF-8), as ``importDocument(_:replace:dryRun:)``
-    /// does, without holding the whole document as a ``JSONValue`` tree: the memory it takes
+    /// does, without holding the whole document as a `JSONValue` tree: the memory it takes
     /// is about that of the keys and compact values themselves.
     ///
-    /// - Throws: ``PrefsError``: `invalidValue` for text that is not valid UTF-8 or JSON,
+    /// - Throws: `PrefsError`: `invalidValue` for text that is not valid UTF-8 or JSON,
     ///   or a document that is not an object of objects, names an invalid domain or key;
     ///   `cannotWrite`.
     @discardableResult

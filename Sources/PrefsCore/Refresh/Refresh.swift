@@ -7,7 +7,7 @@ import Glibc
 public protocol HTTPFetcher: Sendable {
     /// Fetches `url`. Returns the status, the ETag and Last-Modified headers and the body.
     ///
-    /// - Throws: ``PrefsError`` of kind `unreachable` naming the cause (timed out, connection
+    /// - Throws: `PrefsError` of kind `unreachable` naming the cause (timed out, connection
     ///   refused, host not found, …).
     func get(_ url: String, timeout: Duration, headers: [String: String]) async throws -> HTTPResponse
 }
@@ -99,7 +99,7 @@ extension KeyValueStack {
     ///   - source: a URL or a file path; nil reuses the remembered source.
     ///   - timeout: how long the whole refresh may take: the fetch, checking the document and
     ///     replacing the domain (past it, the domain keeps its copy).
-    /// - Throws: ``PrefsError``: `unreachable` (with the cause and the age of the copy in use)
+    /// - Throws: `PrefsError`: `unreachable` (with the cause and the age of the copy in use)
     ///   when fetching or validating fails — the domain keeps its copy; `usage` when no
     ///   source is given or remembered, or when the URL holds a password (it would be stored
     ///   and shown; the message does not repeat it).
@@ -175,7 +175,7 @@ extension KeyValueStack {
 
     /// Every remembered source with its last success and failure.
     ///
-    /// - Throws: ``PrefsError`` of kind `storeUnreadable`.
+    /// - Throws: `PrefsError` of kind `storeUnreadable`.
     public func refreshStatus() throws -> [RefreshStatus] {
         try main.read { db in
             try Row.fetchAll(

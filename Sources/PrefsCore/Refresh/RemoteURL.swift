@@ -20,7 +20,7 @@ public struct RemoteURL: Sendable, Equatable, CustomStringConvertible {
     /// Parses a libpq connection URI (`postgres://` or `postgresql://`) or a
     /// `keyword=value` connection string.
     ///
-    /// - Throws: ``PrefsError`` of kind `usage` when the text is neither, names a password
+    /// - Throws: `PrefsError` of kind `usage` when the text is neither, names a password
     ///   (`USER:PASSWORD@` or a `password` parameter), or has a bad port. The message never
     ///   repeats the text, so a password typed by mistake is not echoed.
     public init(parsing text: String) throws {

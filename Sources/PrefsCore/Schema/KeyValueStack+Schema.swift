@@ -70,7 +70,7 @@ extension KeyValueStack {
     /// ```swift
     /// if let (value, origin) = try stack.resolve(in: .user, forKey: "theme") { print(value, origin) }
     /// ```
-    /// - Throws: ``PrefsError``: `usage` for a bad key; `storeUnreadable`.
+    /// - Throws: `PrefsError`: `usage` for a bad key; `storeUnreadable`.
     public func resolve(in domain: Domain, forKey key: String) throws -> (value: JSONValue, origin: ValueOrigin)? {
         if let value = overrides[domain]?[key] { return (value, .override) }
         if let value = try storedValue(in: domain, forKey: key) { return (value, .stored) }
@@ -80,7 +80,7 @@ extension KeyValueStack {
 
     /// The registered default of a key: from code first, else from the schema.
     ///
-    /// - Throws: ``PrefsError`` of kind `storeUnreadable` when the schema cannot be read.
+    /// - Throws: `PrefsError` of kind `storeUnreadable` when the schema cannot be read.
     public func defaultValue(in domain: Domain, forKey key: String) throws -> JSONValue? {
         if let value = defaults.registered(in: domain, forKey: key) { return value }
         return try schema().spec(in: domain, forKey: key)?.defaultValue
@@ -91,7 +91,7 @@ extension KeyValueStack {
     /// The schema loaded into the store (empty when none). Read once per stack and cached;
     /// ``loadSchema(_:)`` replaces it.
     ///
-    /// - Throws: ``PrefsError`` of kind `storeUnreadable` when the store cannot be read.
+    /// - Throws: `PrefsError` of kind `storeUnreadable` when the store cannot be read.
     public func schema() throws -> Schema {
         if let cached = defaults.cachedSchema { return cached }
         var schema = Schema()
@@ -112,7 +112,7 @@ extension KeyValueStack {
     /// values that break it (one message each, e.g. `user/theme: enum: "blue" is not one of
     /// "light", "dark"`). A document with an error is refused and the previous schema stays.
     ///
-    /// - Throws: ``PrefsError``: `invalidValue` with the JSON path of the problem;
+    /// - Throws: `PrefsError`: `invalidValue` with the JSON path of the problem;
     ///   `cannotWrite`.
     @discardableResult
     public func loadSchema(_ document: JSONValue) throws -> [String] {
@@ -152,7 +152,7 @@ extension KeyValueStack {
     ///   - keys: these keys; nil with `prefix` nil resets the whole domain.
     ///   - domain: the domain.
     ///   - prefix: every key starting with this text.
-    /// - Throws: ``PrefsError``: `usage` for a bad key; `cannotWrite`.
+    /// - Throws: `PrefsError`: `usage` for a bad key; `cannotWrite`.
     @discardableResult
     public func reset(in domain: Domain, keys: [String]? = nil, prefix: String? = nil) throws -> [String] {
         for key in keys ?? [] { try KeyName.validate(key) }
@@ -179,7 +179,7 @@ extension KeyValueStack {
     /// custom domain written to) and those an override, a registered default or the schema
     /// names, sorted. `prefs export` and `list` of any other domain are exit 1 (not found).
     ///
-    /// - Throws: ``PrefsError`` of kind `storeUnreadable` when the store cannot be read.
+    /// - Throws: `PrefsError` of kind `storeUnreadable` when the store cannot be read.
     public func knownDomains() throws -> [Domain] {
         var result = Set(try domains())
         result.formUnion(overrides.keys)
@@ -195,7 +195,7 @@ extension KeyValueStack {
     /// ```swift
     /// try stack.forEachEffectiveEntry(in: .user) { entry, origin in print(entry.key, origin) }
     /// ```
-    /// - Throws: ``PrefsError`` when the store cannot be read, or what `body` throws.
+    /// - Throws: `PrefsError` when the store cannot be read, or what `body` throws.
     public func forEachEffectiveEntry(
         in domain: Domain? = nil, prefix: String? = nil, _ body: (Entry, ValueOrigin) throws -> Void
     ) throws {

@@ -47,7 +47,7 @@ public struct Schema: Sendable, Equatable {
 
         /// Checks a value against the spec.
         ///
-        /// - Throws: ``PrefsError`` of kind `invalidValue` naming the constraint.
+        /// - Throws: `PrefsError` of kind `invalidValue` naming the constraint.
         public func validate(_ value: JSONValue, name: String) throws {
             func fail(_ message: String) -> PrefsError {
                 let rule = message.split(separator: ":", maxSplits: 1).first.flatMap { PrefsError.SchemaRule(rawValue: String($0)) }
@@ -116,7 +116,7 @@ public struct Schema: Sendable, Equatable {
 
     /// Parses and checks a schema document.
     ///
-    /// - Throws: ``PrefsError`` of kind `invalidValue` with the JSON path of the first problem.
+    /// - Throws: `PrefsError` of kind `invalidValue` with the JSON path of the first problem.
     public init(parsing document: JSONValue) throws {
         try self.init(parsing: document, checkingPatterns: true)
     }
@@ -226,7 +226,7 @@ public struct Schema: Sendable, Equatable {
     /// `value` is evaluated only for a key it has a rule for (a caller holding JSON text
     /// parses it only then).
     ///
-    /// - Throws: ``PrefsError`` of kind `invalidValue` naming the key and the constraint,
+    /// - Throws: `PrefsError` of kind `invalidValue` naming the key and the constraint,
     ///   or what evaluating `value` throws.
     public func validate(_ value: @autoclosure () throws -> JSONValue, in domain: Domain, forKey key: String) throws {
         guard let spec = spec(in: domain, forKey: key) else { return }

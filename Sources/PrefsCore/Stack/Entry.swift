@@ -31,7 +31,7 @@ public struct Entry: Sendable, Equatable {
 
     /// The value, parsed.
     ///
-    /// - Throws: ``PrefsError`` of kind ``PrefsError/Kind/storeUnreadable`` when the stored
+    /// - Throws: `PrefsError` of kind `PrefsError/Kind/storeUnreadable` when the stored
     ///   text is not valid JSON (the store was edited by hand).
     public func value() throws -> JSONValue {
         do {
@@ -46,7 +46,7 @@ public struct Entry: Sendable, Equatable {
     /// become more members of the document. Linear in the text's length, and without a tree
     /// for text that is already compact (as the store writes it).
     ///
-    /// - Throws: ``PrefsError`` of kind ``PrefsError/Kind/storeUnreadable`` when the stored
+    /// - Throws: `PrefsError` of kind `PrefsError/Kind/storeUnreadable` when the stored
     ///   text is not valid JSON.
     public func checkedJSON() throws -> String {
         do {

@@ -8,7 +8,7 @@ extension KeyValueStack {
     /// struct Window: Codable { var width: Int; var height: Int }
     /// let window = try stack.value(Window.self, in: .user, forKey: "window")
     /// ```
-    /// - Throws: ``PrefsError``: `invalidValue` when the stored JSON does not decode as `T`;
+    /// - Throws: `PrefsError`: `invalidValue` when the stored JSON does not decode as `T`;
     ///   `usage` for a bad key; `storeUnreadable` when the store cannot be read.
     public func value<T: Decodable>(_ type: T.Type, in domain: Domain, forKey key: String) throws -> T? {
         guard let json = try resolve(in: domain, forKey: key)?.value.compactText else { return nil }
@@ -30,7 +30,7 @@ extension KeyValueStack {
     /// ```swift
     /// try stack.set(Window(width: 800, height: 600), in: .user, forKey: "window")
     /// ```
-    /// - Throws: ``PrefsError``: `invalidValue` when `value` cannot be encoded as JSON;
+    /// - Throws: `PrefsError`: `invalidValue` when `value` cannot be encoded as JSON;
     ///   `usage` for a bad key; `cannotWrite` when the store cannot be written.
     public func set<T: Encodable>(_ value: T, in domain: Domain, forKey key: String) throws {
         let encoder = JSONEncoder()

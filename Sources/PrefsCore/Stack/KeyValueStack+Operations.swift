@@ -56,7 +56,7 @@ extension KeyValueStack {
     /// ```swift
     /// try stack.perform([.init(.set(.bool(true)), in: .switch, forKey: "frozen", if: .absent)])
     /// ```
-    /// - Throws: ``PrefsError``: `preconditionFailed` naming the operation (1-based) whose
+    /// - Throws: `PrefsError`: `preconditionFailed` naming the operation (1-based) whose
     ///   condition failed; `invalidValue` for an increment of a non-integer; `usage` for a
     ///   bad key or the `memory` domain mixed with others; `cannotWrite` when the store
     ///   cannot be written. Nothing is changed when it throws.

@@ -10,7 +10,7 @@ extension KeyValueStack {
         /// The key must exist with this version.
         case version(Int64)
         /// The key must exist with an equivalent value (object members in any order, numbers
-        /// by value; see ``JSONValue/isEquivalent(to:)``).
+        /// by value; see `JSONValue/isEquivalent(to:)`).
         case value(JSONValue)
     }
 
@@ -29,7 +29,7 @@ extension KeyValueStack {
     ///   - lifetime: when given, the key expires this long after the call: it is
     ///     invisible to reads from then on and purged (logged as `expire`) at the next write
     ///     to its domain.
-    /// - Throws: ``PrefsError``: `usage` for a bad key; `invalidValue` when the value breaks
+    /// - Throws: `PrefsError`: `usage` for a bad key; `invalidValue` when the value breaks
     ///   the schema; `storeUnreadable` or `cannotWrite` when the store cannot be opened for
     ///   writing.
     public func set(_ value: JSONValue, in domain: Domain, forKey key: String, expiresIn lifetime: Duration? = nil) throws {
@@ -42,7 +42,7 @@ extension KeyValueStack {
     /// ```swift
     /// try stack.set(try CompactJSON(parsing: "[1, 2]"), in: .user, forKey: "recent")
     /// ```
-    /// - Throws: ``PrefsError``, as the ``JSONValue`` form.
+    /// - Throws: `PrefsError`, as the `JSONValue` form.
     public func set(_ json: CompactJSON, in domain: Domain, forKey key: String, expiresIn lifetime: Duration? = nil) throws {
         try queueSet(json.text, try json.value(), in: domain, forKey: key, expiresIn: lifetime)
     }
@@ -70,7 +70,7 @@ extension KeyValueStack {
     /// ```swift
     /// try stack.remove(in: .user, keys: ["a", "b"])
     /// ```
-    /// - Throws: ``PrefsError``: `usage` for a bad key, `notFound` when `mustExist` and a key
+    /// - Throws: `PrefsError`: `usage` for a bad key, `notFound` when `mustExist` and a key
     ///   is missing, `cannotWrite` when the store cannot be written.
     @discardableResult
     public func remove(in domain: Domain, keys: [String], mustExist: Bool = false) throws -> [String] {
@@ -96,7 +96,7 @@ extension KeyValueStack {
     /// ```swift
     /// let launches = try stack.increment(in: .user, forKey: "launches")
     /// ```
-    /// - Throws: ``PrefsError``: `invalidValue` when the value is not an integer or the sum
+    /// - Throws: `PrefsError`: `invalidValue` when the value is not an integer or the sum
     ///   overflows 64 bits; `usage` for a bad key.
     @discardableResult
     public func increment(in domain: Domain, forKey key: String, by delta: Int64 = 1) throws -> Int64 {
@@ -115,7 +115,7 @@ extension KeyValueStack {
     /// ```swift
     /// try await stack.flush()
     /// ```
-    /// - Throws: ``PrefsError`` (`cannotWrite`, `storeUnreadable`) when the write fails; the
+    /// - Throws: `PrefsError` (`cannotWrite`, `storeUnreadable`) when the write fails; the
     ///   changes stay queued and are retried.
     public func flush() async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -133,7 +133,7 @@ extension KeyValueStack {
     /// Writes every queued change now, blocking the calling thread until it is committed.
     ///
     /// - Returns: what the flush wrote.
-    /// - Throws: ``PrefsError`` when the write fails; the changes stay queued.
+    /// - Throws: `PrefsError` when the write fails; the changes stay queued.
     @discardableResult
     public func flushSynchronously() throws -> FlushReport {
         try queue.flush()
@@ -161,7 +161,7 @@ extension KeyValueStack {
 
     /// Flushes the queue, ends the change streams and closes the database connections.
     ///
-    /// - Throws: ``PrefsError`` when the final flush fails (the stack stays usable).
+    /// - Throws: `PrefsError` when the final flush fails (the stack stays usable).
     public func close() throws {
         try flushSynchronously()
         observers.finishAll()
@@ -177,7 +177,7 @@ extension KeyValueStack {
     /// ```swift
     /// try stack.set(.number("2"), in: .user, forKey: "step", if: .version(1))
     /// ```
-    /// - Throws: ``PrefsError``: `preconditionFailed` when `condition` does not hold (nothing
+    /// - Throws: `PrefsError`: `preconditionFailed` when `condition` does not hold (nothing
     ///   is written), `usage` for a bad key, `cannotWrite` when the store cannot be written.
     @discardableResult
     public func set(
@@ -193,7 +193,7 @@ extension KeyValueStack {
     /// ```swift
     /// try stack.remove(in: .user, forKey: "lock", if: .value(.string("me")))
     /// ```
-    /// - Throws: ``PrefsError``: `preconditionFailed` when `condition` does not hold.
+    /// - Throws: `PrefsError`: `preconditionFailed` when `condition` does not hold.
     @discardableResult
     public func remove(in domain: Domain, forKey key: String, if condition: Precondition) throws -> Bool {
         try perform([Operation(.remove, in: domain, forKey: key, if: condition)]).first?.json != nil
@@ -206,7 +206,7 @@ extension KeyValueStack {
     /// ```swift
     /// let n = try stack.incrementNow(in: .user, forKey: "builds")
     /// ```
-    /// - Throws: ``PrefsError``: `invalidValue` when the value is not an integer or the sum
+    /// - Throws: `PrefsError`: `invalidValue` when the value is not an integer or the sum
     ///   overflows; `cannotWrite` when the store cannot be written.
     @discardableResult
     public func incrementNow(in domain: Domain, forKey key: String, by delta: Int64 = 1) throws -> Int64 {
@@ -250,7 +250,7 @@ extension KeyValueStack {
     /// ```swift
     /// try stack.remove(in: .user, prefix: "onboarding.")
     /// ```
-    /// - Throws: ``PrefsError``: `cannotWrite` when the store cannot be written.
+    /// - Throws: `PrefsError`: `cannotWrite` when the store cannot be written.
     @discardableResult
     public func remove(in domain: Domain, prefix: String) throws -> Int {
         try flushSynchronously()
@@ -327,7 +327,7 @@ extension KeyValueStack {
     /// let removed = try stack.removeDomain(Domain("scratch"))
     /// ```
     /// - Returns: how many keys were removed.
-    /// - Throws: ``PrefsError``: `usage` for a built-in domain without `builtIn`; `notFound`
+    /// - Throws: `PrefsError`: `usage` for a built-in domain without `builtIn`; `notFound`
     ///   when the domain does not exist; `cannotWrite`.
     @discardableResult
     public func removeDomain(_ domain: Domain, builtIn: Bool = false) throws -> Int {

@@ -56,7 +56,7 @@ public final class KeyValueStack: Sendable {
         /// var options = KeyValueStack.Options()
         /// options.busyTimeout = try KeyValueStack.Options.busyTimeoutFromEnvironment(ProcessEnvironment.current()) ?? 5
         /// ```
-        /// - Throws: ``PrefsError`` of kind `usage` unless it is a plain decimal number of
+        /// - Throws: `PrefsError` of kind `usage` unless it is a plain decimal number of
         ///   seconds from 0 to ``maximumBusyTimeout`` (no `inf`, `nan`, hex or exponent).
         public static func busyTimeoutFromEnvironment(_ environment: [String: String]) throws -> TimeInterval? {
             guard let text = environment["PREFS_BUSY_TIMEOUT"], !text.isEmpty else { return nil }
@@ -136,7 +136,7 @@ public final class KeyValueStack: Sendable {
     /// ```swift
     /// let stack = try KeyValueStack(path: StoreLocation.resolve(explicit: nil, environment: env))
     /// ```
-    /// - Throws: ``PrefsError`` of kind ``PrefsError/Kind/usage`` for an empty path, or an
+    /// - Throws: `PrefsError` of kind `PrefsError/Kind/usage` for an empty path, or an
     ///   actor with a control character or longer than 256 characters.
     public init(path: String, options: Options = Options()) throws {
         guard !path.isEmpty else { throw PrefsError(.usage, "store path is empty") }
@@ -232,7 +232,7 @@ public final class KeyValueStack: Sendable {
     /// ```swift
     /// if let entry = try stack.entry(in: .user, forKey: "theme") { print(entry.version) }
     /// ```
-    /// - Throws: ``PrefsError``: `usage` for a bad key, `storeUnreadable` when the store
+    /// - Throws: `PrefsError`: `usage` for a bad key, `storeUnreadable` when the store
     ///   cannot be read.
     public func entry(in domain: Domain, forKey key: String) throws -> Entry? {
         try KeyName.validate(key)
@@ -256,7 +256,7 @@ public final class KeyValueStack: Sendable {
     /// ```swift
     /// let theme = try stack.value(in: .user, forKey: "theme")
     /// ```
-    /// - Throws: ``PrefsError``: `usage` for a bad key, `storeUnreadable` when the store
+    /// - Throws: `PrefsError`: `usage` for a bad key, `storeUnreadable` when the store
     ///   cannot be read.
     public func value(in domain: Domain, forKey key: String) throws -> JSONValue? {
         try resolve(in: domain, forKey: key)?.value
@@ -267,7 +267,7 @@ public final class KeyValueStack: Sendable {
     /// ```swift
     /// let stored = try stack.storedValue(in: .user, forKey: "theme")
     /// ```
-    /// - Throws: ``PrefsError``: `usage` for a bad key, `storeUnreadable` when the store
+    /// - Throws: `PrefsError`: `usage` for a bad key, `storeUnreadable` when the store
     ///   cannot be read.
     public func storedValue(in domain: Domain, forKey key: String) throws -> JSONValue? {
         try KeyName.validate(key)
@@ -280,7 +280,7 @@ public final class KeyValueStack: Sendable {
     /// The domains that exist: the built-in ones (including `memory`) and every custom
     /// domain that has been written to, sorted by name.
     ///
-    /// - Throws: ``PrefsError`` of kind `storeUnreadable` when the store cannot be read.
+    /// - Throws: `PrefsError` of kind `storeUnreadable` when the store cannot be read.
     public func domains() throws -> [Domain] {
         var result = Set(Domain.builtInPersistent + [.memory])
         result.formUnion(queue.overlay(domain: nil).keys.map(\.domain))
@@ -298,7 +298,7 @@ public final class KeyValueStack: Sendable {
     ///   - domain: one domain, or nil for every domain including `memory`.
     ///   - body: called with each entry in key order; an error it throws ends the visit.
     ///   - prefix: only keys starting with this text (raw key text, no wildcards).
-    /// - Throws: ``PrefsError`` when the store cannot be read, or what `body` throws.
+    /// - Throws: `PrefsError` when the store cannot be read, or what `body` throws.
     public func forEachEntry(in domain: Domain? = nil, prefix: String? = nil, _ body: (Entry) throws -> Void) throws {
         let domains = try domain.map { [$0] } ?? self.domains()
         let all = domain == nil
@@ -360,7 +360,7 @@ public final class KeyValueStack: Sendable {
     /// ```swift
     /// let all = try stack.entries()
     /// ```
-    /// - Throws: ``PrefsError`` when the store cannot be read.
+    /// - Throws: `PrefsError` when the store cannot be read.
     public func entries(in domain: Domain? = nil, prefix: String? = nil) throws -> [Entry] {
         var result: [Entry] = []
         try forEachEntry(in: domain, prefix: prefix) { result.append($0) }

@@ -127,7 +127,7 @@ extension KeyValueStack {
     ///   - url: the PostgreSQL database, without a password.
     ///   - domains: the synced domains; nil for every persistent domain except `user`.
     /// - Returns: how many operations were queued.
-    /// - Throws: ``PrefsError``: `usage` for the `memory` domain, `cannotWrite`.
+    /// - Throws: `PrefsError`: `usage` for the `memory` domain, `cannotWrite`.
     @discardableResult
     public func setRemote(_ url: RemoteURL, domains: [Domain]?) throws -> Int {
         if domains?.contains(.memory) == true { throw PrefsError(.usage, "the memory domain is never synced") }
@@ -190,7 +190,7 @@ extension KeyValueStack {
 
     /// The remote, or nil when none is set.
     ///
-    /// - Throws: ``PrefsError`` of kind `storeUnreadable`.
+    /// - Throws: `PrefsError` of kind `storeUnreadable`.
     public func remote() throws -> SyncRemote? {
         try syncStatus().remote
     }
@@ -198,7 +198,7 @@ extension KeyValueStack {
     /// Stops syncing: forgets the remote, the pending operations and the per-key sync
     /// state. Local data is kept. Does nothing when no remote is set.
     ///
-    /// - Throws: ``PrefsError`` of kind `cannotWrite`.
+    /// - Throws: `PrefsError` of kind `cannotWrite`.
     public func unsetRemote() throws {
         guard try main.reader() != nil else { return }
         try WriteTransaction.run(on: main, op: .remote) { transaction in
@@ -213,7 +213,7 @@ extension KeyValueStack {
     /// let status = try stack.syncStatus()
     /// print(status.pending)
     /// ```
-    /// - Throws: ``PrefsError`` of kind `storeUnreadable`.
+    /// - Throws: `PrefsError` of kind `storeUnreadable`.
     public func syncStatus() throws -> SyncStatus {
         var status = SyncStatus(remote: nil, node: nil, pending: 0, lastRemoteSeq: 0)
         _ = try main.read { db in
@@ -239,7 +239,7 @@ extension KeyValueStack {
 
     /// The pending operations in the order they were written, optionally of some domains.
     ///
-    /// - Throws: ``PrefsError`` of kind `storeUnreadable`.
+    /// - Throws: `PrefsError` of kind `storeUnreadable`.
     public func pendingSyncOperations(in domains: Set<Domain>? = nil) throws -> [SyncOperation] {
         try main.read { db in
             var operations: [SyncOperation] = []
@@ -273,7 +273,7 @@ extension KeyValueStack {
     ///     there unless nil (a partial pull of some domains).
     ///   - domains: apply only these domains' operations (nil: every synced domain).
     /// - Returns: how many operations changed a key.
-    /// - Throws: ``PrefsError``: `usage` when no remote is set, `cannotWrite`.
+    /// - Throws: `PrefsError`: `usage` when no remote is set, `cannotWrite`.
     @discardableResult
     public func applyRemoteOperations(_ operations: [SyncOperation], through remoteSeq: Int64?, in domains: Set<Domain>? = nil) throws
         -> Int
@@ -284,7 +284,7 @@ extension KeyValueStack {
     /// ``applyRemoteOperations(_:through:in:)``, also returning how many operations were
     /// skipped as invalid.
     ///
-    /// - Throws: ``PrefsError``: `usage` when no remote is set, `cannotWrite`.
+    /// - Throws: `PrefsError`: `usage` when no remote is set, `cannotWrite`.
     public func applyRemoteOperationsCounting(
         _ operations: [SyncOperation], through remoteSeq: Int64?, in domains: Set<Domain>? = nil
     ) throws -> (applied: Int, skipped: Int) {
@@ -309,7 +309,7 @@ extension KeyValueStack {
     /// `domains`, or all), records the sync as successful and, when the push showed that
     /// nobody else wrote in between, that the remote is pulled up to `remoteSeq`.
     ///
-    /// - Throws: ``PrefsError`` of kind `cannotWrite`.
+    /// - Throws: `PrefsError` of kind `cannotWrite`.
     public func acknowledgeSyncPush(through localSeq: Int64, in domains: Set<Domain>? = nil, remoteSeq: Int64? = nil) throws {
         try WriteTransaction.run(on: main, op: .sync) { transaction in
             let db = transaction.db
@@ -332,7 +332,7 @@ extension KeyValueStack {
 
     /// Records why a sync failed (shown by `prefs sync --status`).
     ///
-    /// - Throws: ``PrefsError`` of kind `cannotWrite`.
+    /// - Throws: `PrefsError` of kind `cannotWrite`.
     public func recordSyncFailure(_ cause: String) throws {
         try WriteTransaction.run(on: main, op: .sync) { transaction in
             try transaction.db.execute(

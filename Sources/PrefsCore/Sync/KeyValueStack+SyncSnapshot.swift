@@ -15,7 +15,7 @@ extension KeyValueStack {
     ///   - remoteSeq: the remote sequence the snapshot reaches; recorded as pulled up to
     ///     there unless nil.
     /// - Returns: how many local keys were removed.
-    /// - Throws: ``PrefsError``: `usage` when no remote is set, `cannotWrite`.
+    /// - Throws: `PrefsError`: `usage` when no remote is set, `cannotWrite`.
     public func forgetSyncedKeys(notIn present: Set<String>, in domains: Set<Domain>? = nil, through remoteSeq: Int64?) throws -> Int {
         // Queued writes first: they record their pending operations when they commit.
         _ = try flushSynchronously()

@@ -35,7 +35,7 @@ enum CommandTable {
                     .init(.flag, ["--show-origin"]),
                 ]
             ) { values in
-                var command = Prefs.Get()
+                var command = Prefs.GetCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -107,7 +107,7 @@ enum CommandTable {
                     .init(.flag, ["--if-absent"]),
                 ]
             ) { values in
-                var command = Prefs.Remove()
+                var command = Prefs.RemoveCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -142,7 +142,7 @@ enum CommandTable {
                     .init(.flag, ["--allow-missing"]),
                 ]
             ) { values in
-                var command = Prefs.List()
+                var command = Prefs.ListCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -169,7 +169,7 @@ enum CommandTable {
                     .init(.flag, ["--json"]),
                 ]
             ) { values in
-                var command = Prefs.Domains()
+                var command = Prefs.DomainsCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -195,7 +195,7 @@ enum CommandTable {
                     .init(.flag, ["--allow-missing"]),
                 ]
             ) { values in
-                var command = Prefs.Export()
+                var command = Prefs.ExportCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -224,7 +224,7 @@ enum CommandTable {
                     .init(.flag, ["--force"]),
                 ]
             ) { values in
-                var command = Prefs.Import()
+                var command = Prefs.ImportCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -248,7 +248,7 @@ enum CommandTable {
                     .init(.flag, ["--force"]),
                 ]
             ) { values in
-                var command = Prefs.Batch()
+                var command = Prefs.BatchCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -271,7 +271,7 @@ enum CommandTable {
                     .init(.option, ["--by"], unconditional: true),
                 ]
             ) { values in
-                var command = Prefs.Incr()
+                var command = Prefs.IncrCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -294,7 +294,7 @@ enum CommandTable {
                     .init(.flag, ["--force"]),
                 ]
             ) { values in
-                var command = Prefs.Apply()
+                var command = Prefs.ApplyCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -320,7 +320,7 @@ enum CommandTable {
                     .init(.option, ["--retain"], unconditional: true),
                 ]
             ) { values in
-                var command = Prefs.Log()
+                var command = Prefs.LogCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -350,7 +350,7 @@ enum CommandTable {
                     .init(.postTerminator),
                 ]
             ) { values in
-                var command = Prefs.Watch()
+                var command = Prefs.WatchCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -375,7 +375,7 @@ enum CommandTable {
                     .init(.positional),
                 ]
             ) { values in
-                var command = Prefs.SchemaGroup.Load()
+                var command = Prefs.SchemaCommand.Load()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -394,7 +394,7 @@ enum CommandTable {
                     .init(.options, ["--override"]),
                 ]
             ) { values in
-                var command = Prefs.SchemaGroup.Show()
+                var command = Prefs.SchemaCommand.Show()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -415,7 +415,7 @@ enum CommandTable {
                     .init(.flag, ["--json"]),
                 ]
             ) { values in
-                var command = Prefs.Describe()
+                var command = Prefs.DescribeCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -440,7 +440,7 @@ enum CommandTable {
                     .init(.option, ["--prefix"]),
                 ]
             ) { values in
-                var command = Prefs.Reset()
+                var command = Prefs.ResetCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -465,7 +465,7 @@ enum CommandTable {
                     .init(.flag, ["--dry-run"]),
                 ]
             ) { values in
-                var command = Prefs.FlagImport()
+                var command = Prefs.FlagImportCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -487,7 +487,7 @@ enum CommandTable {
                     .init(.option, ["-o"]),
                 ]
             ) { values in
-                var command = Prefs.FlagExport()
+                var command = Prefs.FlagExportCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -507,7 +507,7 @@ enum CommandTable {
                     .init(.flag, ["--json"]),
                 ]
             ) { values in
-                var command = Prefs.FlagList()
+                var command = Prefs.FlagListCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -527,7 +527,7 @@ enum CommandTable {
                     .init(.positional),
                 ]
             ) { values in
-                var command = Prefs.FlagShow()
+                var command = Prefs.FlagShowCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -554,7 +554,7 @@ enum CommandTable {
                     .init(.flag, ["--json"]),
                 ]
             ) { values in
-                var command = Prefs.FlagEval()
+                var command = Prefs.FlagEvalCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -586,7 +586,7 @@ enum CommandTable {
                     .init(.option, ["--fractional-version"]),
                 ]
             ) { values in
-                var command = Prefs.FlagEnabled()
+                var command = Prefs.FlagEnabledCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -611,7 +611,7 @@ enum CommandTable {
                     .init(.positional),
                 ]
             ) { values in
-                var command = Prefs.FlagEnable()
+                var command = Prefs.FlagEnableCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -631,7 +631,7 @@ enum CommandTable {
                     .init(.positional),
                 ]
             ) { values in
-                var command = Prefs.FlagDisable()
+                var command = Prefs.FlagDisableCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -653,7 +653,7 @@ enum CommandTable {
                     .init(.flag, ["--unset"]),
                 ]
             ) { values in
-                var command = Prefs.FlagConfig()
+                var command = Prefs.FlagConfigCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -682,7 +682,7 @@ enum CommandTable {
                     .init(.flag, ["--json"]),
                 ]
             ) { values in
-                var command = Prefs.FlagExplain()
+                var command = Prefs.FlagExplainCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -804,7 +804,7 @@ enum CommandTable {
                     .init(.flag, ["--json"]),
                 ]
             ) { values in
-                var command = Prefs.Refresh()
+                var command = Prefs.RefreshCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -832,7 +832,7 @@ enum CommandTable {
                     .init(.option, ["--domains"]),
                 ]
             ) { values in
-                var command = Prefs.RemoteSet()
+                var command = Prefs.RemoteSetCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -853,7 +853,7 @@ enum CommandTable {
                     .init(.flag, ["--json"]),
                 ]
             ) { values in
-                var command = Prefs.RemoteShow()
+                var command = Prefs.RemoteShowCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -872,7 +872,7 @@ enum CommandTable {
                     .init(.options, ["--override"]),
                 ]
             ) { values in
-                var command = Prefs.RemoteUnset()
+                var command = Prefs.RemoteUnsetCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -897,7 +897,7 @@ enum CommandTable {
                     .init(.option, ["--timeout"]),
                 ]
             ) { values in
-                var command = Prefs.Sync()
+                var command = Prefs.SyncCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -930,7 +930,7 @@ enum CommandTable {
                     .init(.flag, ["--no-access-log"]),
                 ]
             ) { values in
-                var command = Prefs.Serve()
+                var command = Prefs.ServeCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -957,7 +957,7 @@ enum CommandTable {
                     .init(.flag, ["--json"]),
                 ]
             ) { values in
-                var command = Prefs.Doctor()
+                var command = Prefs.DoctorCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -978,7 +978,7 @@ enum CommandTable {
                     .init(.flag, ["--force"]),
                 ]
             ) { values in
-                var command = Prefs.Backup()
+                var command = Prefs.BackupCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -1001,7 +1001,7 @@ enum CommandTable {
                     .init(.flag, ["--with-sources"]),
                 ]
             ) { values in
-                var command = Prefs.Restore()
+                var command = Prefs.RestoreCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -1024,7 +1024,7 @@ enum CommandTable {
                     .init(.optionalPositional),
                 ]
             ) { values in
-                var command = Prefs.Edit()
+                var command = Prefs.EditCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)

@@ -3,7 +3,7 @@ import Glibc
 import PrefsCore
 
 extension Prefs {
-    struct Serve: ParsableCommand {
+    struct ServeCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "serve",
             abstract: "Serve the switch domain's flags over OFREP (OpenFeature) and a read-only web inspector.",

@@ -2,7 +2,7 @@ import ArgumentParser
 import PrefsCore
 
 extension Prefs {
-    struct List: ParsableCommand {
+    struct ListCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "list",
             abstract: "List keys and values.",
@@ -109,26 +109,6 @@ extension Prefs {
             if current != nil { write(keysOnly ? "]" : "}") }
             write(flatKeys ? "]\n" : "}\n")
             out.write(bytes: text)
-        }
-    }
-
-    struct Domains: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "domains",
-            abstract: "List the domains: the built-in ones and every custom domain written to.")
-
-        @OptionGroup var global: GlobalOptions
-
-        @Flag(help: "Print a JSON array.")
-        var json = false
-
-        func run() throws {
-            let domains = try global.openStack().domains()
-            if json {
-                Output.standard.write(JSONValue.array(domains.map { .string($0.name) }).compactText + "\n")
-            } else {
-                for domain in domains { Output.standard.write(domain.name + "\n") }
-            }
         }
     }
 }

@@ -2,50 +2,7 @@ import ArgumentParser
 import PrefsCore
 
 extension Prefs {
-    struct Doctor: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "doctor",
-            abstract:
-                "Check the store: integrity, schema version and objects, values, WAL, permissions, orphaned memory files, expired keys.",
-            discussion: "One line per finding: LEVEL<TAB>CHECK<TAB>MESSAGE (ok, warning, error). Exit 0 when healthy, 3 when damaged.")
-
-        @OptionGroup var global: GlobalOptions
-
-        @Flag(help: "Print JSON Lines.")
-        var json = false
-
-        func run() throws {
-            let findings = try global.openStack().doctor()
-            for finding in findings {
-                Output.standard.write(json ? finding.json + "\n" : "\(finding.level.rawValue)\t\(finding.check)\t\(finding.message)\n")
-            }
-            if findings.contains(where: { $0.level == .error }) {
-                Output.standard.flush()
-                throw PrefsError(.storeUnreadable, "the store is damaged; see the findings above")
-            }
-        }
-    }
-
-    struct Backup: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "backup",
-            abstract: "Write a consistent copy of the store while other processes keep writing (mode 0600).")
-
-        @OptionGroup var global: GlobalOptions
-
-        @Argument(help: ArgumentHelp("The backup file.", valueName: "file"), completion: .file())
-        var file: String
-
-        @Flag(help: "Overwrite an existing file.")
-        var force = false
-
-        func run() throws {
-            SignalCleanup.installHandlers()  // an interrupted backup leaves no hidden copy behind
-            try global.openStack().backup(to: file, overwrite: force)
-        }
-    }
-
-    struct Restore: ParsableCommand {
+    struct RestoreCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "restore",
             abstract: "Replace the store's content with a backup, while other processes keep using it.",

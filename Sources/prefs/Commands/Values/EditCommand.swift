@@ -7,7 +7,7 @@ import PrefsCore
 #endif
 
 extension Prefs {
-    struct Edit: ParsableCommand {
+    struct EditCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "edit",
             abstract: "Edit a key's value, or a whole domain, in $VISUAL or $EDITOR.",

@@ -2,7 +2,7 @@ import ArgumentParser
 import PrefsCore
 
 extension Prefs {
-    struct Export: ParsableCommand {
+    struct ExportCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "export",
             abstract: "Write domains as one JSON object {\"domain\":{\"key\":value}}.",
@@ -83,54 +83,6 @@ extension Prefs {
             }
         }
     }
-
-    struct Import: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "import",
-            abstract: "Load a JSON object {\"domain\":{\"key\":value}} into the store.",
-            discussion: """
-                The whole document is checked first; nothing changes when any part is invalid \
-                (exit 6). Keys are added or changed; with --replace, each domain in the file \
-                becomes exactly its content there. One transaction. --dry-run prints \
-                ACTION<TAB>DOMAIN<TAB>KEY[<TAB>JSON] lines (add, change, remove) and writes nothing.
-                """)
-
-        @OptionGroup var global: GlobalOptions
-
-        @Argument(help: ArgumentHelp("The file to read, or - for standard input.", valueName: "file"), completion: .file())
-        var file: String = "-"
-
-        @Flag(help: "Make each domain named in the file exactly the file's content.")
-        var replace = false
-
-        @Flag(help: "Print what would change and write nothing.")
-        var dryRun = false
-
-        @Flag(help: "Skip the schema's checks (with a warning).")
-        var force = false
-
-        func run() throws {
-            let bytes = try readInput(file)
-            let source = file == "-" ? "standard input" : file
-            let stack = try global.openStack(force: force)
-            let plan: ImportPlan
-            do {
-                plan = try stack.importDocument(utf8: consume bytes, replace: replace, dryRun: dryRun)
-            } catch let error as PrefsError where error.kind == .invalidValue {
-                throw PrefsError(.invalidValue, "\(source): \(error.message)")
-            }
-            guard dryRun else { return }
-            let out = Output.standard
-            for change in plan.changes {
-                out.write("\(change.action.rawValue)\t\(change.domain.name)\t\(change.key)")
-                if let json = change.json { out.write("\t" + json) }
-                out.write("\n")
-            }
-            Output.error(
-                "dry run: would add \(plan.count(.add)), change \(plan.count(.change)), remove \(plan.count(.remove)); \(plan.unchanged) unchanged"
-            )
-        }
-    }
 }
 
 /// `export --format`.
@@ -138,7 +90,7 @@ enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
     case json, env, dotenv
 }
 
-extension Prefs.Export {
+extension Prefs.ExportCommand {
     /// The name a key gets in `--format env|dotenv`: `prefix` (when given) and the key in upper
     /// case with every character other than A-Z and 0-9 replaced by `_`; without a prefix, `_`
     /// goes before a leading digit. nil when the key has non-ASCII characters.

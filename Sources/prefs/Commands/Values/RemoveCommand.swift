@@ -2,7 +2,7 @@ import ArgumentParser
 import PrefsCore
 
 extension Prefs {
-    struct Remove: ParsableCommand {
+    struct RemoveCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "rm",
             abstract: "Remove keys.",

@@ -6,7 +6,7 @@ import PrefsCore
 #endif
 
 extension Prefs {
-    struct Get: ParsableCommand {
+    struct GetCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "get",
             abstract: "Print the value of a key (or of several keys, or of every key with a prefix).",

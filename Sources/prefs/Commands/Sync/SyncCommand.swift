@@ -4,86 +4,7 @@ import Glibc
 import PrefsCore
 
 extension Prefs {
-    struct RemoteGroup: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "remote",
-            abstract: "Set, show or unset the PostgreSQL database this store syncs with.",
-            discussion: """
-                The remote is a libpq connection string, as psql takes it: a URI \
-                (postgres://USER@HOST:PORT/DB?sslmode=require, postgresql:///DB?host=/run/postgresql, \
-                postgres://H1,H2/DB?target_session_attrs=read-write) or keyword=value pairs (service=NAME). \
-                libpq also reads the PG* environment variables and the service file when 'prefs sync' \
-                connects. The password comes from PGPASSWORD, ~/.pgpass or the service file; it is never \
-                stored, and a URL with a password is refused. Setting a remote connects to nothing.
-                """,
-            subcommands: [RemoteSet.self, RemoteShow.self, RemoteUnset.self])
-    }
-
-    struct RemoteSet: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "set",
-            abstract: "Sync this store with a PostgreSQL database; queue the synced domains' content for the first push.",
-            discussion: """
-                From now on every write of a synced domain records a pending operation (operation id, \
-                hybrid logical clock timestamp, node id) in its own transaction. Prints how many \
-                operations were queued.
-                """)
-
-        @OptionGroup var global: GlobalOptions
-
-        @Argument(help: ArgumentHelp("postgres://USER@HOST:PORT/DB, or a libpq connection string (service=NAME)", valueName: "url"))
-        var url: String
-
-        @Option(
-            help: ArgumentHelp(
-                "The synced domains, separated by commas (default: every persistent domain except user, custom ones included).",
-                valueName: "domains"))
-        var domains: String?
-
-        func run() throws {
-            let remote = try RemoteURL(parsing: url)
-            let list = try domains.map { text in try text.split(separator: ",").map { try parseDomain(String($0)) } }
-            if list?.isEmpty == true { throw PrefsError(.usage, "--domains needs at least one domain") }
-            let queued = try global.openStack().setRemote(remote, domains: list)
-            Output.standard.write("queued \(queued) operation\(queued == 1 ? "" : "s") for the first sync\n")
-        }
-    }
-
-    struct RemoteShow: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "show",
-            abstract: "Print the remote URL (exit 1 when none is set).")
-
-        @OptionGroup var global: GlobalOptions
-
-        @Flag(help: "Print {\"url\":…,\"domains\":[…] or null}.")
-        var json = false
-
-        func run() throws {
-            guard let remote = try global.openStack().remote() else { throw PrefsError(.notFound, "no remote set") }
-            if json {
-                let domains: JSONValue = remote.domains.map { .array($0.map { .string($0.name) }) } ?? .null
-                Output.standard.write(
-                    JSONValue.object([.init("url", .string(remote.url.description)), .init("domains", domains)]).compactText + "\n")
-            } else {
-                Output.standard.write(remote.url.description + "\n")
-            }
-        }
-    }
-
-    struct RemoteUnset: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "unset",
-            abstract: "Stop syncing: forget the remote and the pending operations; local data is kept.")
-
-        @OptionGroup var global: GlobalOptions
-
-        func run() throws {
-            try global.openStack().unsetRemote()
-        }
-    }
-
-    struct Sync: ParsableCommand {
+    struct SyncCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "sync",
             abstract: "Pull remote operations, apply them, push pending ones (offline first; exit 7 when unreachable).",
@@ -197,33 +118,5 @@ extension Prefs {
             ]
             for (name, value) in rows { Output.standard.write("\(name)\t\(Output.escapingControls(value))\n") }
         }
-    }
-}
-
-extension Duration {
-    var milliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
-    }
-}
-
-/// Helper binaries installed next to `prefs` (or on PATH): `prefs-http-get`, `prefs-sync`.
-enum Helper {
-    static func path(_ name: String) -> String? {
-        let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let sibling = URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent(name).path
-        if FileManager.default.isExecutableFile(atPath: sibling) { return sibling }
-        for directory in (ProcessEnvironment.value("PATH") ?? "").split(separator: ":") {
-            let candidate = "\(directory)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
-    }
-
-    /// Replaces this process with the helper: its output, signals and exit code are the command's.
-    static func exec(_ path: String, _ arguments: [String]) throws -> Never {
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
-        argv.append(nil)
-        execv(path, &argv)
-        throw PrefsError(.unreachable, "cannot run \(path): \(String(cString: strerror(errno))); nothing synced, local data kept")
     }
 }

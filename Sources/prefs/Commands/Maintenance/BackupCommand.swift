@@ -1,0 +1,23 @@
+import ArgumentParser
+import PrefsCore
+
+extension Prefs {
+    struct BackupCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "backup",
+            abstract: "Write a consistent copy of the store while other processes keep writing (mode 0600).")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: ArgumentHelp("The backup file.", valueName: "file"), completion: .file())
+        var file: String
+
+        @Flag(help: "Overwrite an existing file.")
+        var force = false
+
+        func run() throws {
+            SignalCleanup.installHandlers()  // an interrupted backup leaves no hidden copy behind
+            try global.openStack().backup(to: file, overwrite: force)
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import ArgumentParser
+import FoundationEssentials
+import Glibc
+import PrefsCore
+
+/// Helper binaries installed next to `prefs` (or on PATH): `prefs-http-get`, `prefs-sync`.
+enum Helper {
+    static func path(_ name: String) -> String? {
+        let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let sibling = URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent(name).path
+        if FileManager.default.isExecutableFile(atPath: sibling) { return sibling }
+        for directory in (ProcessEnvironment.value("PATH") ?? "").split(separator: ":") {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// Replaces this process with the helper: its output, signals and exit code are the command's.
+    static func exec(_ path: String, _ arguments: [String]) throws -> Never {
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
+        argv.append(nil)
+        execv(path, &argv)
+        throw PrefsError(.unreachable, "cannot run \(path): \(String(cString: strerror(errno))); nothing synced, local data kept")
+    }
+}
