@@ -6,7 +6,7 @@ import PrefsCore
 
 /// The plain `prefs get DOMAIN KEY [--json]` without the store machinery.
 ///
-/// `prefs get` runs in shell loops, so its cost matters. ``Prefs/Get`` asks this first when
+/// `prefs get` runs in shell loops, so its cost matters. ``Prefs/GetCommand`` asks this first when
 /// the command line has one key and no option but `--json` and `--store`: the value is read
 /// with ``QuickRead`` and printed with the same code as the full command. When anything is
 /// unusual — overrides, the memory domain, a missing store, key or table, an expired value,

@@ -8,8 +8,10 @@ extension Prefs {
             commandName: "flag",
             abstract: "Feature flags in the switch domain, in OpenFeature flagd's format.",
             subcommands: [
-                FlagImportCommand.self, FlagExportCommand.self, FlagListCommand.self, FlagShowCommand.self, FlagEvalCommand.self, FlagEnabledCommand.self, FlagEnableCommand.self,
-                FlagDisableCommand.self, FlagConfigCommand.self, FlagExplainCommand.self, FlagDiffCommand.self, FlagStatsCommand.self, FlagLintCommand.self,
+                FlagImportCommand.self, FlagExportCommand.self, FlagListCommand.self, FlagShowCommand.self, FlagEvalCommand.self,
+                FlagEnabledCommand.self, FlagEnableCommand.self,
+                FlagDisableCommand.self, FlagConfigCommand.self, FlagExplainCommand.self, FlagDiffCommand.self, FlagStatsCommand.self,
+                FlagLintCommand.self,
             ])
     }
 }
