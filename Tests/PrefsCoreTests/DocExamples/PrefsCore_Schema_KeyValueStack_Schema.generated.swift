@@ -30,7 +30,7 @@ enum DocExample_PrefsCore_Schema_KeyValueStack_Schema {
     ) async throws {
         try stack.reset(in: .user, keys: ["theme"])
     }
-    // Sources/PrefsCore/Schema/KeyValueStack+Schema.swift:182
+    // Sources/PrefsCore/Schema/KeyValueStack+Schema.swift:195
     static func example4(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
