@@ -43,9 +43,15 @@ public enum OFREP {
     }
 
     /// The `eventStreams` member of a bulk answer: the server's SSE stream at the address the
-    /// request was sent to (its `Host`); nil without a `Host`.
+    /// request was sent to (its `Host`); nil without a `Host` or with one that is not a plain
+    /// `name[:port]` or `[v6]:port` (the client chose that text: only host characters go back).
     public static func eventStreams(host: String?) -> JSONValue? {
-        guard let host, !host.isEmpty, !host.contains(where: { $0 == "/" || $0 == "?" || $0 == "#" || $0 == "@" || $0 == " " })
+        guard let host, !host.isEmpty, host.utf8.count <= 261,
+            host.utf8.allSatisfy({ byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ":")
+                    || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]")
+            })
         else { return nil }
         return .array([.object([.init("type", .string("sse")), .init("url", .string("http://" + host + eventStreamPath))])])
     }

@@ -144,6 +144,14 @@ struct ServeCoreTests {
         let body = #"{"context":{"targetingKey":"u1"}}"#
         let advertised = post(core, "/ofrep/v1/evaluate/flags", body, headers: ["Host": "127.0.0.1:8016"])
         #expect(advertised.text.contains(#"],"eventStreams":[{"type":"sse","url":"http://127.0.0.1:8016/ofrep/v1/events"}],"metadata""#))
+        // A Host the client chose (a server with a token answers other names than loopback)
+        // is echoed only when it is host text; otherwise no stream is advertised.
+        for host in [#"evil"host"#, "a\\b", "</script>", "x.example\r\nSet-Cookie: a=b", "ä.example", String(repeating: "a", count: 300)] {
+            #expect(OFREP.eventStreams(host: host) == nil, "\(host.debugDescription)")
+        }
+        #expect(OFREP.eventStreams(host: "prefs.example:8016") != nil)
+        let v6 = post(core, "/ofrep/v1/evaluate/flags", body, headers: ["Host": "[::1]:8016"])
+        #expect(v6.text.contains(#""url":"http://[::1]:8016/ofrep/v1/events""#), "\(v6.text)")
         let before = core.configETag
         #expect(before.hasPrefix("\"") && before.count == 18)
 
