@@ -44,16 +44,42 @@ public enum OFREP {
 
     /// The `eventStreams` member of a bulk answer: the server's SSE stream at the address the
     /// request was sent to (its `Host`); nil without a `Host` or with one that is not a plain
-    /// `name[:port]` or `[v6]:port` (the client chose that text: only host characters go back).
+    /// `name[:port]` or `[v6]:port` (the client chose that text: only a valid authority goes back).
     public static func eventStreams(host: String?) -> JSONValue? {
-        guard let host, !host.isEmpty, host.utf8.count <= 261,
-            host.utf8.allSatisfy({ byte in
-                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                    || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ":")
-                    || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]")
-            })
-        else { return nil }
+        guard let host, isAuthority(host) else { return nil }
         return .array([.object([.init("type", .string("sse")), .init("url", .string("http://" + host + eventStreamPath))])])
+    }
+
+    /// `name`, `name:port` or `[v6]`, `[v6]:port`: letters, digits, `.` and `-` in a name, hex
+    /// digits, `:` and `.` inside brackets, a port of 1 to 65535; at most 261 bytes.
+    static func isAuthority(_ host: String) -> Bool {
+        let bytes = Array(host.utf8)
+        guard !bytes.isEmpty, bytes.count <= 261 else { return false }
+        func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
+        func isLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) }
+        var rest = bytes[...]
+        if rest.first == UInt8(ascii: "[") {
+            guard let close = rest.firstIndex(of: UInt8(ascii: "]")), close > rest.startIndex + 1 else { return false }
+            let inside = rest[(rest.startIndex + 1)..<close]
+            guard
+                inside.allSatisfy({
+                    isDigit($0) || isLetter($0) && (0x61...0x66).contains($0 | 0x20) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".")
+                })
+            else { return false }
+            rest = rest[(close + 1)...]
+        } else {
+            let end = rest.firstIndex(of: UInt8(ascii: ":")) ?? rest.endIndex
+            let name = rest[..<end]
+            guard !name.isEmpty, name.allSatisfy({ isDigit($0) || isLetter($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") })
+            else { return false }
+            rest = rest[end...]
+        }
+        guard let colon = rest.first else { return true }
+        let port = rest.dropFirst()
+        guard colon == UInt8(ascii: ":"), (1...5).contains(port.count), port.allSatisfy(isDigit),
+            let number = Int(String(decoding: port, as: UTF8.self)), (1...65535).contains(number)
+        else { return false }
+        return true
     }
 
     /// One event of the OFREP event stream: the flags changed, refetch (the ETag of the flag

@@ -146,10 +146,15 @@ struct ServeCoreTests {
         #expect(advertised.text.contains(#"],"eventStreams":[{"type":"sse","url":"http://127.0.0.1:8016/ofrep/v1/events"}],"metadata""#))
         // A Host the client chose (a server with a token answers other names than loopback)
         // is echoed only when it is host text; otherwise no stream is advertised.
-        for host in [#"evil"host"#, "a\\b", "</script>", "x.example\r\nSet-Cookie: a=b", "ä.example", String(repeating: "a", count: 300)] {
+        for host in [
+            #"evil"host"#, "a\\b", "</script>", "x.example\r\nSet-Cookie: a=b", "ä.example", String(repeating: "a", count: 300),
+            "[::1]evil.com", "[::1][evil]", "localhost:abc", "127.0.0.1:99999999", "[::1]:1:2", "127.0.0.1:", "[]:80", ":80",
+        ] {
             #expect(OFREP.eventStreams(host: host) == nil, "\(host.debugDescription)")
         }
-        #expect(OFREP.eventStreams(host: "prefs.example:8016") != nil)
+        for host in ["prefs.example:8016", "localhost", "127.0.0.1:65535", "[::1]", "[fe80::1]:8016"] {
+            #expect(OFREP.eventStreams(host: host) != nil, "\(host)")
+        }
         let v6 = post(core, "/ofrep/v1/evaluate/flags", body, headers: ["Host": "[::1]:8016"])
         #expect(v6.text.contains(#""url":"http://[::1]:8016/ofrep/v1/events""#), "\(v6.text)")
         let before = core.configETag
