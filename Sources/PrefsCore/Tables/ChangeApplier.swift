@@ -31,7 +31,9 @@ final class ChangeApplier {
     func prepare(_ domain: Domain, create: Bool, purge: Bool = true) throws -> Bool {
         if ready.contains(domain) { return true }
         if try DomainTable.mayExist(db, domain) {
-            if purge {
+            // Naming the op dirties `write_context`'s page: only when there is something to
+            // purge, so a plain set writes its key's page and its log record's, no third.
+            if purge, try DomainTable(domain).hasExpired(db, now: now) {
                 try transaction.setOp(.expire)
                 try db.execute(
                     sql: "DELETE FROM \(DomainTable(domain).table) WHERE expires_at IS NOT NULL AND expires_at <= ?", arguments: [now])
@@ -130,14 +132,13 @@ final class ChangeApplier {
                 continue
             }
             lastDomain = domain
-            if index >= unlogged {
-                try transaction.setOp(op ?? (change == .remove ? .rm : .set))
-            }
+            let logAs = op ?? (change == .remove ? .rm : .set)
             if let bulkSet {
+                if index >= unlogged { try transaction.setOp(logAs) }
                 try bulk.add(db, domain, key: target.key, json: bulkSet.json, now: now, expiresAt: bulkSet.expiresAt)
                 continue
             }
-            try apply(change, to: target, requireExisting: requireExisting, check: check, into: &outcome)
+            try apply(change, to: target, logAs: logAs, requireExisting: requireExisting, check: check, into: &outcome)
         }
         try bulk.end()
         return outcome
@@ -152,21 +153,25 @@ final class ChangeApplier {
         return max(0, changes.count - (try transaction.retention()))
     }
 
-    /// Applies one change, reading the previous value.
+    /// Applies one change, reading the previous value. The op is named only when a row
+    /// changes: naming it writes `write_context`'s page, and a removal of a missing key (or a
+    /// skipped increment) must leave the store untouched, its commit writing nothing.
     private func apply(
-        _ change: PendingChange, to target: PendingKey, requireExisting: Bool, check: IncrementCheck?,
+        _ change: PendingChange, to target: PendingKey, logAs: LogOperation, requireExisting: Bool, check: IncrementCheck?,
         into outcome: inout (events: [ChangeEvent], rejected: [String])
     ) throws {
         let (domain, key) = (target.domain, target.key)
         let old = try entry(in: domain, forKey: key)
         switch change {
         case .set(let json, let expiresAt):
+            try transaction.setOp(logAs)
             outcome.events.append(try store(json, in: domain, forKey: key, expiresAt: expiresAt, old: old))
         case .remove:
             guard let old else {
                 if requireExisting { throw Self.notFound(target) }
                 return
             }
+            try transaction.setOp(logAs)
             outcome.events.append(try remove(in: domain, forKey: key, old: old))
         case .increment(let delta, _):
             // Apply the delta to the committed value. When another process has stored a
@@ -180,6 +185,7 @@ final class ChangeApplier {
                 outcome.rejected.append("increment of \(domain.name)/\(key) skipped: \(error.message)")
                 return
             }
+            try transaction.setOp(logAs)
             outcome.events.append(try store(String(sum), in: domain, forKey: key, expiresAt: old?.expiresAt, old: old))
         }
     }

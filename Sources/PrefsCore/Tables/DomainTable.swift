@@ -87,6 +87,14 @@ struct DomainTable {
             """
     }
 
+    /// Whether a key has expired by `now` (milliseconds) and is still stored. Reads the
+    /// expiry index only, so a write that has nothing to purge leaves `write_context` alone.
+    func hasExpired(_ db: Database, now: Int64) throws -> Bool {
+        let statement = try db.cachedStatement(
+            sql: "SELECT 1 FROM \(table) WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1")
+        return try Bool.fetchOne(statement, arguments: [now]) ?? false
+    }
+
     /// Deletes a key; returns whether it existed.
     func delete(_ db: Database, key: String) throws -> Bool {
         try db.cachedStatement(sql: "DELETE FROM \(table) WHERE key = ?").execute(arguments: [key])

@@ -55,6 +55,33 @@ struct WALBoundTests {
         #expect(try box.runOK(["get", "user", "n"]).stdout == "1\n")
     }
 
+    /// What one write adds to the WAL while another connection keeps the store open (so no
+    /// close checkpoints it): a set writes its key's page and its log record's page, nothing
+    /// else (naming the `expire` op before every set used to dirty `write_context` too); a
+    /// removal of a key that is not there writes nothing at all, so it syncs nothing.
+    @Test func aWriteAddsOnlyThePagesItChanges() throws {
+        let box = try Sandbox()
+        try box.runOK(["set", "user", "a", "1"])
+        // sqlite3 reading its commands from a pipe keeps its connection until the pipe closes.
+        let holder = try Running([box.store], environment: box.environment(), executable: "/usr/bin/sqlite3")
+        defer { #expect(holder.finish().status == 0) }
+        holder.write("SELECT count(*) FROM kv_user;\n")
+        let deadline = Date().addingTimeInterval(20)
+        while Self.size(box.store + "-shm") == nil && Date() < deadline { usleep(5000) }
+        try #require(Self.size(box.store + "-shm") != nil, "sqlite3 opened the store")
+        try box.runOK(["set", "user", "b", "2"])
+        let frame = 24 + 4096
+        let start = try #require(Self.size(box.store + "-wal"), "the holder keeps the WAL")
+        for i in 0..<5 {
+            try box.runOK(["set", "user", "k\(i)", "\(i)"])
+        }
+        let afterSets = try #require(Self.size(box.store + "-wal"))
+        #expect((afterSets - start) / frame == 10, "five sets added \((afterSets - start) / frame) pages")
+        try box.runOK(["rm", "user", "nothing"])
+        #expect(Self.size(box.store + "-wal") == afterSets, "removing a missing key wrote to the WAL")
+        #expect(try box.runOK(["log", "user", "--limit", "1"]).stdout.contains("\tset\tuser\tk4\t"))
+    }
+
     /// While a long-lived reader keeps the store open (so no command is the last to close it),
     /// checkpoints still complete and the WAL is reused and cut back to its limit.
     @Test(.tags(.slow)) func theWALStaysBoundedWhileAWatcherHoldsTheStoreOpen() throws {
