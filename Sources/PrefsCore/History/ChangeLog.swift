@@ -38,10 +38,27 @@ struct ChangeLog: Sendable {
         try Int.fetchOne(db, sql: "SELECT \(retentionSQL)") ?? defaultRetention
     }
 
-    /// Applies retention: deletes all but the newest records the log keeps.
-    static func prune(_ db: Database) throws {
-        try db.execute(sql: "DELETE FROM changelog WHERE seq <= (SELECT max(seq) FROM changelog) - \(retentionSQL)")
+    /// Applies retention: deletes all but the newest records the log keeps. A log that keeps
+    /// 1,024 records or more is pruned in batches: the records beyond retention wait until
+    /// there are 1/64 of it (156 of 10,000), then go in one statement. Deleting the oldest
+    /// record with every write would write the log's oldest page, a third page, with every
+    /// set of a store used long enough to fill its log. Readers never see them:
+    /// ``KeyValueStack/history(_:limit:since:)`` reads the newest records retention keeps.
+    /// `exact` prunes now (a transaction that left a placeholder for skipped records).
+    static func prune(_ db: Database, exact: Bool = false) throws {
+        try db.cachedStatement(
+            sql: """
+                DELETE FROM changelog WHERE seq <= (SELECT max(seq) FROM changelog) - \(retentionSQL)
+                  AND (?1 OR (SELECT min(seq) FROM changelog) <= (SELECT max(seq) FROM changelog) - \(retentionSQL) - \(slackSQL))
+                """
+        ).execute(arguments: [exact])
     }
+
+    /// SQL for how many records beyond retention may wait for the next batch.
+    private static let slackSQL = "(CASE WHEN \(retentionSQL) >= 1024 THEN \(retentionSQL) / 64 ELSE 0 END)"
+
+    /// SQL for the oldest sequence number a reader shows: the newest records retention keeps.
+    static let firstKeptSQL = "(SELECT max(seq) FROM changelog) - \(retentionSQL)"
 
     /// Keeps only the newest `count` records from now on, and prunes now.
     static func setRetention(_ db: Database, _ count: Int) throws {

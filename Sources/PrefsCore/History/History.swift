@@ -77,7 +77,8 @@ extension KeyValueStack {
     ///   - since: only records at or after this time (milliseconds since 1970).
     /// - Throws: `PrefsError` of kind `storeUnreadable` when the store cannot be read.
     public func history(_ filter: LogFilter = LogFilter(), limit: Int? = nil, since: Int64? = nil) throws -> [LogRecord] {
-        var conditions: [String] = []
+        // Records beyond retention waiting for the next batch prune are not shown.
+        var conditions = ["seq > \(ChangeLog.firstKeptSQL)"]
         var arguments: StatementArguments = []
         if let domain = filter.domain {
             conditions.append("domain = ?")
@@ -91,7 +92,7 @@ extension KeyValueStack {
             conditions.append("at >= ?")
             arguments.append(contentsOf: [since])
         }
-        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let whereClause = "WHERE " + conditions.joined(separator: " AND ")
         let sql = "SELECT seq, at, domain, key, op, old, new, actor FROM changelog \(whereClause) ORDER BY seq DESC"
         return try main.read { db in
             var records: [LogRecord] = []

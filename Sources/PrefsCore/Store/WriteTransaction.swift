@@ -16,6 +16,9 @@ final class WriteTransaction {
     private var op: LogOperation
     /// Set when the store syncs, until the sync capture has run.
     private var recorder: SyncRecorder?
+    /// Set when a placeholder stands for skipped records: retention must remove it (and the
+    /// records before it) at this commit, not in a later batch.
+    private(set) var prunesExactly = false
 
     private init(_ db: Database, log: ChangeLog, op: LogOperation, recordsSync: Bool) throws {
         self.db = db
@@ -35,7 +38,7 @@ final class WriteTransaction {
             let transaction = try WriteTransaction(db, log: database.changeLog, op: op, recordsSync: database.recordsSync)
             let result = try body(transaction)
             try transaction.captureSync()
-            try ChangeLog.prune(db)
+            try ChangeLog.prune(db, exact: transaction.prunesExactly)
             return result
         }
     }
@@ -75,6 +78,7 @@ final class WriteTransaction {
         try setOp(op)
         guard skipped > 0 else { return }
         try log.placeholder(db, .skipped, offset: Int64(skipped))
+        prunesExactly = true
     }
 
     /// Records the pending sync operations of the changes made so far, now rather than at

@@ -82,6 +82,41 @@ struct WALBoundTests {
         #expect(try box.runOK(["log", "user", "--limit", "1"]).stdout.contains("\tset\tuser\tk4\t"))
     }
 
+    /// A store used long enough to fill its change log: a set still writes two pages, because
+    /// the records beyond retention go in batches (1/64 of it) rather than one per write, and
+    /// `prefs log` still shows exactly the newest 10,000.
+    @Test(.tags(.slow)) func aFullLogIsPrunedInBatches() throws {
+        let box = try Sandbox()
+        let keys = (0..<10_000).map { "\"k\($0)\": \($0)" }.joined(separator: ", ")
+        try box.runOK(["import", "-"], stdin: "{\"user\": {\(keys)}}")
+        let holder = try Running([box.store], environment: box.environment(), executable: "/usr/bin/sqlite3")
+        defer { #expect(holder.finish().status == 0) }
+        holder.write("SELECT count(*) FROM kv_user;\n")
+        let deadline = Date().addingTimeInterval(20)
+        while Self.size(box.store + "-shm") == nil && Date() < deadline { usleep(5000) }
+        try #require(Self.size(box.store + "-shm") != nil, "sqlite3 opened the store")
+        try box.runOK(["set", "user", "x", "0"])
+        let frame = 24 + 4096
+        let start = try #require(Self.size(box.store + "-wal"))
+        for i in 1...20 {
+            try box.runOK(["set", "user", "x", "\(i)"])
+        }
+        let after = try #require(Self.size(box.store + "-wal"))
+        #expect((after - start) / frame == 40, "twenty sets on a full log added \((after - start) / frame) pages")
+        // Past the batch (156 records): pruned back to 10,000, and the log shows 10,000 either way.
+        let script = "for i in $(seq 21 200); do \"$PREFS\" --store \"$STORE\" set user x \"$i\" || exit 1; done"
+        let loop = try Sandbox.exec(
+            "/bin/bash", ["-c", script], stdin: nil, environment: box.environment(["PREFS": Sandbox.binary, "STORE": box.store]))
+        #expect(loop.status == 0, "\(loop)")
+        let log = try box.runOK(["log"]).stdout.split(separator: "\n")
+        #expect(log.count == 10_000)
+        #expect(log.first?.contains("\tset\tuser\tx\t199\t200\t") == true, "\(log.first ?? "")")
+        let rows = try Sandbox.exec(
+            "/usr/bin/sqlite3", [box.store, "SELECT count(*) FROM changelog"], stdin: nil, environment: box.environment())
+        let count = Int(rows.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        #expect(rows.status == 0 && count >= 10_000 && count <= 10_156, "\(rows)")
+    }
+
     /// While a long-lived reader keeps the store open (so no command is the last to close it),
     /// checkpoints still complete and the WAL is reused and cut back to its limit.
     @Test(.tags(.slow)) func theWALStaysBoundedWhileAWatcherHoldsTheStoreOpen() throws {
