@@ -230,6 +230,12 @@ struct Poller: Service {
         await withGracefulShutdownHandler {
             while !stopping.load(ordering: .relaxed) {
                 guard await monitor.next() != .cancelled else { continue }
+                // A store file replaced by a rename (a sync tool, a restore by hand), or moved:
+                // serve the file now at the path rather than the old one for ever.
+                if stack.reopenStoreIfReplaced() {
+                    FileHandle.standardError.write(
+                        Data("prefs: serve: \(stack.path) was replaced, moved or removed; reading what is at that path now\n".utf8))
+                }
                 do {
                     if try core.refresh() { updates.publish() }
                     failing = false

@@ -39,7 +39,9 @@ extension KeyValueStack {
     /// another app, sync), without repeats. A stored value that does not decode yields the
     /// default with ``KeyReading/failure`` set (reason
     /// `PrefsError/Reason/typeMismatch(expected:)`); a store that cannot be read yields a
-    /// reading with the failure and is tried again.
+    /// reading with the failure and is tried again. A store file replaced under it (a file
+    /// renamed over it), moved or removed yields a reading with that failure, then the
+    /// readings of the file now at the path.
     ///
     /// ```swift
     /// for await reading in stack.readings(of: .volume) {
@@ -66,6 +68,8 @@ extension KeyValueStack {
                     do {
                         for try await _ in signals { emit() }
                     } catch {
+                        // A store file replaced under the watch: read the new one from now on.
+                        _ = self.reopenStoreIfReplaced()
                         let failure = (error as? PrefsError) ?? PrefsError(.storeUnreadable, "\(error)")
                         let identity = "!!\(failure.message)"
                         if identity != last {

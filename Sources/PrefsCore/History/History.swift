@@ -136,6 +136,19 @@ extension KeyValueStack {
         } ?? []
     }
 
+    /// Whether the store file this stack has open is no longer the one at ``path``: it was
+    /// removed, renamed away or replaced (another file renamed over it, its directory
+    /// moved) since it was opened. False while the store has not been opened.
+    package func storeFileWasReplaced() -> Bool {
+        main.fileWasReplaced()
+    }
+
+    /// Reads the file now at ``path`` from the next access on when ``storeFileWasReplaced()``
+    /// (for a long-running reader such as `prefs serve`); whether it was replaced.
+    package func reopenStoreIfReplaced() -> Bool {
+        main.reopenIfReplaced()
+    }
+
     /// The newest sequence number in the log (0 when empty or no store).
     public func latestLogSequence() throws -> Int64 {
         try main.read(ChangeLog.latestSequence) ?? 0
@@ -173,8 +186,10 @@ extension KeyValueStack {
     /// ```swift
     /// for try await record in stack.watch(LogFilter(domain: .switch)) { print(record.key, record.new ?? "-") }
     /// ```
-    /// The stream ends with an error when the store becomes unreadable, or when records
-    /// were pruned by retention before they could be read (a watcher too far behind).
+    /// The stream ends with an error when the store becomes unreadable, when records were
+    /// pruned by retention before they could be read (a watcher too far behind), or when the
+    /// store file is replaced (a file renamed over it), moved or removed: a `storeUnreadable`
+    /// `PrefsError` naming the path, once the old file's last records are delivered.
     public func watch(_ filter: LogFilter = LogFilter(), interval: Duration = .milliseconds(100)) -> AsyncThrowingStream<
         LogRecord, any Error
     > {

@@ -33,15 +33,29 @@ public struct LogPoller: Sendable {
     /// The next page: the records after ``position`` that the filter accepts, and whether
     /// the log has no more for now (wait before polling again).
     ///
-    /// - Throws: `PrefsError` of kind `storeUnreadable` when the store cannot be read, or
-    ///   when records were pruned by retention before they could be read (a watcher too far
-    ///   behind).
+    /// The store file replaced under the poller (by a rename over it, say) ends it: the
+    /// poller reads the file it opened, which nobody writes any more, and the new file's log
+    /// numbers its records independently, so following it could skip or repeat changes. The
+    /// records the old file holds are returned first; then `poll()` throws.
+    ///
+    /// - Throws: `PrefsError` of kind `storeUnreadable` when the store cannot be read, when
+    ///   records were pruned by retention before they could be read (a watcher too far
+    ///   behind), or when the store file was replaced, moved or removed.
     public mutating func poll() throws -> (records: [LogRecord], caughtUp: Bool) {
+        // Looked at before reading: what was committed to the old file before it went is read.
+        let replaced = stack.storeFileWasReplaced()
         let page = try stack.records(after: position, filter: filter)
         if let gap = page.gap {
             throw PrefsError(.storeUnreadable, "change log records \(gap) were pruned before they were read")
         }
+        if replaced && page.all.isEmpty {
+            throw PrefsError(
+                .storeUnreadable,
+                "\(stack.path) was replaced, moved or removed while it was watched (by a rename over it, say); changes to the file now at that path are not followed: watch it again"
+            )
+        }
         if let newest = page.all.last { position = newest.seq }
-        return (page.matching, page.all.count < Self.pageSize)
+        // Not caught up while the file is replaced: the next poll ends it without waiting.
+        return (page.matching, !replaced && page.all.count < Self.pageSize)
     }
 }

@@ -1,3 +1,4 @@
+import CSQLite
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -87,6 +88,31 @@ final class StoreDatabase: Sendable {
             try? current?.queue.close()
             current = nil
         }
+    }
+
+    /// Whether the file this database has open is no longer the one at its path: it was
+    /// removed, renamed away or replaced (another file renamed over it, its directory moved).
+    /// SQLite goes on reading the file it opened, which nobody writes any more. False while
+    /// nothing is open. A `stat` of the path compared with the open file, by SQLite
+    /// (`SQLITE_FCNTL_HAS_MOVED`, which compares inode numbers): no descriptor of the store
+    /// is opened.
+    func fileWasReplaced() -> Bool {
+        guard case .file = location, let open = queue.withLock({ $0?.queue }) else { return false }
+        return open.inDatabase { db in
+            var moved: Int32 = 0
+            return sqlite3_file_control(db.sqliteConnection, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved != 0
+        }
+    }
+
+    /// Forgets the open connection when ``fileWasReplaced()``, so the next access opens the
+    /// file now at the path; whether it did. The old connection closes once the calls
+    /// still using it are done (it is not closed under them).
+    func reopenIfReplaced() -> Bool {
+        guard let open = queue.withLock({ $0?.queue }), fileWasReplaced() else { return false }
+        queue.withLock { current in
+            if current?.queue === open { current = nil }
+        }
+        return true
     }
 
     // MARK: - Opening

@@ -169,6 +169,33 @@ struct ServeTests {
         #expect(stopped.stderr.contains("127.0.0.1 POST /ofrep/v1/evaluate/flags 304 "))
     }
 
+    /// A store file replaced by rename (a sync tool, a restore by hand) under `serve`: the
+    /// file now at the path is served, not the old one for ever.
+    @Test func aStoreFileReplacedByRenameIsServed() throws {
+        let box = try imported()
+        let server = try ServeProcess(box)
+        let body = #"{"context":{"targetingKey":"u1"}}"#
+        let before = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/boolean-flag", body)
+        #expect(before.status == 200 && before.body.contains(#""value":true"#), "\(before)")
+        let copy = box.root + "/store/copy.db"
+        let copied = try Sandbox.exec("/bin/cp", [box.store, copy], stdin: nil, environment: box.environment())
+        try #require(copied.status == 0, "\(copied)")
+        try box.runOK(["--store", copy, "flag", "disable", "boolean-flag"], store: false)
+        try #require(rename(copy, box.store) == 0, "rename: \(String(cString: strerror(errno)))")
+        let replacedAt = Date()
+        var served = false
+        while !served && Date().timeIntervalSince(replacedAt) < 5 {
+            let reply = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/boolean-flag", body)
+            served = reply.status == 200 && reply.body.contains(#""reason":"DISABLED""#)
+            if !served { usleep(20_000) }
+        }
+        #expect(served, "the replaced store's flag is served within 5 s")
+        let stopped = server.stop()
+        #expect(stopped.status == 0, "\(stopped)")
+        #expect(
+            stopped.stderr.contains("\(box.store) was replaced, moved or removed; reading what is at that path now"), "\(stopped.stderr)")
+    }
+
     @Test func badInputGetsItsStatusAndTheServerKeepsServing() throws {
         let box = try imported()
         let tokenFile = box.root + "/token"

@@ -118,4 +118,64 @@ struct WatchWakeupTests {
         let result = watch.finish(signal: watch.process.isRunning ? SIGTERM : nil)
         #expect(result.status == 3 && result.stderr.contains("were pruned before they were read"), "\(result)")
     }
+
+    /// Ends `watch` once it has exited by itself (or after `seconds`, with SIGTERM, which
+    /// ends a watcher still running with exit 0): what it printed and its status.
+    static func outcome(of watch: Running, within seconds: Double = 10) -> RunResult {
+        let deadline = Date().addingTimeInterval(seconds)
+        while watch.process.isRunning && Date() < deadline { usleep(5000) }
+        return watch.finish(signal: watch.process.isRunning ? SIGTERM : nil)
+    }
+
+    /// Copies the store file as a sync tool or an editor would before renaming the copy
+    /// over it.
+    static func copyStore(_ box: Sandbox, to copy: String) throws {
+        let result = try Sandbox.exec("/bin/cp", [box.store, copy], stdin: nil, environment: box.environment())
+        try #require(result.status == 0, "\(result)")
+    }
+
+    /// A store replaced by rename (twice) under a watcher: the watcher's connection still
+    /// reads the old file, which nobody writes any more, so the watch ends with exit 3 and
+    /// says why instead of going silent.
+    @Test(arguments: ["inotify", "poll"])
+    func aStoreReplacedByRenameEndsTheWatch(mechanism: String) throws {
+        let box = try Sandbox()
+        try box.runOK(["set", "user", "a", "0"])
+        let (watch, _) = try Running.watch(["--store", box.store, "watch", "user"], box: box, environment: ["PREFS_WATCH": mechanism])
+        try box.runOK(["set", "user", "a", "1"])
+        #expect(Self.waitFor("set\tuser\ta\t1", in: watch))
+        for round in 2...3 {
+            let copy = box.root + "/store/new.db"
+            try Self.copyStore(box, to: copy)
+            try #require(rename(copy, box.store) == 0, "rename: \(String(cString: strerror(errno)))")
+            try box.runOK(["set", "user", "a", "\(round)"])
+        }
+        let result = Self.outcome(of: watch)
+        #expect(result.status == 3, "\(result)")
+        #expect(result.stderr.contains("\(box.store) was replaced, moved or removed while it was watched"), "\(result)")
+        #expect(result.stdout.hasPrefix("set\tuser\ta\t1\n"), "\(result)")
+    }
+
+    /// The store removed with its -wal and -shm, and the store's directory renamed, under a
+    /// watcher: exit 3 with the reason, whichever wakes it.
+    @Test(arguments: ["inotify", "poll"], [false, true])
+    func aStoreRemovedOrItsDirectoryMovedEndsTheWatch(mechanism: String, moveDirectory: Bool) throws {
+        let box = try Sandbox()
+        try box.runOK(["set", "user", "a", "0"])
+        let (watch, _) = try Running.watch(["--store", box.store, "watch", "user"], box: box, environment: ["PREFS_WATCH": mechanism])
+        try box.runOK(["set", "user", "a", "1"])
+        #expect(Self.waitFor("set\tuser\ta\t1", in: watch))
+        if moveDirectory {
+            let directory = (box.store as NSString).deletingLastPathComponent
+            try #require(rename(directory, box.root + "/moved") == 0, "rename: \(String(cString: strerror(errno)))")
+        } else {
+            for suffix in ["", "-wal", "-shm"] {
+                try #require(unlink(box.store + suffix) == 0 || errno == ENOENT, "unlink\(suffix): \(String(cString: strerror(errno)))")
+            }
+        }
+        let result = Self.outcome(of: watch)
+        #expect(result.status == 3, "\(result)")
+        #expect(result.stderr.contains("\(box.store) was replaced, moved or removed while it was watched"), "\(result)")
+        #expect(result.stdout == "set\tuser\ta\t1\n", "\(result)")
+    }
 }

@@ -198,6 +198,31 @@ struct TypedKeyTests {
         #expect(await readings.next()?.value == 0.9)
     }
 
+    /// A store file replaced by rename under `readings(of:)`: one reading says so, then the
+    /// file now at the path is read and followed.
+    @Test(.timeLimit(.minutes(1))) func readingsFollowAStoreFileReplacedByRename() async throws {
+        let store = try TemporaryStore()
+        let cli = try store.open()
+        try cli.set(.volume, 0.6)
+        try cli.close()
+        let app = try store.open()
+        var readings = app.readings(of: .volume).makeAsyncIterator()
+        #expect(await readings.next()?.value == 0.6)
+        let copy = store.directory + "/copy.db"
+        let other = try KeyValueStack(path: copy, options: .init(environment: ["XDG_RUNTIME_DIR": store.directory]))
+        try other.set(.volume, 0.8)
+        try other.close()
+        try #require(rename(copy, store.path) == 0)
+        let replaced = await readings.next()
+        #expect(
+            replaced?.failure?.message.contains("\(store.path) was replaced, moved or removed") == true, "\(String(describing: replaced))")
+        #expect(await readings.next()?.value == 0.8)
+        let writer = try store.open()
+        try writer.set(.volume, 0.9)
+        try writer.flushSynchronously()
+        #expect(await readings.next()?.value == 0.9)
+    }
+
     @MainActor @Test(.timeLimit(.minutes(1))) func observableSettingFollowsTheStore() async throws {
         let store = try TemporaryStore()
         let app = try store.open()

@@ -34,6 +34,35 @@ struct HistoryLibraryTests {
         #expect(records.map(\.seq) == records.map(\.seq).sorted())
     }
 
+    /// A store file replaced by rename under `watch`: the stream ends with an error that says
+    /// so, instead of going silent (its connection reads the old file, which nobody writes).
+    @Test func watchEndsWithAnErrorWhenTheStoreFileIsReplaced() async throws {
+        let store = try TemporaryStore()
+        let writer = try store.open()
+        try writer.set(.number("0"), in: .user, forKey: "seed")
+        try writer.close()
+        let watcher = try store.open()
+        let stream = watcher.watch(LogFilter(domain: .user), interval: .milliseconds(20))
+        let task = Task { () -> String in
+            do {
+                for try await _ in stream {}
+                return "the stream ended without an error"
+            } catch {
+                return (error as? PrefsError)?.message ?? "\(error)"
+            }
+        }
+        let copy = store.directory + "/copy.db"
+        try FileManager.default.copyItem(atPath: store.path, toPath: copy)
+        try #require(rename(copy, store.path) == 0)
+        let timeout = Task {
+            try await Task.sleep(for: .seconds(10))
+            task.cancel()
+        }
+        let message = await task.value
+        timeout.cancel()
+        #expect(message.contains("\(store.path) was replaced, moved or removed while it was watched"), "\(message)")
+    }
+
     /// A bulk with more sets than the log keeps writes only the records retention keeps,
     /// numbered as if all had been written; logging goes on afterwards on the same connection.
     @Test func aBulkLargerThanTheRetentionLogsWhatRetentionKeeps() throws {
