@@ -93,9 +93,35 @@ struct ServeStreamsTests {
         let third = try Self.openStream(server.port, from: "127.0.0.4")
         #expect(Self.status(first.received) == 200 && Self.status(second.received) == 200, "\(first.received) \(second.received)")
         #expect(Self.status(third.received) == 503, "\(third.received)")
-        for stream in [first, second, third] { stream.client.close() }
+        third.client.close()
+        // A stream whose client goes gives its place back at once (not at its next ping, 15 s on).
+        first.client.close()
+        let started = Date()
+        var again: (client: ClientSocket, received: String)?
+        while again == nil && Date().timeIntervalSince(started) < 5 {
+            let attempt = try Self.openStream(server.port, from: "127.0.0.5")
+            if Self.status(attempt.received) == 200 { again = attempt } else { attempt.client.close() }
+        }
+        let waited = Date().timeIntervalSince(started)
+        #expect(again != nil && waited < 2, "a place given back after \(waited) s")
+        again?.client.close()
+        second.client.close()
         let stopped = server.stop()
         #expect(stopped.status == 0, "\(stopped)")
+
+        // One host may hold half its connections as streams: loopback with 4 connections, 2.
+        let small = try ServeProcess(box, ["--max-connections-per-address", "4", "--no-access-log"])
+        let held = try (2...3).map { try Self.openStream(small.port, from: "127.0.0.\($0)") }
+        let over = try Self.openStream(small.port, from: "127.0.0.4")
+        #expect(held.allSatisfy { Self.status($0.received) == 200 } && Self.status(over.received) == 503, "\(held) \(over)")
+        over.client.close()
+        let evaluator = try ClientSocket(port: small.port, from: "127.0.0.5")
+        let evaluated = try evaluator.exchange("POST", Self.flag, "{}", close: true)
+        evaluator.close()
+        #expect(evaluated.status == 200 && evaluated.body.hasPrefix(Self.expected), "\(evaluated)")
+        for stream in held { stream.client.close() }
+        let smallStopped = small.stop()
+        #expect(smallStopped.status == 0, "\(smallStopped)")
         let refused = try box.run(["serve", "--max-event-streams", "0"], expecting: 2)
         #expect(refused.status == 2 && refused.stderr.contains("--max-event-streams must be at least 1"), "\(refused)")
     }
