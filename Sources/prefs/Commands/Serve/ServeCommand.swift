@@ -44,7 +44,7 @@ extension Prefs {
 
         @Option(
             help: ArgumentHelp(
-                "The most connections one client address may have open; more are closed when accepted (default 64).",
+                "The most connections one client host may have open (all loopback addresses are one); more are closed when accepted (default 64).",
                 valueName: "count"))
         var maxConnectionsPerAddress: Int?
 
