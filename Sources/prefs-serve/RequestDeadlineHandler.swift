@@ -7,6 +7,9 @@ import NIOHTTPTypes
 /// - the body must be complete within the read timeout (`--read-timeout`) of its head;
 /// - between requests a connection may stay idle for the read timeout.
 ///
+/// An answer to a complete request that says `Connection: close` closes the connection once
+/// written (a refused event stream's).
+///
 /// Past a deadline the connection is closed. Answers being written (an event stream) are not
 /// limited; but an event stream's connection is closed as soon as the client closes its side
 /// (an event stream's client sends nothing more), so the stream ends and gives its place back
@@ -37,6 +40,8 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var nextRequestBegun = false
     /// The answer being written is an event stream (`text/event-stream`).
     private var streaming = false
+    /// The answer being written says `Connection: close`.
+    private var closing = false
 
     init(headTimeout: TimeAmount, readTimeout: TimeAmount) {
         self.headTimeout = headTimeout
@@ -89,8 +94,19 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         let part = unwrapOutboundIn(data)
         if case .head(let head) = part {
             streaming = head.headerFields[.contentType]?.hasPrefix("text/event-stream") ?? false
+            closing = head.headerFields[.connection]?.lowercased() == "close"
         }
         if case .end = part { streaming = false }
+        // Only once the request is complete: closing while a body still arrives (a 413) would
+        // reset the connection, and the client might not read its answer.
+        if case .end = part, phase == .answering, closing {
+            closing = false
+            disarm()
+            let written = promise ?? context.eventLoop.makePromise()
+            written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            context.write(data, promise: written)
+            return
+        }
         if case .end = part, phase == .answering {
             // A 413 is answered before its body was read: its connection closes anyway.
             if nextRequestBegun {

@@ -209,7 +209,8 @@ let responder = CallbackResponder { (request: Request, context: ServeContext) as
                 OFREP.problem(
                     "too many event streams are open (at most \(streamSlots.limit), \(streamSlots.perHost) per client); "
                         + "poll instead, or try again later"),
-                headers: [("Retry-After", "30")])
+                // Closed after the answer: the connection does not hold one of its host's places.
+                headers: [("Retry-After", "30"), ("Connection", "close")])
             accessLog(context.remote, method, path, refusal.status, refusal.body.count, start)
             return response(refusal)
         }

@@ -93,6 +93,9 @@ struct ServeStreamsTests {
         let third = try Self.openStream(server.port, from: "127.0.0.4")
         #expect(Self.status(first.received) == 200 && Self.status(second.received) == 200, "\(first.received) \(second.received)")
         #expect(Self.status(third.received) == 503, "\(third.received)")
+        // Its connection is closed after the answer: it does not hold one of its host's places.
+        #expect(third.received.lowercased().contains("\r\nconnection: close\r\n"), "\(third.received)")
+        #expect(third.client.closedByServer(within: 3).closed, "the refused stream's connection stayed open")
         third.client.close()
         // A stream whose client goes gives its place back at once (not at its next ping, 15 s on).
         first.client.close()
