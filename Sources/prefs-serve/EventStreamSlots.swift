@@ -30,9 +30,6 @@ final class EventStreamSlots: Sendable {
         return taken ? Slot(owner: self, host: host) : nil
     }
 
-    /// The streams open now.
-    var open: Int { state.withLock { $0.total } }
-
     fileprivate func give(_ host: String) {
         state.withLock { state in
             state.total -= 1
