@@ -1431,7 +1431,7 @@ _prefs_serve() {
     repeating_flags=()
     non_repeating_flags=(--no-access-log --version -h --help)
     repeating_options=(--override)
-    non_repeating_options=(--store --actor --listen --token-file --max-body --read-timeout --head-timeout --max-connections-per-address --max-steps)
+    non_repeating_options=(--store --actor --listen --token-file --max-body --read-timeout --head-timeout --max-connections-per-address --max-event-streams --max-steps)
     __prefs_offer_flags_options 0
 
     # Offer option value completions
@@ -1462,6 +1462,9 @@ _prefs_serve() {
         return
         ;;
     '--max-connections-per-address')
+        return
+        ;;
+    '--max-event-streams')
         return
         ;;
     '--max-steps')

@@ -11,9 +11,21 @@ final class ConnectionCounts: Sendable {
 
     init(limit: Int) { self.limit = limit }
 
-    /// Takes a place for `address`; false when it has ``limit`` open already.
+    /// The host an address counts for: every loopback address (all of 127.0.0.0/8, `::1`, and
+    /// their IPv4-mapped forms) is this machine, one host; a client cannot take more places by
+    /// binding 127.0.0.2, 127.0.0.3, …
+    static func host(_ address: String) -> String {
+        let lowered = address.lowercased()
+        if lowered.hasPrefix("127.") || lowered.hasPrefix("::ffff:127.") || lowered == "::1" || lowered == "0:0:0:0:0:0:0:1" {
+            return "loopback"
+        }
+        return lowered
+    }
+
+    /// Takes a place for `address` (its ``host(_:)``); false when it has ``limit`` open already.
     func open(_ address: String) -> Bool {
-        counts.withLock { counts in
+        let address = Self.host(address)
+        return counts.withLock { counts in
             let count = counts[address, default: 0]
             guard count < limit else { return false }
             counts[address] = count + 1
@@ -23,6 +35,7 @@ final class ConnectionCounts: Sendable {
 
     /// Gives a place back.
     func close(_ address: String) {
+        let address = Self.host(address)
         counts.withLock { counts in
             let count = counts[address, default: 0] - 1
             counts[address] = count > 0 ? count : nil
@@ -30,7 +43,7 @@ final class ConnectionCounts: Sendable {
     }
 }
 
-/// Closes a connection as it is accepted when its client address has the most connections
+/// Closes a connection as it is accepted when its client host has the most connections
 /// allowed open already (one client holding many slow connections cannot take the server's
 /// 1,024 from everyone else).
 final class ConnectionLimiter: ChannelInboundHandler, RemovableChannelHandler {

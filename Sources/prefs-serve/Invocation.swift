@@ -12,6 +12,7 @@ struct Invocation {
     var readTimeout: Duration = .seconds(10)
     var headTimeout: Duration = .seconds(5)
     var maximumConnectionsPerAddress = 64
+    var maximumEventStreams = 32
     var maximumSteps = ServeOptions.defaultMaximumSteps
     var poll: Duration = .milliseconds(250)
     var accessLog = true
@@ -19,7 +20,7 @@ struct Invocation {
     static let usage = """
         usage: prefs-serve [--store PATH] [--listen HOST:PORT] [--token-file FILE] [--max-body BYTES]
                            [--read-timeout DURATION] [--head-timeout DURATION] [--max-connections-per-address N]
-                           [--max-steps N] [--poll DURATION] [--no-access-log]
+                           [--max-event-streams N] [--max-steps N] [--poll DURATION] [--no-access-log]
         """
 
     init(_ arguments: [String]) {
@@ -52,6 +53,9 @@ struct Invocation {
             case "--max-connections-per-address":
                 guard let count = Int(value(argument)), count > 0 else { fail("--max-connections-per-address: expected a number", 2) }
                 maximumConnectionsPerAddress = count
+            case "--max-event-streams":
+                guard let count = Int(value(argument)), count > 0 else { fail("--max-event-streams: expected a number", 2) }
+                maximumEventStreams = count
             case "--max-steps":
                 guard let steps = Int(value(argument)), steps > 0 else { fail("--max-steps: expected a number of steps", 2) }
                 maximumSteps = steps

@@ -7,8 +7,13 @@ import NIOHTTPTypes
 /// - the body must be complete within the read timeout (`--read-timeout`) of its head;
 /// - between requests a connection may stay idle for the read timeout.
 ///
+/// An answer to a complete request that says `Connection: close` closes the connection once
+/// written (a refused event stream's).
+///
 /// Past a deadline the connection is closed. Answers being written (an event stream) are not
-/// limited.
+/// limited; but an event stream's connection is closed as soon as the client closes its side
+/// (an event stream's client sends nothing more), so the stream ends and gives its place back
+/// at once rather than at its next write.
 final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -33,6 +38,10 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var context: ChannelHandlerContext?
     /// Bytes arrived after the request was complete: the next request has begun.
     private var nextRequestBegun = false
+    /// The answer being written is an event stream (`text/event-stream`).
+    private var streaming = false
+    /// The answer being written says `Connection: close`.
+    private var closing = false
 
     init(headTimeout: TimeAmount, readTimeout: TimeAmount) {
         self.headTimeout = headTimeout
@@ -62,6 +71,11 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         }
     }
 
+    /// Called by the ``ByteObserver`` when the client closed its side of the connection.
+    fileprivate func inputClosed() {
+        if streaming { context?.close(promise: nil) }
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head:
@@ -77,7 +91,23 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data), phase == .answering {
+        let part = unwrapOutboundIn(data)
+        if case .head(let head) = part {
+            streaming = head.headerFields[.contentType]?.hasPrefix("text/event-stream") ?? false
+            closing = head.headerFields[.connection]?.lowercased() == "close"
+        }
+        if case .end = part { streaming = false }
+        // Only once the request is complete: closing while a body still arrives (a 413) would
+        // reset the connection, and the client might not read its answer.
+        if case .end = part, phase == .answering, closing {
+            closing = false
+            disarm()
+            let written = promise ?? context.eventLoop.makePromise()
+            written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            context.write(data, promise: written)
+            return
+        }
+        if case .end = part, phase == .answering {
             // A 413 is answered before its body was read: its connection closes anyway.
             if nextRequestBegun {
                 phase = .head
@@ -114,5 +144,10 @@ private final class ByteObserver: ChannelInboundHandler, RemovableChannelHandler
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         owner?.bytesArrived()
         context.fireChannelRead(data)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed { owner?.inputClosed() }
+        context.fireUserInboundEventTriggered(event)
     }
 }

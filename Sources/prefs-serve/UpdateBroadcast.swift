@@ -1,3 +1,4 @@
+import NIOCore
 import Synchronization
 
 /// Tells every open `/api/events` stream that the poller read a change, and pings each one
@@ -14,8 +15,9 @@ final class UpdateBroadcast: Sendable {
     private let streams = Mutex<(next: Int, open: [Int: AsyncStream<Event>.Continuation])>((0, [:]))
 
     /// The events from now on, with a ``Event/ping`` every `interval`; ends when the caller's
-    /// task is cancelled or at ``finish()``.
-    func subscribe(ping interval: Duration) -> AsyncStream<Event> {
+    /// task is cancelled, when `closed` completes (the client's connection closed) or at
+    /// ``finish()``.
+    func subscribe(ping interval: Duration, until closed: EventLoopFuture<Void>? = nil) -> AsyncStream<Event> {
         // Only the newest event waits: a reader that looks at the store on any event misses nothing.
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(1))
         let id = streams.withLock { state -> Int in
@@ -33,6 +35,7 @@ final class UpdateBroadcast: Sendable {
             pinger.cancel()
             self?.streams.withLock { _ = $0.open.removeValue(forKey: id) }
         }
+        closed?.whenComplete { _ in continuation.finish() }
         return stream
     }
 

@@ -1,6 +1,6 @@
 // prefs-serve [--store PATH] [--listen HOST:PORT] [--token-file FILE] [--max-body BYTES]
 //             [--read-timeout DURATION] [--head-timeout DURATION] [--max-connections-per-address N]
-//             [--max-steps N] [--poll DURATION] [--no-access-log]
+//             [--max-event-streams N] [--max-steps N] [--poll DURATION] [--no-access-log]
 //
 // The HTTP side of `prefs serve`, which execs this helper, so the `prefs` binary never loads
 // SwiftNIO and Hummingbird. OFREP evaluation and the web inspector come from PrefsServe's
@@ -74,6 +74,9 @@ let evaluations = EvaluationPool()
 /// Connections open per client address (--max-connections-per-address).
 let connectionCounts = ConnectionCounts(limit: invocation.maximumConnectionsPerAddress)
 
+/// Event streams open (--max-event-streams in all, half a host's connections per host).
+let streamSlots = EventStreamSlots(limit: invocation.maximumEventStreams, connectionsPerAddress: invocation.maximumConnectionsPerAddress)
+
 /// Set when shutdown begins: event streams end so the server can finish.
 let stopping = Atomic<Bool>(false)
 
@@ -94,10 +97,13 @@ func accessLog(_ remote: String, _ method: String, _ path: String, _ status: Int
 struct ServeContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     let remote: String
+    /// Completed when the connection closes (an event stream then ends).
+    let closed: EventLoopFuture<Void>
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remote = source.channel.remoteAddress?.ipAddress ?? "-"
+        closed = source.channel.closeFuture
     }
 }
 
@@ -106,19 +112,29 @@ func response(_ answer: ServeResponse) -> Response {
     for header in answer.headers {
         if let name = HTTPField.Name(header.name) { headers.append(HTTPField(name: name, value: header.value)) }
     }
+    // No answer is to be read as another type than it says (JSON, errors, 304s too).
+    if headers[.xContentTypeOptions] == nil { headers[.xContentTypeOptions] = "nosniff" }
     return Response(
         status: HTTPResponse.Status(code: answer.status), headers: headers,
         body: answer.body.isEmpty ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
 }
 
-/// `GET /api/events`: a `change` event whenever the store moves, a comment every 15 s.
-func eventStream() -> Response {
+/// The head of an event stream.
+func eventStreamHeaders() -> HTTPFields {
     var headers = HTTPFields()
     headers[.contentType] = "text/event-stream"
     headers[.cacheControl] = "no-cache"
+    headers[.xContentTypeOptions] = "nosniff"
+    return headers
+}
+
+/// `GET /api/events`: a `change` event whenever the store moves, a comment every 15 s. Holds
+/// `slot` until it ends (the connection closes, or shutdown).
+func eventStream(_ slot: EventStreamSlots.Slot, closed: EventLoopFuture<Void>) -> Response {
     let body = ResponseBody { writer in
+        defer { slot.release() }
         // Subscribed before the snapshot is taken: a change in between is announced.
-        let events = updates.subscribe(ping: .seconds(15))
+        let events = updates.subscribe(ping: .seconds(15), until: closed)
         var last = core.snapshot
         try await writer.write(ByteBuffer(string: ": connected\n\n"))
         for await event in events {
@@ -133,21 +149,20 @@ func eventStream() -> Response {
         }
         try await writer.finish(nil)
     }
-    return Response(status: .ok, headers: headers, body: body)
+    return Response(status: .ok, headers: eventStreamHeaders(), body: body)
 }
 
 /// `GET /ofrep/v1/events`: OFREP 0.3's event stream (advertised in bulk answers as
 /// `eventStreams`). A `refetchEvaluation` event whenever the flags change (`switch`, the
 /// fractional setting; other domains do not), with the flag configuration's ETag as `etag` and
 /// as the event's id; a comment every 15 s. A client that reconnects with the id of an older
-/// configuration (`Last-Event-ID`) missed an event: it gets one at once.
-func ofrepEventStream(lastEventID: String?) -> Response {
-    var headers = HTTPFields()
-    headers[.contentType] = "text/event-stream"
-    headers[.cacheControl] = "no-cache"
+/// configuration (`Last-Event-ID`) missed an event: it gets one at once (an empty one is
+/// none). Holds `slot` until it ends.
+func ofrepEventStream(lastEventID: String?, _ slot: EventStreamSlots.Slot, closed: EventLoopFuture<Void>) -> Response {
     let body = ResponseBody { writer in
+        defer { slot.release() }
         // Subscribed before the snapshot is taken: a change in between is announced.
-        let events = updates.subscribe(ping: .seconds(15))
+        let events = updates.subscribe(ping: .seconds(15), until: closed)
         var last = core.snapshot.digest
         try await writer.write(ByteBuffer(string: ": connected\n\n"))
         if let lastEventID, lastEventID != ServeCore.configETag(last) {
@@ -165,7 +180,7 @@ func ofrepEventStream(lastEventID: String?) -> Response {
         }
         try await writer.finish(nil)
     }
-    return Response(status: .ok, headers: headers, body: body)
+    return Response(status: .ok, headers: eventStreamHeaders(), body: body)
 }
 
 let responder = CallbackResponder { (request: Request, context: ServeContext) async throws -> Response in
@@ -186,8 +201,25 @@ let responder = CallbackResponder { (request: Request, context: ServeContext) as
             accessLog(context.remote, method, path, refusal.status, refusal.body.count, start)
             return response(refusal)
         }
+        // Streams outlive the idle timeout: they get places of their own, well below the
+        // connection caps, so ordinary requests always have room. Past them: poll.
+        guard let slot = streamSlots.take(context.remote) else {
+            let refusal = ServeResponse.json(
+                503,
+                OFREP.problem(
+                    "too many event streams are open (at most \(streamSlots.limit), \(streamSlots.perHost) per client); "
+                        + "poll instead, or try again later"),
+                // Closed after the answer: the connection does not hold one of its host's places.
+                headers: [("Retry-After", "30"), ("Connection", "close")])
+            accessLog(context.remote, method, path, refusal.status, refusal.body.count, start)
+            return response(refusal)
+        }
         accessLog(context.remote, method, path, 200, 0, start)
-        return path == OFREP.eventStreamPath ? ofrepEventStream(lastEventID: fields["last-event-id"]) : eventStream()
+        if path == OFREP.eventStreamPath {
+            let lastEventID = fields["last-event-id"].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
+            return ofrepEventStream(lastEventID: lastEventID, slot, closed: context.closed)
+        }
+        return eventStream(slot, closed: context.closed)
     }
     var answer: ServeResponse
     let limit = core.options.maximumBodyBytes

@@ -44,9 +44,15 @@ extension Prefs {
 
         @Option(
             help: ArgumentHelp(
-                "The most connections one client address may have open; more are closed when accepted (default 64).",
+                "The most connections one client host may have open (all loopback addresses are one); more are closed when accepted (default 64).",
                 valueName: "count"))
         var maxConnectionsPerAddress: Int?
+
+        @Option(
+            help: ArgumentHelp(
+                "The most event streams open at once, OFREP's and the inspector's; more get 503 (default 32).",
+                valueName: "count"))
+        var maxEventStreams: Int?
 
         @Option(
             help: ArgumentHelp(
@@ -62,6 +68,7 @@ extension Prefs {
             if let maxConnectionsPerAddress, maxConnectionsPerAddress < 1 {
                 throw ValidationError("--max-connections-per-address must be at least 1")
             }
+            if let maxEventStreams, maxEventStreams < 1 { throw ValidationError("--max-event-streams must be at least 1") }
             if let maxSteps, maxSteps < 1 { throw ValidationError("--max-steps must be at least 1") }
         }
 
@@ -87,6 +94,7 @@ extension Prefs {
             if let readTimeout { arguments += ["--read-timeout", "\(readTimeout.duration.milliseconds)ms"] }
             if let headTimeout { arguments += ["--head-timeout", "\(headTimeout.duration.milliseconds)ms"] }
             if let maxConnectionsPerAddress { arguments += ["--max-connections-per-address", String(maxConnectionsPerAddress)] }
+            if let maxEventStreams { arguments += ["--max-event-streams", String(maxEventStreams)] }
             if let maxSteps { arguments += ["--max-steps", String(maxSteps)] }
             if noAccessLog { arguments.append("--no-access-log") }
             Output.standard.flush()
