@@ -60,8 +60,11 @@ struct ChangeLog: Sendable {
     /// SQL for the oldest sequence number a reader shows: the newest records retention keeps.
     static let firstKeptSQL = "(SELECT max(seq) FROM changelog) - \(retentionSQL)"
 
-    /// Keeps only the newest `count` records from now on, and prunes now.
+    /// Keeps only the newest `count` records from now on, and prunes now. Records beyond the
+    /// old retention that wait for a batch go first: raising retention must not bring back
+    /// records `prefs log` no longer showed.
     static func setRetention(_ db: Database, _ count: Int) throws {
+        try prune(db, exact: true)
         try StoreMeta.set(db, .logRetain, String(count))
         try db.execute(sql: "DELETE FROM changelog WHERE seq <= (SELECT max(seq) FROM changelog) - ?", arguments: [count])
     }

@@ -381,6 +381,26 @@ struct HistoryEdgeCaseTests {
         #expect(stderr.contains("pruned"))
     }
 
+    /// A log keeping 1,024 records or more is pruned in batches, so the file holds records
+    /// beyond retention that `prefs log` does not show. Raising `--retain` must not bring
+    /// them back: they were pruned as far as a user can tell.
+    @Test func raisingRetentionDoesNotBringBackPrunedRecords() throws {
+        let box = try Sandbox()
+        try box.runOK(["log", "--retain", "1024"])
+        let keys = (0..<1024).map { "\"k\($0)\": \($0)" }.joined(separator: ", ")
+        try box.runOK(["import", "-"], stdin: "{\"user\": {\(keys)}}")
+        for i in 1...10 { try box.runOK(["set", "user", "x", "\(i)"]) }
+        let before = try box.runOK(["log"]).stdout.split(separator: "\n")
+        #expect(before.count == 1024)
+        #expect(before.last?.hasPrefix("11\t") == true, "\(before.last ?? "")")
+        try box.runOK(["log", "--retain", "2000"])
+        let after = try box.runOK(["log"]).stdout.split(separator: "\n")
+        #expect(after.count == 1024, "raising retention showed \(after.count - 1024) records pruned before")
+        #expect(after.last?.hasPrefix("11\t") == true, "\(after.last ?? "")")
+        try box.runOK(["set", "user", "x", "11"])
+        #expect(try box.runOK(["log"]).stdout.split(separator: "\n").count == 1025, "the raised retention keeps new records")
+    }
+
     @Test func applyCanRemoveThenCreateInANewDomain() throws {
         let box = try Sandbox()
         let document =
