@@ -179,11 +179,18 @@ struct BackupCopy {
     }
 
     /// Copies the change log when every record passes the checks; otherwise none of it
-    /// (history that cannot be trusted is left behind whole, and the report says why).
+    /// (history that cannot be trusted is left behind whole, and the report says why). Only
+    /// the newest records retention keeps (the meta keys are copied first): not those
+    /// beyond it that wait for a batch prune, which `prefs log` did not show.
     private func copyLog(_ backup: Database, into target: Database, report: inout RestoreReport) throws -> Int64 {
         let insert = try target.makeStatement(
             sql: "INSERT INTO changelog (seq, at, domain, key, op, old, new, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-        let rows = try Row.fetchCursor(backup, sql: "SELECT seq, at, domain, key, op, old, new, actor FROM changelog ORDER BY seq")
+        let rows = try Row.fetchCursor(
+            backup,
+            sql: """
+                SELECT seq, at, domain, key, op, old, new, actor FROM changelog
+                WHERE seq > (SELECT max(seq) FROM changelog) - ? ORDER BY seq
+                """, arguments: [try ChangeLog.retention(target)])
         var count = 0
         var last: Int64 = 0
         var problem: String?

@@ -53,6 +53,25 @@ struct RestoreTests {
     }
 
     /// Readers during restores see the old value or the restored one, never an error.
+    /// A log keeping 1,024 records or more holds up to 1/64 more between batch prunes, which
+    /// `prefs log` does not show: a restore takes the records the backup's `prefs log` showed,
+    /// and says so, not the ones waiting to be pruned.
+    @Test func aRestoreTakesTheLogRecordsTheBackupShowed() throws {
+        let box = try Sandbox()
+        try box.runOK(["log", "--retain", "1024"])
+        let keys = (0..<1024).map { "\"k\($0)\": \($0)" }.joined(separator: ", ")
+        try box.runOK(["import", "-"], stdin: "{\"user\": {\(keys)}}")
+        for i in 1...10 { try box.runOK(["set", "user", "x", "\(i)"]) }
+        #expect(try box.runOK(["log"]).stdout.split(separator: "\n").count == 1024)
+        let backup = box.root + "/b.db"
+        try box.runOK(["backup", backup])
+        let fresh = box.root + "/fresh/new.db"
+        let restored = try box.runOK(["--store", fresh, "restore", backup], store: false)
+        #expect(restored.stderr.hasPrefix("prefs: restoring 4 domain(s), 1025 key(s) and 1024 change-log record(s) from "), "\(restored)")
+        let first = try DatabaseQueue(path: fresh).read { try Int64.fetchOne($0, sql: "SELECT min(seq) FROM changelog") }
+        #expect(first == 11, "the oldest record restored is the oldest the backup's prefs log showed")
+    }
+
     @Test func readersDuringRestoresNeverSeeAnError() throws {
         let box = try Sandbox()
         try box.runOK(["set", "user", "k", "\"restored\""])
