@@ -36,22 +36,27 @@ final class BulkUpsert {
 
     private var buffer = Buffer()
 
+    private let table: DomainTable
+
     init(_ db: Database, table: DomainTable) throws {
-        let connection = db.sqliteConnection
-        self.connection = connection
-        func prepare(rows count: Int) throws -> OpaquePointer? {
-            let sql = table.upsertSQL(rows: count)
-            var handle: OpaquePointer?
-            let code = sqlite3_prepare_v2(connection, sql, -1, &handle, nil)
-            guard code == SQLITE_OK else {
-                sqlite3_finalize(handle)
-                throw failure(code)
-            }
-            return handle
-        }
+        connection = db.sqliteConnection
+        self.table = table
         single = try prepare(rows: 1)
-        multiple = try prepare(rows: Self.rowsPerStatement)
         buffer.rows.reserveCapacity(Self.rowsPerStatement)
+    }
+
+    /// Prepares the upsert of `count` rows. The statement of many rows is prepared when a
+    /// statement's worth is queued: a one-shot `set` would otherwise parse it for nothing
+    /// (a fifth of its instructions).
+    private func prepare(rows count: Int) throws -> OpaquePointer? {
+        let sql = table.upsertSQL(rows: count)
+        var handle: OpaquePointer?
+        let code = sqlite3_prepare_v2(connection, sql, -1, &handle, nil)
+        guard code == SQLITE_OK else {
+            sqlite3_finalize(handle)
+            throw failure(code)
+        }
+        return handle
     }
 
     deinit {
@@ -66,6 +71,7 @@ final class BulkUpsert {
     /// Queues one row; writes a statement's worth when there are enough.
     func run(key: String, json: String, now: Int64, expiresAt: Int64?) throws {
         if buffer.add(key: key, json: json, now: now, expiresAt: expiresAt) == Self.rowsPerStatement {
+            if multiple == nil { multiple = try prepare(rows: Self.rowsPerStatement) }
             try write(0..<Self.rowsPerStatement, with: multiple)
         }
     }
