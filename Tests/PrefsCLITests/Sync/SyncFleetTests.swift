@@ -297,6 +297,47 @@ extension SyncTests {
         watcher.waitUntilExit()
         #expect(watcher.terminationStatus == 0)
     }
+
+    /// The store file replaced by a rename under a running watcher (`cp s.db new.db;
+    /// mv new.db s.db`, twice): the watcher says so once on stderr each time and syncs the
+    /// file now at the path (its pending writes reach the remote), never the old one.
+    @Test func aSyncWatchFollowsAStoreFileReplacedByRename() throws {
+        let a = try syncedStore()
+        let b = try syncedStore()
+        try a.runOK(["set", "default", "replaced", "0"])
+        _ = try sync(a)
+        let errors = a.root + "/watch.stderr"
+        try #require(FileManager.default.createFile(atPath: errors, contents: nil))
+        let watcher = a.process(["sync", "--watch", "3600"], environment: ["PREFS_WATCH": "inotify"])
+        watcher.standardOutput = FileHandle.nullDevice
+        watcher.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
+        try watcher.run()
+        defer { if watcher.isRunning { watcher.terminate() } }
+        usleep(2_500_000)  // connected and synced
+        func seenBy(_ box: Sandbox, _ value: String, within seconds: Double) throws -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                _ = try sync(box)
+                if try box.runOK(["get", "default", "replaced", "--default", "none"]).stdout == value + "\n" { return true }
+                usleep(100_000)
+            }
+            return false
+        }
+        for round in 1...2 {
+            let copy = a.root + "/store/new.db"
+            try WatchWakeupTests.copyStore(a, to: copy)
+            try #require(rename(copy, a.store) == 0, "rename: \(String(cString: strerror(errno)))")
+            try a.runOK(["set", "default", "replaced", "\(round)"])
+            #expect(try seenBy(b, "\(round)", within: 10), "round \(round): the write to the new file was not pushed")
+        }
+        #expect(watcher.isRunning)
+        watcher.terminate()
+        watcher.waitUntilExit()
+        #expect(watcher.terminationStatus == 0)
+        let stderr = try String(contentsOfFile: errors, encoding: .utf8)
+        let notes = stderr.split(separator: "\n").filter { $0.contains("\(a.store) was replaced, moved or removed") }
+        #expect(notes.count == 2, "\(stderr)")
+    }
 }
 
 /// A list appended to from several threads.
