@@ -301,14 +301,15 @@ extension SyncTests {
     /// The store file replaced by a rename under a running watcher (`cp s.db new.db;
     /// mv new.db s.db`, twice): the watcher says so once on stderr each time and syncs the
     /// file now at the path (its pending writes reach the remote), never the old one.
-    @Test func aSyncWatchFollowsAStoreFileReplacedByRename() throws {
+    @Test(arguments: ["inotify", "poll"])
+    func aSyncWatchFollowsAStoreFileReplacedByRename(mechanism: String) throws {
         let a = try syncedStore()
         let b = try syncedStore()
         try a.runOK(["set", "default", "replaced", "0"])
         _ = try sync(a)
         let errors = a.root + "/watch.stderr"
         try #require(FileManager.default.createFile(atPath: errors, contents: nil))
-        let watcher = a.process(["sync", "--watch", "3600"], environment: ["PREFS_WATCH": "inotify"])
+        let watcher = a.process(["sync", "--watch", "3600"], environment: ["PREFS_WATCH": mechanism])
         watcher.standardOutput = FileHandle.nullDevice
         watcher.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
         try watcher.run()
@@ -337,6 +338,35 @@ extension SyncTests {
         let stderr = try String(contentsOfFile: errors, encoding: .utf8)
         let notes = stderr.split(separator: "\n").filter { $0.contains("\(a.store) was replaced, moved or removed") }
         #expect(notes.count == 2, "\(stderr)")
+    }
+
+    /// The store file removed (with its -wal and -shm) under a running watcher: nothing is at
+    /// the path to follow, so the watch ends with exit 3 and the reason, and creates no
+    /// empty store there.
+    @Test func aSyncWatchEndsWhenItsStoreFileIsRemoved() throws {
+        let a = try syncedStore()
+        try a.runOK(["set", "default", "removed", "0"])
+        _ = try sync(a)
+        let errors = a.root + "/watch.stderr"
+        try #require(FileManager.default.createFile(atPath: errors, contents: nil))
+        let watcher = a.process(["sync", "--watch", "3600"], environment: ["PREFS_WATCH": "inotify"])
+        watcher.standardOutput = FileHandle.nullDevice
+        watcher.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
+        try watcher.run()
+        defer { if watcher.isRunning { watcher.terminate() } }
+        usleep(2_500_000)  // connected and synced
+        for suffix in ["", "-wal", "-shm"] {
+            try #require(unlink(a.store + suffix) == 0 || errno == ENOENT, "unlink\(suffix): \(String(cString: strerror(errno)))")
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while watcher.isRunning && Date() < deadline { usleep(20_000) }
+        #expect(!watcher.isRunning, "the watch went on without its store file")
+        if watcher.isRunning { watcher.terminate() }
+        watcher.waitUntilExit()
+        #expect(watcher.terminationStatus == 3)
+        let stderr = try String(contentsOfFile: errors, encoding: .utf8)
+        #expect(stderr == "prefs: sync: \(a.store) was moved or removed while it was synced, and nothing is at that path now\n", "\(stderr)")
+        #expect(!FileManager.default.fileExists(atPath: a.store))
     }
 }
 
