@@ -365,7 +365,8 @@ extension SyncTests {
         watcher.waitUntilExit()
         #expect(watcher.terminationStatus == 3)
         let stderr = try String(contentsOfFile: errors, encoding: .utf8)
-        #expect(stderr == "prefs: sync: \(a.store) was moved or removed while it was synced, and nothing is at that path now\n", "\(stderr)")
+        let expected = "prefs: sync: \(a.store) was moved or removed while it was synced, and nothing is at that path now\n"
+        #expect(stderr == expected, "\(stderr)")
         #expect(!FileManager.default.fileExists(atPath: a.store))
     }
 }
