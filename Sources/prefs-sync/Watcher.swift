@@ -87,9 +87,10 @@ struct Watcher {
                     retryAt = clock.now
                     syncAt = clock.now + fallback
                 } catch let error as PrefsError {
-                    FileHandle.standardError.write(Data("prefs: \(error.message)\n".utf8))
-                    // Replaced while it synced (a write to the moved file fails): sync the new one.
+                    // Replaced while it synced (the sync refuses to write the old file): say so
+                    // once and sync the new one at once.
                     if followReplacedStore() { continue }
+                    FileHandle.standardError.write(Data("prefs: \(error.message)\n".utf8))
                     if error.kind != .unreachable { exit(error.exitCode) }
                     retryBackoff = min(max(retryBackoff * 2, .seconds(1)), Self.longestBackoff)
                     retryAt = clock.now + retryBackoff

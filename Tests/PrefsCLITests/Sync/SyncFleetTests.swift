@@ -340,6 +340,50 @@ extension SyncTests {
         #expect(notes.count == 2, "\(stderr)")
     }
 
+    /// The store file replaced by a rename while a sync waits on the server (after it read
+    /// the file, before it writes what it pushed): it writes nothing more to the old file and
+    /// ends with exit 3 and the reason; the new file's pending write is pushed by the next sync.
+    @Test func aStoreFileReplacedDuringASyncIsNotWrittenAfterwards() throws {
+        let a = try syncedStore()
+        try a.runOK(["set", "default", "during", "0"])
+        _ = try sync(a)
+        try a.runOK(["set", "default", "during", "1"])
+        // Hold a lock that the push's state update needs: the sync waits inside its push.
+        let (holder, input) = try server.session(database: database)
+        defer { if holder.isRunning { holder.terminate() } }
+        input.write(Data("BEGIN; LOCK TABLE prefs_state IN SHARE ROW EXCLUSIVE MODE; SELECT pg_sleep(3600);\n".utf8))
+        let syncing = a.process(["sync", "--timeout", "20s"])
+        let errors = Pipe()
+        syncing.standardError = errors
+        syncing.standardOutput = FileHandle.nullDevice
+        try launch(syncing)
+        var waiting = ""
+        for _ in 0..<600 where waiting != "1\n" {
+            waiting = try server.psql(
+                """
+                SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = '\(database)' AND query LIKE 'WITH inserted AS%'
+                """, database: "postgres")
+            if waiting != "1\n" { usleep(50_000) }
+        }
+        try #require(waiting == "1\n", "the push never reached its state update")
+        let copy = a.root + "/store/new.db"
+        try WatchWakeupTests.copyStore(a, to: copy)
+        try #require(rename(copy, a.store) == 0, "rename: \(String(cString: strerror(errno)))")
+        let ended = try server.psql(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(3600)%' AND pid <> pg_backend_pid()",
+            database: "postgres")
+        #expect(ended == "1\n")
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        syncing.waitUntilExit()
+        #expect(syncing.terminationStatus == 3, "\(stderr)")
+        let expected =
+            "prefs: sync: \(a.store) was replaced, moved or removed during the sync; nothing more was written to it: sync again\n"
+        #expect(stderr == expected)
+        let again = try sync(a)
+        #expect(again.stdout.hasSuffix("pending 0\n"), "\(again)")
+        #expect(try server.psql("SELECT value FROM prefs_state WHERE key = 'during'", database: database).contains("1"))
+    }
+
     /// The store file removed (with its -wal and -shm) under a running watcher: nothing is at
     /// the path to follow, so the watch ends with exit 3 and the reason, and creates no
     /// empty store there.
