@@ -55,7 +55,8 @@ extension KeyValueStack {
     ///   - timeout: the whole sync's time limit.
     /// - Throws: ``PrefsError``: `unreachable` (the message ends with the pending count),
     ///   `usage` when no remote is set or a domain is not synced, `storeUnreadable` for a
-    ///   newer remote schema, `cannotWrite` for the local store.
+    ///   newer remote schema or a store file replaced (renamed over), moved or removed during
+    ///   the sync (nothing more is written to it), `cannotWrite` for the local store.
     @discardableResult
     public func sync(domains: Set<Domain>? = nil, timeout: Duration = .seconds(30)) throws -> SyncReport {
         try withRemote(domains: domains, timeout: timeout) { remote in
@@ -95,12 +96,22 @@ extension KeyValueStack {
             }
         } catch let error as PrefsError where error.kind == .unreachable {
             let message = error.message == PostgresConnection.timedOut.message ? "timed out after \(timeout.shortText)" : error.message
-            try? recordSyncFailure(message)
+            if !storeFileWasReplaced() { try? recordSyncFailure(message) }
             let pending = (try? syncStatus().pending) ?? 0
             throw PrefsError(
                 .unreachable,
                 "sync: \(message); \(pending) operation\(pending == 1 ? "" : "s") pending, local data kept")
         }
+    }
+
+    /// A store file replaced (another file renamed over it), moved or removed since it was
+    /// opened is not written: the write would go to a file nobody reads, and the sync state it
+    /// records (cursor, acknowledged pushes) belongs to the file now at the path. Called before
+    /// each local write of a sync, which may have waited on the server since it read the file.
+    func refuseReplacedStore() throws {
+        guard storeFileWasReplaced() else { return }
+        throw PrefsError(
+            .storeUnreadable, "sync: \(path) was replaced, moved or removed during the sync; nothing more was written to it: sync again")
     }
 
     func exchange(_ remote: PostgresRemote, domains: Set<Domain>?) throws -> SyncReport {
@@ -125,6 +136,7 @@ extension KeyValueStack {
                 report.snapshot = true
                 var present = Set<String>()
                 let through = try remote.snapshot(batch: batch) { operations in
+                    try refuseReplacedStore()
                     let chosen = wanted(operations)
                     for operation in chosen { present.insert(operation.domain + "\u{0}" + operation.key) }
                     report.pulled += chosen.filter { $0.node != node }.count
@@ -132,6 +144,7 @@ extension KeyValueStack {
                     report.applied += outcome.applied
                     report.skipped += outcome.skipped
                 }
+                try refuseReplacedStore()
                 report.forgotten += try forgetSyncedKeys(notIn: present, in: domains, through: domains == nil ? through : nil)
                 last = through
                 needsSnapshot = false
@@ -147,6 +160,7 @@ extension KeyValueStack {
             // backup gets its own later writes back this way.
             let chosen = wanted(pulled.operations)
             report.pulled += chosen.filter { $0.node != node }.count
+            try refuseReplacedStore()
             let outcome = try applyRemoteOperationsCounting(chosen, through: domains == nil ? pulled.through : nil, in: domains)
             report.applied += outcome.applied
             report.skipped += outcome.skipped
@@ -155,6 +169,9 @@ extension KeyValueStack {
         }
         let pending = try pendingSyncOperations(in: domains)
         let remoteSeq = try remote.push(pending, known: domains == nil ? last : nil)
+        // Pushed from the old file: the new file's pending operations are pushed next time
+        // (pushing one twice is harmless).
+        try refuseReplacedStore()
         try acknowledgeSyncPush(through: pending.last?.localSeq ?? 0, in: domains, remoteSeq: remoteSeq)
         report.pushed = pending.count
         report.remoteSeq = remoteSeq ?? last

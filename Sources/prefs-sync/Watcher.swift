@@ -8,6 +8,16 @@ import PrefsSync
 /// (a pull that does not depend on notifications). When the server goes away the listener
 /// reconnects with backoff (1 s doubling to 30 s) and failed syncs are retried the same way.
 /// Runs until the process is signalled.
+///
+/// A store file replaced under the watcher (a file renamed over it: a restore by hand, a file
+/// sync tool) is followed, as a restore is: on every wake, before anything is read or written,
+/// the watcher asks whether the file it has open is still the one at the path; when not, it
+/// says so on stderr, reopens the path, listens again (the new file may name another remote)
+/// and syncs the new file at once. Its sync state (cursor, pending operations) is in the
+/// file, so the new file's pending operations are pushed and what it has not pulled yet is
+/// pulled; the old file's unpushed operations are gone with it. Nothing is written to the old
+/// file after that wake. A store file removed or moved away with nothing left at the path
+/// ends the watch with exit 3 (reopening would create an empty store there).
 struct Watcher {
     let stack: KeyValueStack
     let monitor: StoreChangeMonitor
@@ -27,7 +37,27 @@ struct Watcher {
         var retryAt = clock.now
         var retryBackoff: Duration = .zero
         var seenSeq: Int64 = 0
+        /// Whether the store file was replaced since it was opened; when it was, the next
+        /// access opens the file now at the path and everything starts again for it.
+        func followReplacedStore() -> Bool {
+            guard stack.reopenStoreIfReplaced() else { return false }
+            guard FileManager.default.fileExists(atPath: stack.path) else {
+                fail("sync: \(stack.path) was moved or removed while it was synced, and nothing is at that path now", 3)
+            }
+            FileHandle.standardError.write(
+                Data("prefs: sync: \(stack.path) was replaced, moved or removed; syncing the file now at that path\n".utf8))
+            listener?.close()
+            listener = nil
+            reconnectAt = clock.now
+            reconnectBackoff = .seconds(1)
+            seenSeq = 0
+            syncAt = clock.now
+            retryAt = clock.now
+            retryBackoff = .zero
+            return true
+        }
         while true {
+            _ = followReplacedStore()
             if listener == nil && clock.now >= reconnectAt {
                 do {
                     guard let remote = try stack.syncStatus().remote else {
@@ -57,6 +87,9 @@ struct Watcher {
                     retryAt = clock.now
                     syncAt = clock.now + fallback
                 } catch let error as PrefsError {
+                    // Replaced while it synced (the sync refuses to write the old file): say so
+                    // once and sync the new one at once.
+                    if followReplacedStore() { continue }
                     FileHandle.standardError.write(Data("prefs: \(error.message)\n".utf8))
                     if error.kind != .unreachable { exit(error.exitCode) }
                     retryBackoff = min(max(retryBackoff * 2, .seconds(1)), Self.longestBackoff)

@@ -297,6 +297,122 @@ extension SyncTests {
         watcher.waitUntilExit()
         #expect(watcher.terminationStatus == 0)
     }
+
+    /// The store file replaced by a rename under a running watcher (`cp s.db new.db;
+    /// mv new.db s.db`, twice): the watcher says so once on stderr each time and syncs the
+    /// file now at the path (its pending writes reach the remote), never the old one.
+    @Test(arguments: ["inotify", "poll"])
+    func aSyncWatchFollowsAStoreFileReplacedByRename(mechanism: String) throws {
+        let a = try syncedStore()
+        let b = try syncedStore()
+        try a.runOK(["set", "default", "replaced", "0"])
+        _ = try sync(a)
+        let errors = a.root + "/watch.stderr"
+        try #require(FileManager.default.createFile(atPath: errors, contents: nil))
+        let watcher = a.process(["sync", "--watch", "3600"], environment: ["PREFS_WATCH": mechanism])
+        watcher.standardOutput = FileHandle.nullDevice
+        watcher.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
+        try watcher.run()
+        defer { if watcher.isRunning { watcher.terminate() } }
+        usleep(2_500_000)  // connected and synced
+        func seenBy(_ box: Sandbox, _ value: String, within seconds: Double) throws -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                _ = try sync(box)
+                if try box.runOK(["get", "default", "replaced", "--default", "none"]).stdout == value + "\n" { return true }
+                usleep(100_000)
+            }
+            return false
+        }
+        for round in 1...2 {
+            let copy = a.root + "/store/new.db"
+            try WatchWakeupTests.copyStore(a, to: copy)
+            try #require(rename(copy, a.store) == 0, "rename: \(String(cString: strerror(errno)))")
+            try a.runOK(["set", "default", "replaced", "\(round)"])
+            #expect(try seenBy(b, "\(round)", within: 10), "round \(round): the write to the new file was not pushed")
+        }
+        #expect(watcher.isRunning)
+        watcher.terminate()
+        watcher.waitUntilExit()
+        #expect(watcher.terminationStatus == 0)
+        let stderr = try String(contentsOfFile: errors, encoding: .utf8)
+        let notes = stderr.split(separator: "\n").filter { $0.contains("\(a.store) was replaced, moved or removed") }
+        #expect(notes.count == 2, "\(stderr)")
+    }
+
+    /// The store file replaced by a rename while a sync waits on the server (after it read
+    /// the file, before it writes what it pushed): it writes nothing more to the old file and
+    /// ends with exit 3 and the reason; the new file's pending write is pushed by the next sync.
+    @Test func aStoreFileReplacedDuringASyncIsNotWrittenAfterwards() throws {
+        let a = try syncedStore()
+        try a.runOK(["set", "default", "during", "0"])
+        _ = try sync(a)
+        try a.runOK(["set", "default", "during", "1"])
+        // Hold a lock that the push's state update needs: the sync waits inside its push.
+        let (holder, input) = try server.session(database: database)
+        defer { if holder.isRunning { holder.terminate() } }
+        input.write(Data("BEGIN; LOCK TABLE prefs_state IN SHARE ROW EXCLUSIVE MODE; SELECT pg_sleep(3600);\n".utf8))
+        let syncing = a.process(["sync", "--timeout", "20s"])
+        let errors = Pipe()
+        syncing.standardError = errors
+        syncing.standardOutput = FileHandle.nullDevice
+        try launch(syncing)
+        var waiting = ""
+        for _ in 0..<600 where waiting != "1\n" {
+            waiting = try server.psql(
+                """
+                SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = '\(database)' AND query LIKE 'WITH inserted AS%'
+                """, database: "postgres")
+            if waiting != "1\n" { usleep(50_000) }
+        }
+        try #require(waiting == "1\n", "the push never reached its state update")
+        let copy = a.root + "/store/new.db"
+        try WatchWakeupTests.copyStore(a, to: copy)
+        try #require(rename(copy, a.store) == 0, "rename: \(String(cString: strerror(errno)))")
+        let ended = try server.psql(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(3600)%' AND pid <> pg_backend_pid()",
+            database: "postgres")
+        #expect(ended == "1\n")
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        syncing.waitUntilExit()
+        #expect(syncing.terminationStatus == 3, "\(stderr)")
+        let expected =
+            "prefs: sync: \(a.store) was replaced, moved or removed during the sync; nothing more was written to it: sync again\n"
+        #expect(stderr == expected)
+        let again = try sync(a)
+        #expect(again.stdout.hasSuffix("pending 0\n"), "\(again)")
+        #expect(try server.psql("SELECT value FROM prefs_state WHERE key = 'during'", database: database).contains("1"))
+    }
+
+    /// The store file removed (with its -wal and -shm) under a running watcher: nothing is at
+    /// the path to follow, so the watch ends with exit 3 and the reason, and creates no
+    /// empty store there.
+    @Test func aSyncWatchEndsWhenItsStoreFileIsRemoved() throws {
+        let a = try syncedStore()
+        try a.runOK(["set", "default", "removed", "0"])
+        _ = try sync(a)
+        let errors = a.root + "/watch.stderr"
+        try #require(FileManager.default.createFile(atPath: errors, contents: nil))
+        let watcher = a.process(["sync", "--watch", "3600"], environment: ["PREFS_WATCH": "inotify"])
+        watcher.standardOutput = FileHandle.nullDevice
+        watcher.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
+        try watcher.run()
+        defer { if watcher.isRunning { watcher.terminate() } }
+        usleep(2_500_000)  // connected and synced
+        for suffix in ["", "-wal", "-shm"] {
+            try #require(unlink(a.store + suffix) == 0 || errno == ENOENT, "unlink\(suffix): \(String(cString: strerror(errno)))")
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while watcher.isRunning && Date() < deadline { usleep(20_000) }
+        #expect(!watcher.isRunning, "the watch went on without its store file")
+        if watcher.isRunning { watcher.terminate() }
+        watcher.waitUntilExit()
+        #expect(watcher.terminationStatus == 3)
+        let stderr = try String(contentsOfFile: errors, encoding: .utf8)
+        let expected = "prefs: sync: \(a.store) was moved or removed while it was synced, and nothing is at that path now\n"
+        #expect(stderr == expected, "\(stderr)")
+        #expect(!FileManager.default.fileExists(atPath: a.store))
+    }
 }
 
 /// A list appended to from several threads.
