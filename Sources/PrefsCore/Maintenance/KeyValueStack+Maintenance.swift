@@ -149,8 +149,12 @@ extension KeyValueStack {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: memoryDirectory)) ?? []
         where name.hasPrefix("memory-") && name.hasSuffix(".db") {
             let file = memoryDirectory + "/" + name
+            // Read-write, though it only reads: a read-only connection to a WAL file leaves a
+            // `-wal` and a 32 KiB `-shm` beside it when it closes (in RAM until reboot, one pair
+            // per file per run); the last read-write connection to close removes them. Not
+            // created: a file removed since the listing stays removed.
             var configuration = Configuration()
-            configuration.readonly = true
+            configuration.create = false
             guard let queue = try? DatabaseQueue(path: file, configuration: configuration),
                 let owner = try? queue.read({ try StoreMeta.value($0, .storePath) })
             else { continue }

@@ -2,6 +2,8 @@
 package struct Configuration {
     /// Open with `SQLITE_OPEN_READONLY` (otherwise read-write, creating the file).
     package var readonly = false
+    /// A read-write open creates a missing file (`SQLITE_OPEN_CREATE`); false fails instead.
+    package var create = true
     /// How long a statement waits for another connection's lock, in seconds; nil fails at
     /// once with `SQLITE_BUSY`.
     package var busyTimeout: Double?

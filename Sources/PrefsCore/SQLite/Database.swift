@@ -34,7 +34,9 @@ package final class Database {
     ///
     /// - Throws: ``DatabaseError`` when SQLite cannot open it or it is not a database.
     init(path: String, configuration: Configuration) throws {
-        var flags = configuration.readonly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        var flags =
+            configuration.readonly
+            ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (configuration.create ? SQLITE_OPEN_CREATE : 0))
         flags |= SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI | Self.extendedResultCodesFlag
         var handle: OpaquePointer?
         let code = sqlite3_open_v2(path, &handle, flags, nil)

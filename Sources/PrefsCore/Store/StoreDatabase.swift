@@ -270,6 +270,12 @@ final class StoreDatabase: Sendable {
             throw PrefsError(.cannotWrite, "store \(path) needs to be initialized or upgraded but is read-only")
         }
         do {
+            if state == .fresh, kind == .memoryTier {
+                // The memory tier is RAM until reboot: give removed keys' pages back at each
+                // commit instead of keeping the high-water mark. Set before any table exists
+                // (a no-op when another process created them first).
+                try db.writeWithoutTransaction { try $0.execute(sql: "PRAGMA auto_vacuum = FULL") }
+            }
             if state == .fresh, case .file = location {
                 // A no-op when another process made it WAL first; never inside a transaction.
                 let mode = try db.writeWithoutTransaction { db in

@@ -38,7 +38,13 @@ final class WriteTransaction {
             let transaction = try WriteTransaction(db, log: database.changeLog, op: op, recordsSync: database.recordsSync)
             let result = try body(transaction)
             try transaction.captureSync()
-            try ChangeLog.prune(db, exact: transaction.prunesExactly)
+            if database.kind == .memoryTier {
+                // `memory` is not logged: nothing reads the memory tier's log, whose records
+                // (old and new values, up to retention) would stay in RAM until reboot.
+                try db.execute(sql: "DELETE FROM changelog")
+            } else {
+                try ChangeLog.prune(db, exact: transaction.prunesExactly)
+            }
             return result
         }
     }

@@ -80,6 +80,23 @@ struct SyncRecorder: Sendable {
                 ON CONFLICT (domain, key) DO UPDATE SET hlc = excluded.hlc, node = excluded.node
                 """,
             arguments: [pendingStart, node])
+        try compact(db, after: pendingStart)
+    }
+
+    /// Every this many pending operations the queue keeps only the newest of each key.
+    static let compactionInterval: Int64 = 1024
+
+    /// Drops the pending operations a newer pending write of the same key supersedes, each
+    /// time the queue's sequence passes a multiple of ``compactionInterval``: a store that
+    /// cannot reach its remote for long, rewriting the same keys, queues at most its keys plus
+    /// ``compactionInterval`` operations, not one per write. Under last-writer-wins only the
+    /// newest write of a key decides it (the highest timestamp; this store's own timestamps
+    /// rise with `seq`), so what the remote and every other store end with is unchanged; the
+    /// intermediate values are not sent. One pass over the queue (amortized over 1,024 writes).
+    func compact(_ db: Database, after pendingStart: Int64) throws {
+        let pendingEnd = try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(max(seq), 0) FROM sync_pending")) ?? 0
+        guard pendingEnd / Self.compactionInterval > pendingStart / Self.compactionInterval else { return }
+        try db.execute(sql: "DELETE FROM sync_pending WHERE seq NOT IN (SELECT max(seq) FROM sync_pending GROUP BY domain, key)")
     }
 }
 
