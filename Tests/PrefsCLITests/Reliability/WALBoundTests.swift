@@ -13,6 +13,20 @@ struct WALBoundTests {
     /// The bound the guide promises: `PRAGMA journal_size_limit`, 4 MiB.
     static let bound = 4 << 20
 
+    /// An sqlite3 holding the store open (it reads its commands from a pipe and keeps its
+    /// connection until the pipe closes), so no command's close checkpoints the WAL.
+    static func holdOpen(_ box: Sandbox) throws -> Running {
+        let holder = try Running([box.store], environment: box.environment(), executable: "/usr/bin/sqlite3")
+        holder.write("SELECT count(*) FROM kv_user;\n")
+        let deadline = Date().addingTimeInterval(20)
+        while size(box.store + "-shm") == nil && Date() < deadline { usleep(5000) }
+        guard size(box.store + "-shm") != nil else {
+            _ = holder.finish(signal: SIGKILL)
+            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: box.store + "-shm"])
+        }
+        return holder
+    }
+
     @Test(.tags(.slow)) func fiveThousandOneShotSetsLeaveNoWAL() throws {
         let box = try Sandbox()
         // One bash runs the 5,000 processes (a Process per set from Swift would be slower).
@@ -62,13 +76,8 @@ struct WALBoundTests {
     @Test func aWriteAddsOnlyThePagesItChanges() throws {
         let box = try Sandbox()
         try box.runOK(["set", "user", "a", "1"])
-        // sqlite3 reading its commands from a pipe keeps its connection until the pipe closes.
-        let holder = try Running([box.store], environment: box.environment(), executable: "/usr/bin/sqlite3")
+        let holder = try Self.holdOpen(box)
         defer { #expect(holder.finish().status == 0) }
-        holder.write("SELECT count(*) FROM kv_user;\n")
-        let deadline = Date().addingTimeInterval(20)
-        while Self.size(box.store + "-shm") == nil && Date() < deadline { usleep(5000) }
-        try #require(Self.size(box.store + "-shm") != nil, "sqlite3 opened the store")
         try box.runOK(["set", "user", "b", "2"])
         let frame = 24 + 4096
         let start = try #require(Self.size(box.store + "-wal"), "the holder keeps the WAL")
@@ -89,12 +98,8 @@ struct WALBoundTests {
         let box = try Sandbox()
         let keys = (0..<10_000).map { "\"k\($0)\": \($0)" }.joined(separator: ", ")
         try box.runOK(["import", "-"], stdin: "{\"user\": {\(keys)}}")
-        let holder = try Running([box.store], environment: box.environment(), executable: "/usr/bin/sqlite3")
+        let holder = try Self.holdOpen(box)
         defer { #expect(holder.finish().status == 0) }
-        holder.write("SELECT count(*) FROM kv_user;\n")
-        let deadline = Date().addingTimeInterval(20)
-        while Self.size(box.store + "-shm") == nil && Date() < deadline { usleep(5000) }
-        try #require(Self.size(box.store + "-shm") != nil, "sqlite3 opened the store")
         try box.runOK(["set", "user", "x", "0"])
         let frame = 24 + 4096
         let start = try #require(Self.size(box.store + "-wal"))
