@@ -4,9 +4,9 @@ import Glibc
 /// repeated slashes count as one, a trailing slash is ignored, `/` stays `/`.
 ///
 /// ```swift
-/// PathText.lastComponent("/tmp/a.db")       // "a.db"
-/// PathText.deletingLastComponent("/tmp/a/") // "/tmp"
-/// PathText.deletingLastComponent("a.db")    // ""
+/// let name = PathText.lastComponent("/tmp/a.db")          // "a.db"
+/// let parent = PathText.deletingLastComponent("/tmp/a/")  // "/tmp"
+/// let none = PathText.deletingLastComponent("a.db")       // ""
 /// ```
 package enum PathText {
     /// `(path as NSString).lastPathComponent`: `/` for `/`, empty for empty.

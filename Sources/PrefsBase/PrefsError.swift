@@ -96,8 +96,8 @@ public struct PrefsError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Creates an error.
     ///
     /// ```swift
-    /// throw PrefsError(.invalidValue, "expected a boolean")
-    /// throw PrefsError(.preconditionFailed, "user/step is at version 3", reason: .versionConflict(current: 3), domainName: "user", key: "step")
+    /// if text != "true" && text != "false" { throw PrefsError(.invalidValue, "expected a boolean") }
+    /// let conflict = PrefsError(.preconditionFailed, "user/step is at version 3", reason: .versionConflict(current: 3), domainName: "user", key: "step")
     /// ```
     public init(_ kind: Kind, _ message: String, reason: Reason? = nil, domainName: String? = nil, key: String? = nil) {
         self.kind = kind

@@ -8,7 +8,7 @@ import PrefsJSON
 /// its JSON path and, from the text, its line and column.
 ///
 /// ```swift
-/// let findings = FlagLint.lint(Array(text.utf8), validate: { try FlagDocument.validate($0) })
+/// let findings = FlagLint.lint(Array(text.utf8), validate: { _ = try FlagDocument.validate($0) })
 /// ```
 public enum FlagLint {
     /// Lints a document given as its text.

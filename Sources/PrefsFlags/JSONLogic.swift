@@ -155,7 +155,7 @@ public enum FractionalVersion: Int, Sendable, CaseIterable {
 ///
 /// ```swift
 /// let rule = try JSONLogic(JSONValue(parsing: #"{"ends_with":[{"var":"email"},"@example.com"]}"#))
-/// rule.evaluate(LogicValue(try JSONValue(parsing: #"{"email":"a@example.com"}"#)))  // .bool(true)
+/// let matched = rule.evaluate(LogicValue(try JSONValue(parsing: #"{"email":"a@example.com"}"#)))  // .bool(true)
 /// ```
 public struct JSONLogic: Sendable {
     indirect enum Node: Sendable {

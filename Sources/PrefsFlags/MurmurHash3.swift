@@ -4,7 +4,7 @@ import PrefsJSON
 /// MurmurHash3, x86 32-bit variant (the hash flagd's `fractional` uses).
 ///
 /// ```swift
-/// MurmurHash3.x86Hash32(Array("ejOoVL".utf8), seed: 0)  // 0
+/// let hash = MurmurHash3.x86Hash32(Array("ejOoVL".utf8), seed: 0)  // 0
 /// ```
 package enum MurmurHash3 {
     /// Hashes bytes with a seed.

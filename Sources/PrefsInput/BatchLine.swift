@@ -4,8 +4,8 @@ import PrefsJSON
 /// One command line of `prefs batch`: JSON Lines or the short form.
 ///
 /// ```swift
-/// try BatchLine.parse("set user greeting hello world")  // .set(.user, "greeting", CompactJSON(.string("hello world")))
-/// try BatchLine.parse(#"{"op":"incr","domain":"user","key":"n","by":2}"#)  // .increment(.user, "n", 2)
+/// let set = try BatchLine.parse("set user greeting hello world")  // .set(.user, "greeting", CompactJSON(.string("hello world")))
+/// let increment = try BatchLine.parse(#"{"op":"incr","domain":"user","key":"n","by":2}"#)  // .increment(.user, "n", 2)
 /// ```
 /// Pure parsing, kept apart from the store so it can be fuzzed on its own.
 package enum BatchLine: Sendable, Equatable {

@@ -7,7 +7,7 @@ import PrefsJSON
 /// of seconds (`30`).
 ///
 /// ```swift
-/// DurationText.parse("1h30m")  // .seconds(5400)
+/// let duration = DurationText.parse("1h30m")  // .seconds(5400)
 /// ```
 package enum DurationText {
     /// The accepted forms, for error messages.

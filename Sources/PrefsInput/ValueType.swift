@@ -4,9 +4,9 @@ import PrefsJSON
 /// How text typed by a user becomes a stored JSON value (`prefs set` and friends).
 ///
 /// ```swift
-/// try ValueType.auto.value(from: "3")        // .number("3")
-/// try ValueType.auto.value(from: "dark")     // .string("dark")
-/// try ValueType.boolean.value(from: "yes")   // .bool(true)
+/// let three = try ValueType.auto.value(from: "3")      // .number("3")
+/// let dark = try ValueType.auto.value(from: "dark")    // .string("dark")
+/// let yes = try ValueType.boolean.value(from: "yes")  // .bool(true)
 /// ```
 public enum ValueType: String, Sendable, CaseIterable {
     /// JSON when the text is valid JSON, else the text as a string; text starting with `{`
@@ -70,7 +70,7 @@ public enum ValueType: String, Sendable, CaseIterable {
     /// batch` types every `set` line this way).
     ///
     /// ```swift
-    /// try ValueType.auto.compactJSON(from: #"{ "a": 1 }"#).text  // {"a":1}
+    /// let text = try ValueType.auto.compactJSON(from: #"{ "a": 1 }"#).text  // {"a":1}
     /// ```
     /// - Throws: ``PrefsError`` of kind ``PrefsError/Kind/invalidValue``, as ``value(from:)``.
     public func compactJSON(from text: String) throws -> CompactJSON {

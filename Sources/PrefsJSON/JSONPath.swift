@@ -4,7 +4,7 @@ import PrefsBase
 /// plain ASCII letters, digits, `_` and `-`.
 ///
 /// ```swift
-/// "$" + JSONPath.member("user") + JSONPath.member("ui theme")  // $.user["ui theme"]
+/// let path = "$" + JSONPath.member("user") + JSONPath.member("ui theme")  // $.user["ui theme"]
 /// ```
 package enum JSONPath {
     /// The path component for an object member.

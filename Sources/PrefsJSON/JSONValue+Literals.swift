@@ -58,7 +58,7 @@ extension JSONValue {
     /// A number from a `Double`; nil for infinity and NaN, which JSON cannot write.
     ///
     /// ```swift
-    /// JSONValue(0.25)  // .number("0.25")
+    /// let quarter = JSONValue(0.25)  // .number("0.25")
     /// ```
     public init?(_ value: Double) {
         guard value.isFinite else { return nil }

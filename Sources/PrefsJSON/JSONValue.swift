@@ -129,7 +129,7 @@ public enum JSONValue: Sendable, Hashable {
     /// byte for byte), numbers by value (`1.0` equals `1`), everything else exactly.
     ///
     /// ```swift
-    /// try JSONValue(parsing: #"{"a":1,"b":2}"#).isEquivalent(to: JSONValue(parsing: #"{"b":2.0,"a":1}"#))  // true
+    /// let same = try JSONValue(parsing: #"{"a":1,"b":2}"#).isEquivalent(to: JSONValue(parsing: #"{"b":2.0,"a":1}"#))  // true
     /// ```
     public func isEquivalent(to other: JSONValue) -> Bool {
         switch (self, other) {

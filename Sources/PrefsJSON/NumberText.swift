@@ -5,9 +5,9 @@ import PrefsBase
 /// does) and `%0Nx` of an integer.
 ///
 /// ```swift
-/// NumberText.fixed(2.5, fractionDigits: 0)    // "2"   (printf "%.0f")
-/// NumberText.fixed(1.25, fractionDigits: 1)   // "1.2" (printf "%.1f")
-/// NumberText.hex(7, width: 2)                 // "07"  (printf "%02x")
+/// let two = NumberText.fixed(2.5, fractionDigits: 0)    // "2"   (printf "%.0f")
+/// let one = NumberText.fixed(1.25, fractionDigits: 1)   // "1.2" (printf "%.1f")
+/// let hex = NumberText.hex(7, width: 2)                 // "07"  (printf "%02x")
 /// ```
 package enum NumberText {
     /// `printf("%.Nf", value)` with N = `fractionDigits`: `nan`, `inf`, `-inf` for the

@@ -12,8 +12,11 @@ enum DocExample_PrefsBase_PathText {
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
-        PathText.lastComponent("/tmp/a.db")       // "a.db"
-        PathText.deletingLastComponent("/tmp/a/") // "/tmp"
-        PathText.deletingLastComponent("a.db")    // ""
+        let name = PathText.lastComponent("/tmp/a.db")          // "a.db"
+        let parent = PathText.deletingLastComponent("/tmp/a/")  // "/tmp"
+        let none = PathText.deletingLastComponent("a.db")       // ""
+        _ = name
+        _ = parent
+        _ = none
     }
 }

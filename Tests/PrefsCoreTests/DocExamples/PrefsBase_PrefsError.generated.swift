@@ -28,8 +28,9 @@ enum DocExample_PrefsBase_PrefsError {
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
-        throw PrefsError(.invalidValue, "expected a boolean")
-        throw PrefsError(.preconditionFailed, "user/step is at version 3", reason: .versionConflict(current: 3), domainName: "user", key: "step")
+        if text != "true" && text != "false" { throw PrefsError(.invalidValue, "expected a boolean") }
+        let conflict = PrefsError(.preconditionFailed, "user/step is at version 3", reason: .versionConflict(current: 3), domainName: "user", key: "step")
+        _ = conflict
     }
     // Sources/PrefsBase/PrefsError.swift:112
     static func example3(

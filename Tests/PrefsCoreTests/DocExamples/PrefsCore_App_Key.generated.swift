@@ -23,6 +23,7 @@ enum DocExample_PrefsCore_App_Key {
         stack[.launches] += 1                       // queued, as `set`
         try stack.update(.launches) { $0 += 1 }     // atomic against other processes
         print(stack[.launches])
+        _ = stack
     }
     // Sources/PrefsCore/App/Key.swift:87
     static func example3(
@@ -32,5 +33,6 @@ enum DocExample_PrefsCore_App_Key {
     ) async throws {
         let reading = stack.reading(.volume)
         if let failure = reading.failure { print("using the default:", failure.message) }
+        _ = reading
     }
 }

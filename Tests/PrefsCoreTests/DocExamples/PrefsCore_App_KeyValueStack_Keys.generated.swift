@@ -14,6 +14,7 @@ enum DocExample_PrefsCore_App_KeyValueStack_Keys {
     ) async throws {
         stack[.volume] = 0.8
         let volume = stack[.volume]   // 0.8
+        _ = volume
     }
     // Sources/PrefsCore/App/KeyValueStack+Keys.swift:46
     static func example2(
@@ -23,6 +24,7 @@ enum DocExample_PrefsCore_App_KeyValueStack_Keys {
     ) async throws {
         let reading = stack.reading(.volume)
         print(reading.value, reading.origin, reading.failure?.reason as Any)
+        _ = reading
     }
     // Sources/PrefsCore/App/KeyValueStack+Keys.swift:89
     static func example3(

@@ -27,6 +27,7 @@ enum DocExample_PrefsCore_App_Preference {
             print(volume)             // 0.25, then every committed change
             break
         }
+        _ = player
     }
     // Sources/PrefsCore/App/Preference.swift:53
     static func example2(

@@ -14,5 +14,6 @@ enum DocExample_PrefsCore_Flags_FlagResolution_Typed {
     ) async throws {
         let result = try stack.evaluateFlag("new-checkout", type: .boolean, default: false)
         if result.reasonKind == .error { print(result.errorKind ?? .general, result.errorMessage ?? "") }
+        _ = result
     }
 }

@@ -13,6 +13,7 @@ enum DocExample_PrefsCore_Flags_KeyValueStack_Flags {
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
         let result = try stack.flags().evaluate("new-checkout", type: .boolean, default: .bool(false))
+        _ = result
     }
     // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:28
     static func example2(
@@ -21,6 +22,7 @@ enum DocExample_PrefsCore_Flags_KeyValueStack_Flags {
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
         let result = try stack.flags(only: "new-checkout").evaluate("new-checkout", type: .boolean, default: .bool(false))
+        _ = result
     }
     // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:56
     static func example3(
@@ -30,6 +32,7 @@ enum DocExample_PrefsCore_Flags_KeyValueStack_Flags {
     ) async throws {
         let r = try stack.evaluateFlag("new-checkout", type: .boolean, default: .bool(false),
                                        context: JSONValue(parsing: #"{"email":"a@example.com"}"#))
+        _ = r
     }
     // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:95
     static func example4(

@@ -23,6 +23,7 @@ enum DocExample_PrefsCore_History_History {
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
         let last = try stack.history(LogFilter(domain: .user, key: "theme"), limit: 10)
+        _ = last
     }
     // Sources/PrefsCore/History/History.swift:186
     static func example3(

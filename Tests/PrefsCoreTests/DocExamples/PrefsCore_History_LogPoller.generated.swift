@@ -18,5 +18,6 @@ enum DocExample_PrefsCore_History_LogPoller {
             for record in page.records { print(record.key) }
             if page.caughtUp { usleep(100_000) }
         }
+        _ = poller
     }
 }

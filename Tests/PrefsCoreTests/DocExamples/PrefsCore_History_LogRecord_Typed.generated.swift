@@ -21,5 +21,6 @@ enum DocExample_PrefsCore_History_LogRecord_Typed {
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
         let lastHour = try stack.history(LogFilter(domain: .user), since: Date(timeIntervalSinceNow: -3600))
+        _ = lastHour
     }
 }

@@ -19,5 +19,7 @@ enum DocExample_PrefsCore_History_StoreChangeMonitor {
             for record in page.records { print(record.key) }
             if page.caughtUp { _ = monitor.wait() }
         }
+        _ = monitor
+        _ = poller
     }
 }

@@ -13,6 +13,7 @@ enum DocExample_PrefsCore_Maintenance_KeyValueStack_Maintenance {
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
         let healthy = try stack.doctor().allSatisfy { $0.level != .error }
+        _ = healthy
     }
     // Sources/PrefsCore/Maintenance/KeyValueStack+Maintenance.swift:174
     static func example2(

@@ -13,6 +13,7 @@ enum DocExample_PrefsCore_Maintenance_KeyValueStack_Transfer {
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
         let json = try stack.exportJSON()       // {"user":{"theme":"dark"}}
+        _ = json
     }
     // Sources/PrefsCore/Maintenance/KeyValueStack+Transfer.swift:92
     static func example2(
@@ -22,5 +23,6 @@ enum DocExample_PrefsCore_Maintenance_KeyValueStack_Transfer {
     ) async throws {
         let plan = try stack.importDocument(try JSONValue(parsing: text), replace: false, dryRun: true)
         print(plan.count(.add))
+        _ = plan
     }
 }

@@ -14,5 +14,6 @@ enum DocExample_PrefsCore_Refresh_RemoteURL {
     ) async throws {
         let remote = try RemoteURL(parsing: "postgres://prefs@db.example.com:5432/prefs?sslmode=require")
         print(remote)   // postgres://prefs@db.example.com:5432/prefs?sslmode=require
+        _ = remote
     }
 }

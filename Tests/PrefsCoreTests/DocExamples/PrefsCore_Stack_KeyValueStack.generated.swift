@@ -16,6 +16,8 @@ enum DocExample_PrefsCore_Stack_KeyValueStack {
         try stack.set("dark", in: .user, forKey: "theme")         // visible at once
         let theme = try stack.value(in: .user, forKey: "theme")   // .string("dark")
         try await stack.flush()                                   // durable now
+        _ = stack
+        _ = theme
     }
     // Sources/PrefsCore/Stack/KeyValueStack.swift:55
     static func example2(
@@ -25,6 +27,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack {
     ) async throws {
         var options = KeyValueStack.Options()
         options.busyTimeout = try KeyValueStack.Options.busyTimeoutFromEnvironment(ProcessEnvironment.current()) ?? 5
+        _ = options
     }
     // Sources/PrefsCore/Stack/KeyValueStack.swift:98
     static func example3(
@@ -33,6 +36,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack {
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
         let stack = try KeyValueStack(path: path, options: .init(memoryTier: .shared, window: .milliseconds(250)))
+        _ = stack
     }
     // Sources/PrefsCore/Stack/KeyValueStack.swift:136
     static func example4(
@@ -41,6 +45,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack {
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
         let stack = try KeyValueStack(path: StoreLocation.resolve(explicit: nil, environment: env))
+        _ = stack
     }
     // Sources/PrefsCore/Stack/KeyValueStack.swift:232
     static func example5(
@@ -57,6 +62,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack {
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
         let theme = try stack.value(in: .user, forKey: "theme")
+        _ = theme
     }
     // Sources/PrefsCore/Stack/KeyValueStack.swift:267
     static func example7(
@@ -65,6 +71,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack {
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
         let stored = try stack.storedValue(in: .user, forKey: "theme")
+        _ = stored
     }
     // Sources/PrefsCore/Stack/KeyValueStack.swift:294
     static func example8(
@@ -81,6 +88,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack {
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
         let all = try stack.entries()
+        _ = all
     }
     // Sources/PrefsCore/Stack/KeyValueStack.swift:375
     static func example10(

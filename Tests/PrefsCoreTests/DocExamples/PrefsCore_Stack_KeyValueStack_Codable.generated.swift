@@ -15,6 +15,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack_Codable {
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
         let window = try stack.value(Window.self, in: .user, forKey: "window")
+        _ = window
     }
     // Sources/PrefsCore/Stack/KeyValueStack+Codable.swift:30
     static func example2(

@@ -16,6 +16,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack_Operations {
             KeyValueStack.Operation(.set(.string("b")), in: .user, forKey: "slot", if: .value(.string("a"))),
             KeyValueStack.Operation(.increment(by: 1), in: .user, forKey: "moves"),
         ]
+        _ = ops
     }
     // Sources/PrefsCore/Stack/KeyValueStack+Operations.swift:56
     static func example2(

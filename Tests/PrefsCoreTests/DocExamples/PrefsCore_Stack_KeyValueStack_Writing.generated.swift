@@ -37,6 +37,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack_Writing {
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
         let launches = try stack.increment(in: .user, forKey: "launches")
+        _ = launches
     }
     // Sources/PrefsCore/Stack/KeyValueStack+Writing.swift:115
     static func example5(
@@ -69,6 +70,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack_Writing {
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
         let n = try stack.incrementNow(in: .user, forKey: "builds")
+        _ = n
     }
     // Sources/PrefsCore/Stack/KeyValueStack+Writing.swift:250
     static func example9(
@@ -85,5 +87,6 @@ enum DocExample_PrefsCore_Stack_KeyValueStack_Writing {
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
         let removed = try stack.removeDomain(Domain("scratch"))
+        _ = removed
     }
 }

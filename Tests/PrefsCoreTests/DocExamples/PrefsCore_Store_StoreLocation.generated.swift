@@ -14,5 +14,6 @@ enum DocExample_PrefsCore_Store_StoreLocation {
     ) async throws {
         let path = StoreLocation.resolve(explicit: nil, environment: ProcessEnvironment.current())
         // e.g. /home/ada/.local/share/prefs/prefs.db
+        _ = path
     }
 }

@@ -22,5 +22,6 @@ enum DocExample_PrefsCore_Sync_KeyValueStack_Sync {
     ) async throws {
         let status = try stack.syncStatus()
         print(status.pending)
+        _ = status
     }
 }

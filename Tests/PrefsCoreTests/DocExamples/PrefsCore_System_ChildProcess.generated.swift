@@ -14,5 +14,6 @@ enum DocExample_PrefsCore_System_ChildProcess {
     ) async throws {
         var child = try ChildProcess(["sh", "-c", "exit 3"])
         child.wait()  // .exited(3)
+        _ = child
     }
 }

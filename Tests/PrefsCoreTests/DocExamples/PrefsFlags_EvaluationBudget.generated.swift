@@ -16,5 +16,7 @@ enum DocExample_PrefsFlags_EvaluationBudget {
         var results: [FlagResolution] = []
         for key in keys { results.append(flags.evaluateAnyType(key, context: ["plan": .string("pro")], budget: &budget)) }
         if budget.exceeded { /* some evaluation was stopped: answer an error for the request */ }
+        _ = budget
+        _ = results
     }
 }

@@ -14,5 +14,6 @@ enum DocExample_PrefsFlags_FlagDiff {
     ) async throws {
         let diff = try FlagDiff.compare(old, new, contexts: .synthetic(count: 10_000, seed: 0))
         for flag in diff.flags where flag.status != .unchanged { print(flag.key, flag.moved) }
+        _ = diff
     }
 }

@@ -13,5 +13,6 @@ enum DocExample_PrefsFlags_FlagDistribution {
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
         let stats = try FlagDistribution.measure("split", in: flags, contexts: .synthetic(count: 10_000, seed: 0))
+        _ = stats
     }
 }

@@ -12,6 +12,7 @@ enum DocExample_PrefsFlags_FlagLint {
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
-        let findings = FlagLint.lint(Array(text.utf8), validate: { try FlagDocument.validate($0) })
+        let findings = FlagLint.lint(Array(text.utf8), validate: { _ = try FlagDocument.validate($0) })
+        _ = findings
     }
 }

@@ -15,5 +15,7 @@ enum DocExample_PrefsFlags_FlagSet {
         let flags = try stack.flags()
         let result = flags.evaluate("new-checkout", type: .boolean, default: .bool(false),
                                     context: ["email": .string("ada@example.com")])
+        _ = flags
+        _ = result
     }
 }

@@ -14,5 +14,6 @@ enum DocExample_PrefsFlags_FlagSet_Inspection {
     ) async throws {
         let why = flags.explain("new-checkout", context: ["email": .string("ada@example.com")])
         print(why.text)
+        _ = why
     }
 }

@@ -13,6 +13,8 @@ enum DocExample_PrefsFlags_JSONLogic {
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
         let rule = try JSONLogic(JSONValue(parsing: #"{"ends_with":[{"var":"email"},"@example.com"]}"#))
-        rule.evaluate(LogicValue(try JSONValue(parsing: #"{"email":"a@example.com"}"#)))  // .bool(true)
+        let matched = rule.evaluate(LogicValue(try JSONValue(parsing: #"{"email":"a@example.com"}"#)))  // .bool(true)
+        _ = rule
+        _ = matched
     }
 }

@@ -12,6 +12,7 @@ enum DocExample_PrefsFlags_MurmurHash3 {
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
-        MurmurHash3.x86Hash32(Array("ejOoVL".utf8), seed: 0)  // 0
+        let hash = MurmurHash3.x86Hash32(Array("ejOoVL".utf8), seed: 0)  // 0
+        _ = hash
     }
 }

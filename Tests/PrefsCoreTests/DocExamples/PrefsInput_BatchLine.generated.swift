@@ -12,7 +12,9 @@ enum DocExample_PrefsInput_BatchLine {
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
-        try BatchLine.parse("set user greeting hello world")  // .set(.user, "greeting", CompactJSON(.string("hello world")))
-        try BatchLine.parse(#"{"op":"incr","domain":"user","key":"n","by":2}"#)  // .increment(.user, "n", 2)
+        let set = try BatchLine.parse("set user greeting hello world")  // .set(.user, "greeting", CompactJSON(.string("hello world")))
+        let increment = try BatchLine.parse(#"{"op":"incr","domain":"user","key":"n","by":2}"#)  // .increment(.user, "n", 2)
+        _ = set
+        _ = increment
     }
 }

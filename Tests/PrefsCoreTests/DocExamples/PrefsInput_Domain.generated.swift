@@ -15,5 +15,7 @@ enum DocExample_PrefsInput_Domain {
         let ci = try Domain(name)        // a name from input: checked, throws when invalid
         try stack.set(.string("warm"), in: ci, forKey: "state")
         let app: Domain = "my-app"   // a literal: an invalid name is a programming error (it traps)
+        _ = ci
+        _ = app
     }
 }

@@ -12,6 +12,7 @@ enum DocExample_PrefsInput_DurationText {
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
-        DurationText.parse("1h30m")  // .seconds(5400)
+        let duration = DurationText.parse("1h30m")  // .seconds(5400)
+        _ = duration
     }
 }

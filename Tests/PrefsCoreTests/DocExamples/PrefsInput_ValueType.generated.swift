@@ -12,9 +12,12 @@ enum DocExample_PrefsInput_ValueType {
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
-        try ValueType.auto.value(from: "3")        // .number("3")
-        try ValueType.auto.value(from: "dark")     // .string("dark")
-        try ValueType.boolean.value(from: "yes")   // .bool(true)
+        let three = try ValueType.auto.value(from: "3")      // .number("3")
+        let dark = try ValueType.auto.value(from: "dark")    // .string("dark")
+        let yes = try ValueType.boolean.value(from: "yes")  // .bool(true)
+        _ = three
+        _ = dark
+        _ = yes
     }
     // Sources/PrefsInput/ValueType.swift:72
     static func example2(
@@ -22,6 +25,7 @@ enum DocExample_PrefsInput_ValueType {
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
-        try ValueType.auto.compactJSON(from: #"{ "a": 1 }"#).text  // {"a":1}
+        let text = try ValueType.auto.compactJSON(from: #"{ "a": 1 }"#).text  // {"a":1}
+        _ = text
     }
 }

@@ -15,5 +15,6 @@ enum DocExample_PrefsJSON_CompactJSON {
         let json = try CompactJSON(parsing: #"{ "a": [1, 2.50] }"#)
         print(json.text)  // {"a":[1,2.50]}
         try stack.set(json, in: .user, forKey: "k")
+        _ = json
     }
 }

@@ -12,6 +12,7 @@ enum DocExample_PrefsJSON_JSONPath {
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
-        "$" + JSONPath.member("user") + JSONPath.member("ui theme")  // $.user["ui theme"]
+        let path = "$" + JSONPath.member("user") + JSONPath.member("ui theme")  // $.user["ui theme"]
+        _ = path
     }
 }

@@ -15,6 +15,8 @@ enum DocExample_PrefsJSON_JSONValue {
         let value = try JSONValue(parsing: #"{"a":[1,2.50,"x"]}"#)
         print(value.compactText)  // {"a":[1,2.50,"x"]}
         let literal: JSONValue = ["a": [1, 2.5, "x"], "on": true, "none": nil]
+        _ = value
+        _ = literal
     }
     // Sources/PrefsJSON/JSONValue.swift:95
     static func example2(
@@ -23,6 +25,7 @@ enum DocExample_PrefsJSON_JSONValue {
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
         let n = try JSONValue(parsing: "0.1")  // .number("0.1")
+        _ = n
     }
     // Sources/PrefsJSON/JSONValue.swift:131
     static func example3(
@@ -30,6 +33,7 @@ enum DocExample_PrefsJSON_JSONValue {
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
-        try JSONValue(parsing: #"{"a":1,"b":2}"#).isEquivalent(to: JSONValue(parsing: #"{"b":2.0,"a":1}"#))  // true
+        let same = try JSONValue(parsing: #"{"a":1,"b":2}"#).isEquivalent(to: JSONValue(parsing: #"{"b":2.0,"a":1}"#))  // true
+        _ = same
     }
 }

@@ -12,6 +12,7 @@ enum DocExample_PrefsJSON_JSONValue_Literals {
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
-        JSONValue(0.25)  // .number("0.25")
+        let quarter = JSONValue(0.25)  // .number("0.25")
+        _ = quarter
     }
 }

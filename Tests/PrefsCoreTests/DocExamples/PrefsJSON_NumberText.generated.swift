@@ -12,8 +12,11 @@ enum DocExample_PrefsJSON_NumberText {
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
-        NumberText.fixed(2.5, fractionDigits: 0)    // "2"   (printf "%.0f")
-        NumberText.fixed(1.25, fractionDigits: 1)   // "1.2" (printf "%.1f")
-        NumberText.hex(7, width: 2)                 // "07"  (printf "%02x")
+        let two = NumberText.fixed(2.5, fractionDigits: 0)    // "2"   (printf "%.0f")
+        let one = NumberText.fixed(1.25, fractionDigits: 1)   // "1.2" (printf "%.1f")
+        let hex = NumberText.hex(7, width: 2)                 // "07"  (printf "%02x")
+        _ = two
+        _ = one
+        _ = hex
     }
 }

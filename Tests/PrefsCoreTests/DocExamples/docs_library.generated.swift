@@ -4,7 +4,7 @@ import Foundation
 import Observation
 import PrefsCore
 
-// docs/library.md:77
+// docs/library.md:84
 fileprivate struct Window: Codable { var width: Int; var height: Int }
 
 enum DocExample_docs_library {
@@ -24,17 +24,24 @@ enum DocExample_docs_library {
         try stack.set(.volume, 1.0, expiresIn: .seconds(60))
         if let failure = stack.reading(.volume).failure { print("default used:", failure.reason) }
 
+        let (following, follows) = AsyncStream.makeStream(of: Void.self)
         let follower = Task {
+            var seen: [String] = []
             for try await theme in stack.values(of: .theme) {   // now, then after every commit by any process
-                print("theme:", theme)
+                print("theme:", theme)                  // theme: dark, then theme: light
+                seen.append(theme)
+                follows.yield()                         // it has the current value: later commits reach it
                 if theme == "light" { break }
             }
+            return seen
         }
+        for await _ in following { break }              // wait for the follower's first value
         try stack.reset(.theme)                         // the default answers again: "light"
-        try await follower.value
+        let seen = try await follower.value
+        assert(seen == ["dark", "light"])
         try stack.close()                               // drains the queue
     }
-    // docs/library.md:77
+    // docs/library.md:84
     static func example2() async throws {
 
         let path = FileManager.default.temporaryDirectory.path + "/prefs-json-tour-\(UUID().uuidString)/prefs.db"
@@ -56,7 +63,7 @@ enum DocExample_docs_library {
         print(window as Any, launches, checkout.value)
         try stack.close()                                                   // drains the queue
     }
-    // docs/library.md:124
+    // docs/library.md:131
     static func example3(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -69,5 +76,11 @@ enum DocExample_docs_library {
         let diff = try FlagDiff.compare(flags, proposed, contexts: .synthetic(count: 10_000, seed: 0))
         let split = try FlagDistribution.measure("new-checkout", in: flags, contexts: .file("contexts.jsonl"))
         let findings = FlagDocument.lint(Array(text.utf8))   // [FlagLintFinding] with path, line, column
+        _ = flags
+        _ = why
+        _ = proposed
+        _ = diff
+        _ = split
+        _ = findings
     }
 }

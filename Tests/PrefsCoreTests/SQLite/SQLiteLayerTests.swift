@@ -52,7 +52,7 @@ struct SQLiteLayerTests {
         #expect((refused as? DatabaseError)?.resultCode == .busy, "\(String(describing: refused))")
         #expect(try queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") } == 0)
         #expect(try queue.read { $0.isInsideTransaction } == true)
-        #expect(try queue.writeWithoutTransaction { $0.isInsideTransaction } == false)
+        #expect(queue.writeWithoutTransaction { $0.isInsideTransaction } == false)
         try queue.write { try $0.execute(sql: "INSERT INTO t VALUES ('a', 1)") }
         #expect(try other.read { try String.fetchAll($0, sql: "SELECT k FROM t") } == ["a"])
     }
