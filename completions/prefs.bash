@@ -459,7 +459,7 @@ _prefs_export() {
         return
         ;;
     '--format')
-        __prefs_add_completions -W 'json'$'\n''env'$'\n''dotenv'
+        __prefs_add_completions -W 'json'$'\n''env'$'\n''dotenv'$'\n''github'
         return
         ;;
     '--name-prefix')

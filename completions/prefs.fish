@@ -261,8 +261,8 @@ complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "p
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export"' -l 'override' -d 'Read VALUE for DOMAIN:KEY in this invocation instead of the store (repeatable; never written). Also $PREFS_OVERRIDES, a JSON object {"domain":{"key":value}}.' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" o' -s 'o' -d 'Write to this file (mode 0600) instead of standard output (- for standard output).' -rF
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" pretty' -l 'pretty' -d 'Indent the JSON.'
-complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" format' -l 'format' -d 'json (default), env or dotenv.' -rfka 'json env dotenv'
-complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" name-prefix' -l 'name-prefix' -d 'With --format env|dotenv: start every NAME with this ([A-Z_][A-Z0-9_]*).' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" format' -l 'format' -d 'json (default), env, dotenv or github.' -rfka 'json env dotenv github'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" name-prefix' -l 'name-prefix' -d 'With --format env|dotenv|github: start every NAME with this ([A-Z_][A-Z0-9_]*).' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" effective' -l 'effective' -d 'Export what reads answer: overrides and registered defaults included.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" allow-missing' -l 'allow-missing' -d 'A DOMAIN that does not exist is exported as an empty one (exit 0), not exit 1.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs export" version' -l 'version' -d 'Show the version.'

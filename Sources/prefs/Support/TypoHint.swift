@@ -1,3 +1,5 @@
+import PrefsCore
+
 /// "did you mean …?": the nearest of some names to a misspelled one.
 enum TypoHint {
     /// The name among `names` nearest to `name` (``UnknownCommand/distance(_:_:)``), when it
@@ -18,5 +20,50 @@ enum TypoHint {
     /// " ; did you mean 'NAME'?" for the nearest name, or "".
     static func suffix(_ name: String, among names: some Sequence<String>) -> String {
         nearest(name, among: names).map { "; did you mean '\($0)'?" } ?? ""
+    }
+}
+
+extension TypoHint {
+    /// How many keys of a domain a did-you-mean reads at most: past that a miss costs what
+    /// reading that many names costs, and no more.
+    static let keyScanLimit = 10_000
+
+    /// What to add to "DOMAIN/KEY not found": the nearest domain when `domain` does not
+    /// exist ("; there is no domain 'swtich'; did you mean 'switch'?"), else the nearest key of
+    /// `domain` among its first ``keyScanLimit`` keys, or "".
+    static func missingKey(_ key: String, in domain: Domain, of stack: KeyValueStack) -> String {
+        guard let known = try? stack.knownDomains() else { return "" }
+        if !known.contains(domain) {
+            return "; there is no domain '\(domain.name)'" + suffix(domain.name, among: known.map(\.name))
+        }
+        struct Enough: Error {}
+        var names: [String] = []
+        do {
+            try stack.forEachEffectiveEntry(in: domain) { entry, _ in
+                names.append(entry.key)
+                if names.count >= keyScanLimit { throw Enough() }
+            }
+        } catch {
+            // A partial list still gives a hint; an unreadable domain gives none.
+        }
+        return suffix(key, among: names)
+    }
+}
+
+extension TypoHint {
+    /// Before a write that would create `domain`: when a domain of a close name exists, a
+    /// warning on stderr naming it (`prefs set biuld sha abc` next to `build`), or with
+    /// `PREFS_STRICT_DOMAINS=1` a refusal (exit 2) — in CI a value written under a misspelled
+    /// domain lands where nobody reads it. Built-in and existing domains pass silently.
+    static func checkNewDomain(_ domain: Domain, in stack: KeyValueStack) throws {
+        guard !Domain.builtInPersistent.contains(domain), domain != .memory else { return }
+        let known = try stack.knownDomains()
+        guard !known.contains(domain), let nearest = nearest(domain.name, among: known.map(\.name)) else { return }
+        if ProcessEnvironment.value("PREFS_STRICT_DOMAINS") == "1" {
+            throw PrefsError(
+                .usage,
+                "domain '\(domain.name)' does not exist and is close to '\(nearest)' (PREFS_STRICT_DOMAINS=1 refuses to create it)")
+        }
+        Output.error("warning: creating domain '\(domain.name)'; did you mean '\(nearest)'?")
     }
 }

@@ -42,10 +42,29 @@ enum UnknownCommand {
         return nil
     }
 
+    /// The verbs people bring from git config, defaults, gsettings, etcdctl, flagd and the shell,
+    /// and the prefs command that does that job (`nil` parent: the root's commands). A hint, not
+    /// an alias: one name per command keeps scripts, completion and the docs the same.
+    static let habits: [String?: [String: String]] = [
+        nil: [
+            "remove": "rm", "delete": "rm", "del": "rm", "unset": "rm", "erase": "rm",
+            "ls": "list", "keys": "list", "read": "get", "show": "get", "write": "set", "put": "set",
+            "dump": "export", "load": "import", "history": "log", "increment": "incr", "inc": "incr",
+        ],
+        "flag": [
+            "on": "enable", "off": "disable", "get": "eval", "evaluate": "eval", "is-enabled": "enabled",
+            "check": "enabled", "ls": "list", "load": "import", "dump": "export", "validate": "lint",
+        ],
+    ]
+
     private static func unknown(_ name: String, among commands: [any ParsableCommand.Type], in parent: String? = nil) -> String {
         let names = commands.map { $0._commandName }
         let full = parent.map { "\($0) \(name)" } ?? name
         var text = "unknown command '\(full)'"
+        let prefix = parent.map { "\($0) " } ?? ""
+        if let habit = habits[parent]?[name], names.contains(habit) {
+            return text + "; prefs calls it '\(prefix)\(habit)' (see 'prefs \(prefix)\(habit) --help')"
+        }
         if let nearest = TypoHint.nearest(name, among: names) {
             text += "; did you mean '\(parent.map { "\($0) " } ?? "")\(nearest)'?"
         }

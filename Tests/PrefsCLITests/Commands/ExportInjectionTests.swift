@@ -98,7 +98,7 @@ struct ExportInjectionTests {
         }
         expectFailure(
             try box.runFailing(["export", "app", "--name-prefix", "APP_"], status: 2), 2,
-            contains: "--name-prefix is for --format env or dotenv")
+            contains: "--name-prefix is for --format env, dotenv or github")
         let env = try box.runOK(["export", "app", "--format", "env", "--name-prefix", "APP_"])
         #expect(env.stdout == "export APP_HOST='db'\n", "\(env)")
         try box.runOK(["set", "app", "9lives", "x"])

@@ -13,7 +13,10 @@ extension Prefs {
                 prints one DOMAIN's keys as shell assignments (export NAME='value') that a script \
                 can eval; --format dotenv as NAME='value' lines for a .env file that sh (set -a; \
                 . FILE), python-dotenv and docker compose read alike (double quotes with \\ and \\" \
-                escapes for a value with ' or a backslash pair; a value no form keeps is refused). \
+                escapes for a value with ' or a backslash pair; a value no form keeps is refused); \
+                --format github as the NAME<<DELIMITER blocks that GitHub Actions reads from \
+                $GITHUB_ENV and $GITHUB_OUTPUT (the value verbatim, line breaks included; the \
+                delimiter never occurs in it). \
                 NAME is --name-prefix and the key in upper case with every character other than \
                 A-Z and 0-9 replaced by _ (without a prefix, _ before a leading digit); strings \
                 are written raw, other values as compact JSON. dynamic, switch, a refreshed or a \
@@ -40,10 +43,10 @@ extension Prefs {
         @Flag(help: "Indent the JSON.")
         var pretty = false
 
-        @Option(help: ArgumentHelp("json (default), env or dotenv.", valueName: "format"))
+        @Option(help: ArgumentHelp("json (default), env, dotenv or github.", valueName: "format"))
         var format: ExportFormat = .json
 
-        @Option(help: ArgumentHelp("With --format env|dotenv: start every NAME with this ([A-Z_][A-Z0-9_]*).", valueName: "prefix"))
+        @Option(help: ArgumentHelp("With --format env|dotenv|github: start every NAME with this ([A-Z_][A-Z0-9_]*).", valueName: "prefix"))
         var namePrefix: String?
 
         @Flag(help: "Export what reads answer: overrides and registered defaults included.")
@@ -54,7 +57,7 @@ extension Prefs {
 
         func validate() throws {
             if let namePrefix {
-                if format == .json { throw ValidationError("--name-prefix is for --format env or dotenv") }
+                if format == .json { throw ValidationError("--name-prefix is for --format env, dotenv or github") }
                 if let problem = Self.namePrefixProblem(namePrefix) { throw ValidationError(problem) }
             }
             if format != .json && domains.count != 1 { throw ValidationError("--format \(format.rawValue) takes exactly one DOMAIN") }
@@ -87,7 +90,7 @@ extension Prefs {
 
 /// `export --format`.
 enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
-    case json, env, dotenv
+    case json, env, dotenv, github
 }
 
 extension Prefs.ExportCommand {
@@ -118,6 +121,8 @@ extension Prefs.ExportCommand {
         "MANPATH", "MANOPT", "EDITOR", "VISUAL", "*_EDITOR", "BROWSER", "OPENSSL_*", "SSL_*", "CURL_*", "WGETRC", "*_PROXY",
         "SSH_*", "GNUPGHOME", "GPG_*", "XDG_*", "SYSTEMD_*", "DOCKER_*", "GOFLAGS", "GOPROXY", "GOTOOLCHAIN", "CARGO_*",
         "RUSTC_WRAPPER", "RUSTFLAGS", "NPM_CONFIG_*", "PIP_*", "MAKEFLAGS", "CC", "CXX", "PREFS_*",
+        // CI runners (GitHub Actions reads these from $GITHUB_ENV for every later step).
+        "GITHUB_*", "RUNNER_*", "ACTIONS_*",
     ]
 
     /// Real names in the families that start with `*`: a `--name-prefix` that could begin one
@@ -222,7 +227,21 @@ extension Prefs.ExportCommand {
         return escaped + "\""
     }
 
-    /// Every key of `domain` as shell or dotenv assignments; refuses collisions and
+    /// `NAME<<DELIMITER`, the value's lines and the delimiter: the multi-line form that GitHub
+    /// Actions reads from `$GITHUB_ENV` and `$GITHUB_OUTPUT`, used for every value so that no
+    /// value is read as another form. The delimiter is `PREFS_EOF`, with `_1`, `_2`, ... added
+    /// until it does not occur anywhere in the value, so no line of the value can end the block.
+    static func githubBlock(_ name: String, _ text: String) -> String {
+        var delimiter = "PREFS_EOF"
+        var attempt = 0
+        while text.contains(delimiter) {
+            attempt += 1
+            delimiter = "PREFS_EOF_\(attempt)"
+        }
+        return "\(name)<<\(delimiter)\n\(text)\n\(delimiter)"
+    }
+
+    /// Every key of `domain` as shell, dotenv or GitHub Actions assignments; refuses collisions and
     /// unrepresentable keys or values before printing anything.
     func assignments(_ stack: KeyValueStack, _ domain: Domain) throws -> String {
         if namePrefix == nil, let reason = try Self.writtenByOthers(stack, domain) {
@@ -256,6 +275,14 @@ extension Prefs.ExportCommand {
             }
             switch format {
             case .env: lines.append("export \(name)='" + text.replacingLiteral("'", with: "'\\''") + "'")
+            case .github:
+                if text.contains("\r") {
+                    throw PrefsError(
+                        .invalidValue,
+                        "\(domain.name)/\(entry.key): the value has a carriage return, which GitHub Actions reads as a line break; "
+                            + "use --format env or json")
+                }
+                lines.append(Self.githubBlock(name, text))
             default: lines.append(name + "=" + (try Self.dotenvValue(text, "\(domain.name)/\(entry.key)")))
             }
         }

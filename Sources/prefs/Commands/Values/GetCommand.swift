@@ -102,7 +102,7 @@ extension Prefs {
             } else if let defaultValue {
                 answer = (try ValueType.auto.value(from: defaultValue), .fallback)
             } else {
-                throw PrefsError(.notFound, "\(domain.name)/\(key) not found")
+                throw PrefsError(.notFound, "\(domain.name)/\(key) not found" + TypoHint.missingKey(key, in: domain, of: stack))
             }
             if showOrigin { Output.standard.write(answer.origin.rawValue + "\t") }
             Output.standard.writeValue(answer.value, json: json)

@@ -25,7 +25,9 @@ extension Prefs {
         func run() throws {
             let domain = try parseDomain(domain)
             try KeyName.validate(key)
-            let value = try global.openStack().incrementNow(in: domain, forKey: key, by: by)
+            let stack = try global.openStack()
+            try TypoHint.checkNewDomain(domain, in: stack)
+            let value = try stack.incrementNow(in: domain, forKey: key, by: by)
             Output.standard.write("\(value)\n")
         }
     }

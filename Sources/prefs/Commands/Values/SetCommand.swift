@@ -55,7 +55,22 @@ extension Prefs {
             // VALUE is parsed by hand so that negative numbers need no escaping; `--` still
             // ends the options, and anything else that starts with a dash is an unknown option.
             let values = value.first == "--" ? Array(value.dropFirst()) : value
-            if values.isEmpty { throw ValidationError("Missing expected argument '<value>'") }
+            if values.isEmpty {
+                // `prefs set user.theme dark` (git config's section.key) or `user/theme`.
+                if let cut = domain.firstIndex(where: { $0 == "." || $0 == "/" }), cut != domain.startIndex {
+                    let rest = ShellWord.quoted(String(domain[domain.index(after: cut)...]))
+                    let shape = "\(ShellWord.quoted(String(domain[..<cut]))) \(rest) \(ShellWord.quoted(key))"
+                    throw ValidationError("set takes DOMAIN KEY VALUE as three words: prefs set \(shape)")
+                }
+                throw ValidationError("Missing expected argument '<value>' (prefs set DOMAIN KEY VALUE)")
+            }
+            if value.first != "--", let option = values.first(where: { $0.hasPrefix("-") && $0 != "-" && !looksNumeric($0) }) {
+                let hint =
+                    option == "--json"
+                    ? "; VALUE is read as JSON when it is valid JSON (--type json requires it)"
+                    : "; to store a value starting with '-', write: prefs set DOMAIN KEY -- VALUE"
+                throw ValidationError("Unknown option '\(option)'\(hint)")
+            }
             if values.count > 1 {
                 throw ValidationError("Unexpected argument '\(values[1])'; quote a value that contains spaces")
             }
@@ -69,6 +84,7 @@ extension Prefs {
             let domain = try parseDomain(domain)
             try KeyName.validate(key)
             let stack = try global.openStack(force: force)
+            try TypoHint.checkNewDomain(domain, in: stack)
             let spec = try stack.schema().spec(in: domain, forKey: key)
             // Without --type or --string the schema's type says how to read VALUE: `yes` is
             // true for a boolean key, `12345` the string "12345" for a string key.
