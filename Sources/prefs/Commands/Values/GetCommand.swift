@@ -136,7 +136,8 @@ extension Prefs {
                 found.append(JSONValue.Member(entry.key, value))
                 if !json {
                     out.write(
-                        TerminalText.escapingControls(entry.key) + "\t" + TerminalText.escapingControls(value.stringValue ?? value.compactText) + "\n")
+                        TerminalText.escapingControls(entry.key) + "\t"
+                            + TerminalText.escapingControls(value.stringValue ?? value.compactText) + "\n")
                 }
             }
             if found.isEmpty {
