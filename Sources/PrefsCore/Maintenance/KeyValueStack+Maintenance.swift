@@ -164,7 +164,8 @@ extension KeyValueStack {
         add(
             .ok, "memory",
             lstat(memoryFile, &memoryInfo) == 0
-                ? "memory-tier file \(memoryFile) (\(memoryInfo.st_size) bytes)" : "no memory-tier file (\(memoryFile))")
+                ? "memory-tier file \(memoryFile) (\(memoryInfo.st_size) bytes)"
+                : "no memory-tier file in \(PathText.deletingLastComponent(memoryFile))")
         for leftover in LeftoverTemporary.scan(directory: PrivateFile.directoryName(path)) {
             let what = "temporary copy \(leftover.path) (\(leftover.bytes) bytes)"
             if leftover.held {

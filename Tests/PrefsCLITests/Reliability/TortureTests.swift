@@ -144,7 +144,7 @@ struct TortureTests {
         // Another store's file concerns that store: listed with --all only (issue 38).
         let own = try box.runOK(["doctor"])
         #expect(!own.stdout.contains("orphaned") && !own.stdout.contains("/gone/"), "\(own)")
-        #expect(own.stdout.contains("ok\tmemory\tno memory-tier file ("), "\(own)")
+        #expect(own.stdout.contains("ok\tmemory\tno memory-tier file in \(box.runtime)/prefs\n"), "\(own)")
         let all = try box.runOK(["doctor", "--all"])
         #expect(
             all.stdout.contains("warning\tmemory-other\torphaned memory-tier file ") && all.stdout.contains("/gone/prefs.db is gone)"),
