@@ -1475,7 +1475,7 @@ _prefs_serve() {
 
 _prefs_doctor() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--json --fix --all --version -h --help)
     repeating_options=(--override)
     non_repeating_options=(--store --actor)
     __prefs_offer_flags_options 0

@@ -23,10 +23,13 @@ int prefs_sqlite_harden(sqlite3 *db) {
     return sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (void *)0);
 }
 
-/* The temporary file being written (empty: none), and its journal's name, ready for the
-   signal handler: it may only call async-signal-safe functions. */
+/* The temporary file being written (empty: none), and the names of the files SQLite keeps
+   beside it (-journal, -wal, -shm), ready for the signal handler: it may only call
+   async-signal-safe functions. */
+static const char *const cleanup_suffixes[] = {"-journal", "-wal", "-shm"};
+#define CLEANUP_SUFFIXES (sizeof(cleanup_suffixes) / sizeof(cleanup_suffixes[0]))
 static char cleanup_path[4096];
-static char cleanup_journal[4096 + 16];
+static char cleanup_beside[CLEANUP_SUFFIXES][4096 + 16];
 static volatile sig_atomic_t cleanup_armed = 0;
 
 int prefs_cleanup_register(const char *path) {
@@ -35,8 +38,10 @@ int prefs_cleanup_register(const char *path) {
     size_t length = strlen(path);
     if (length + sizeof("-journal") > sizeof(cleanup_path)) return 0;
     memcpy(cleanup_path, path, length + 1);
-    memcpy(cleanup_journal, path, length);
-    memcpy(cleanup_journal + length, "-journal", sizeof("-journal"));
+    for (unsigned i = 0; i < CLEANUP_SUFFIXES; i++) {
+        memcpy(cleanup_beside[i], path, length);
+        memcpy(cleanup_beside[i] + length, cleanup_suffixes[i], strlen(cleanup_suffixes[i]) + 1);
+    }
     cleanup_armed = 1;
     return 1;
 }
@@ -44,7 +49,7 @@ int prefs_cleanup_register(const char *path) {
 static void prefs_cleanup_handler(int number) {
     if (cleanup_armed) {
         cleanup_armed = 0;
-        unlink(cleanup_journal);
+        for (unsigned i = 0; i < CLEANUP_SUFFIXES; i++) unlink(cleanup_beside[i]);
         unlink(cleanup_path);
     }
     signal(number, SIG_DFL);

@@ -36,6 +36,10 @@ final class PostgresConnection {
             }
         }
         guard let started else { throw PrefsError(.unreachable, "libpq could not allocate a connection") }
+        // The server's notices and warnings are dropped: libpq's default processor prints them
+        // raw on stderr, and any role that owns prefs_ops can make a trigger RAISE one with
+        // terminal escape sequences or forged lines. Errors reach the user escaped (failure()).
+        PQsetNoticeProcessor(started, { _, _ in }, nil)
         let connection = PostgresConnection(connection: started, deadline: deadline)
         if PQstatus(started) == CONNECTION_BAD { throw connection.failure() }
         var state = PGRES_POLLING_WRITING
@@ -155,13 +159,17 @@ final class PostgresConnection {
         let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
         let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
         let message = primary ?? PQresultErrorMessage(result).map { String(cString: $0) } ?? "query failed"
-        return PrefsError(.unreachable, oneLine(message) + (state.map { " (SQLSTATE \($0))" } ?? ""))
+        return PrefsError(.unreachable, oneLine(message) + (state.map { " (SQLSTATE \(oneLine($0)))" } ?? ""))
     }
 
     /// libpq's multi-line messages joined: "connection to server at … failed: Connection refused; Is the server running …".
+    /// The server's text is a peer's (a trigger's `RAISE EXCEPTION` on `prefs_ops`): its
+    /// control characters are escaped as `sync --status` shows stored text
+    /// (``TerminalText/escapingControls(_:)``), so it can neither forge lines nor drive the terminal.
     static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            .joined(separator: "; ")
+        TerminalText.escapingControls(
+            text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                .joined(separator: "; "))
     }
 }
 

@@ -9,8 +9,10 @@ import Foundation
 import PrefsCore
 import PrefsSync
 
+/// Writes `prefs: MESSAGE` on stderr, its control characters escaped (a message may carry a
+/// sync peer's text), and exits.
 func fail(_ message: String, _ code: Int32) -> Never {
-    FileHandle.standardError.write(Data("prefs: \(message)\n".utf8))
+    FileHandle.standardError.write(Data("prefs: \(TerminalText.escapingControls(message))\n".utf8))
     exit(code)
 }
 

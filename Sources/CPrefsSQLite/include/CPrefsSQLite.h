@@ -18,7 +18,7 @@ void prefs_sqlite_disable_dqs(sqlite3 *db);
 /// functions, never virtual tables with side effects). Returns the SQLite result code.
 int prefs_sqlite_harden(sqlite3 *db);
 
-/// Names the temporary file (and its -journal) that SIGINT, SIGTERM and SIGHUP remove
+/// Names the temporary file (and its -journal, -wal and -shm) that SIGINT, SIGTERM and SIGHUP remove
 /// once prefs_cleanup_install() ran; NULL: none. The path is copied. Returns 0 when the
 /// path is too long to remember.
 int prefs_cleanup_register(const char *path);

@@ -30,123 +30,176 @@ public struct DoctorFinding: Sendable, Equatable {
 extension KeyValueStack {
     /// Checks the store's health: integrity, schema version, the SQL objects (every table,
     /// index and trigger one prefs makes, none else), values (compact JSON), the change log's
-    /// numbering, WAL state, permissions, orphaned memory-tier files and expired keys waiting
-    /// to be purged. Reads only.
+    /// numbering, WAL state, permissions, this store's memory-tier file, leftover temporary
+    /// copies of the store (of an interrupted `backup` or `restore`) in its directory, and
+    /// expired keys waiting to be purged. Reads only, unless `fix`.
     ///
     /// ```swift
     /// let healthy = try stack.doctor().allSatisfy { $0.level != .error }
     /// ```
+    /// - Parameters:
+    ///   - fix: remove the leftover temporary copies no process holds (``LeftoverTemporary``).
+    ///   - otherStores: also list the memory-tier files of other stores that are gone (check
+    ///     `memory-other`), which concern no store in particular.
     /// - Throws: `PrefsError` of kind `storeUnreadable` when the store cannot be opened.
-    public func doctor(environment: [String: String] = ProcessEnvironment.current()) throws -> [DoctorFinding] {
+    public func doctor(
+        environment: [String: String] = ProcessEnvironment.current(), fix: Bool = false, otherStores: Bool = false
+    ) throws -> [DoctorFinding] {
         var findings: [DoctorFinding] = []
         func add(_ level: DoctorFinding.Level, _ check: String, _ message: String) {
             findings.append(DoctorFinding(level: level, check: check, message: message))
         }
-        guard FileManager.default.fileExists(atPath: path) else {
-            add(.ok, "store", "\(path) does not exist yet (created on the first write)")
-            return findings
-        }
-        let reader: DatabaseQueue
-        do {
-            guard let opened = try main.reader() else {
-                add(.ok, "store", "\(path) is empty")
-                return findings
+        // The store file itself; what is beside it (memory tier, temporaries) is checked after.
+        func storeChecks() throws {
+            guard FileManager.default.fileExists(atPath: path) else {
+                add(.ok, "store", "\(path) does not exist yet (created on the first write)")
+                return
             }
-            reader = opened
-        } catch let error as PrefsError {
-            add(.error, "store", error.message)
-            return findings
-        }
-        do {
-            try reader.read { db in
-                let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
-                if integrity == ["ok"] {
-                    add(.ok, "integrity", "PRAGMA integrity_check: ok")
-                } else {
-                    add(.error, "integrity", integrity.prefix(5).joined(separator: "; "))
+            let reader: DatabaseQueue
+            do {
+                guard let opened = try main.reader() else {
+                    add(.ok, "store", "\(path) is empty")
+                    return
                 }
-                let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-                add(.ok, "schema", "schema version \(version) (this prefs: \(StoreDatabase.schemaVersion))")
-                // Every table, index, trigger and view must be one prefs makes, with its SQL:
-                // a planted trigger can rewrite later writes, a missing one hides them from the log.
-                if version == StoreDatabase.schemaVersion {
-                    let differences = try SchemaInventory.read(db).differences(from: SchemaInventory.expected(domains: DomainTable.all(db)))
-                    for difference in differences { add(.error, "objects", difference.message) }
-                    if differences.isEmpty { add(.ok, "objects", "every table, index and trigger is one prefs makes") }
-                }
-                var invalid: [String] = []
-                var values = 0
-                var bad = 0
-                for domain in try DomainTable.all(db) where try db.tableExists("kv_" + domain.name) {
-                    let rows = try Row.fetchCursor(db, sql: "SELECT key, value FROM \(DomainTable(domain).table)")
-                    while let row = try rows.next() {
-                        values += 1
-                        if let json = BackupCopy.compactJSON(row.values[1]), case .text(let stored) = row.values[1], json == stored {
-                            continue
+                reader = opened
+            } catch let error as PrefsError {
+                add(.error, "store", error.message)
+                return
+            }
+            do {
+                try reader.read { db in
+                    let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+                    if integrity == ["ok"] {
+                        add(.ok, "integrity", "PRAGMA integrity_check: ok")
+                    } else {
+                        add(.error, "integrity", integrity.prefix(5).joined(separator: "; "))
+                    }
+                    let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                    add(.ok, "schema", "schema version \(version) (this prefs: \(StoreDatabase.schemaVersion))")
+                    // Every table, index, trigger and view must be one prefs makes, with its SQL:
+                    // a planted trigger can rewrite later writes, a missing one hides them from the log.
+                    if version == StoreDatabase.schemaVersion {
+                        let differences = try SchemaInventory.read(db).differences(
+                            from: SchemaInventory.expected(domains: DomainTable.all(db)))
+                        for difference in differences { add(.error, "objects", difference.message) }
+                        if differences.isEmpty { add(.ok, "objects", "every table, index and trigger is one prefs makes") }
+                    }
+                    var invalid: [String] = []
+                    var values = 0
+                    var bad = 0
+                    for domain in try DomainTable.all(db) where try db.tableExists("kv_" + domain.name) {
+                        let rows = try Row.fetchCursor(db, sql: "SELECT key, value FROM \(DomainTable(domain).table)")
+                        while let row = try rows.next() {
+                            values += 1
+                            if let json = BackupCopy.compactJSON(row.values[1]), case .text(let stored) = row.values[1], json == stored {
+                                continue
+                            }
+                            bad += 1
+                            if invalid.count < 5 { invalid.append("\(domain.name) \(BackupCopy.quoted(row.values[0]))") }
                         }
-                        bad += 1
-                        if invalid.count < 5 { invalid.append("\(domain.name) \(BackupCopy.quoted(row.values[0]))") }
                     }
-                }
-                if invalid.isEmpty {
-                    add(.ok, "values", "\(values) value(s), each compact JSON")
-                } else {
-                    add(
-                        .error, "values",
-                        "\(bad) value(s) not compact JSON: \(invalid.joined(separator: ", "))\(bad > invalid.count ? ", …" : "")")
-                }
-                if version >= 2 {
-                    let latest = try ChangeLog.latestSequence(db)
-                    if latest >= ChangeLog.sequenceLimit {
-                        add(.error, "log", "the change log's last record number is \(latest), beyond what prefs writes: writes are refused")
+                    if invalid.isEmpty {
+                        add(.ok, "values", "\(values) value(s), each compact JSON")
+                    } else {
+                        add(
+                            .error, "values",
+                            "\(bad) value(s) not compact JSON: \(invalid.joined(separator: ", "))\(bad > invalid.count ? ", …" : "")")
                     }
-                }
-                let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?"
-                // (FileManager's `.size` is not an Int here: it read 0 for every WAL.)
-                var walInfo = stat()
-                let walSize = stat(path + "-wal", &walInfo) == 0 ? Int(walInfo.st_size) : 0
-                if walSize > StoreDatabase.walSizeLimit {
+                    if version >= 2 {
+                        let latest = try ChangeLog.latestSequence(db)
+                        if latest >= ChangeLog.sequenceLimit {
+                            add(
+                                .error, "log",
+                                "the change log's last record number is \(latest), beyond what prefs writes: writes are refused")
+                        }
+                    }
+                    let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?"
+                    // (FileManager's `.size` is not an Int here: it read 0 for every WAL.)
+                    var walInfo = stat()
+                    let walSize = stat(path + "-wal", &walInfo) == 0 ? Int(walInfo.st_size) : 0
+                    if walSize > StoreDatabase.walSizeLimit {
+                        add(
+                            .warning, "wal",
+                            "WAL file \(walSize) bytes, over \(StoreDatabase.walSizeLimit >> 20) MiB: a process holding the store open keeps checkpoints from finishing"
+                        )
+                    } else {
+                        add(mode == "wal" ? .ok : .warning, "wal", "journal mode \(mode), WAL file \(walSize) bytes")
+                    }
+                    var expired = 0
+                    let now = WallClock.nowMilliseconds()
+                    for domain in try DomainTable.all(db) {
+                        expired +=
+                            try Int.fetchOne(
+                                db,
+                                sql: "SELECT count(*) FROM \(DomainTable(domain).table) WHERE expires_at IS NOT NULL AND expires_at <= ?",
+                                arguments: [now]) ?? 0
+                    }
+                    add(.ok, "expiry", "\(expired) expired key(s) waiting to be purged at the next write to their domain")
+                    let hashing = try StoreMeta.value(db, .flagFractionalVersion)
                     add(
-                        .warning, "wal",
-                        "WAL file \(walSize) bytes, over \(StoreDatabase.walSizeLimit >> 20) MiB: a process holding the store open keeps checkpoints from finishing"
+                        .ok, "flags",
+                        hashing.map { "fractional hashing version \($0) (prefs flag config fractional-version)" }
+                            ?? "fractional hashing version \(FractionalVersion.default.rawValue) (the default)")
+                }
+            } catch {
+                add(.error, "integrity", PrefsError.database(error, path: path, writing: false).message)
+            }
+            for (file, label) in [(path, "store file"), (PathText.deletingLastComponent(path), "store directory")] {
+                var info = stat()
+                guard stat(file, &info) == 0 else { continue }
+                let mode = info.st_mode & 0o777
+                if mode & 0o077 != 0 {
+                    add(
+                        .warning, "permissions",
+                        "\(label) \(file) is open to group/other (mode \(String(mode, radix: 8))); expected 0\(label == "store file" ? "600" : "700")"
                     )
                 } else {
-                    add(mode == "wal" ? .ok : .warning, "wal", "journal mode \(mode), WAL file \(walSize) bytes")
+                    add(.ok, "permissions", "\(label) mode \(String(mode, radix: 8))")
                 }
-                var expired = 0
-                let now = WallClock.nowMilliseconds()
-                for domain in try DomainTable.all(db) {
-                    expired +=
-                        try Int.fetchOne(
-                            db, sql: "SELECT count(*) FROM \(DomainTable(domain).table) WHERE expires_at IS NOT NULL AND expires_at <= ?",
-                            arguments: [now]) ?? 0
-                }
-                add(.ok, "expiry", "\(expired) expired key(s) waiting to be purged at the next write to their domain")
-                let hashing = try StoreMeta.value(db, .flagFractionalVersion)
-                add(
-                    .ok, "flags",
-                    hashing.map { "fractional hashing version \($0) (prefs flag config fractional-version)" }
-                        ?? "fractional hashing version \(FractionalVersion.default.rawValue) (the default)")
             }
-        } catch {
-            add(.error, "integrity", PrefsError.database(error, path: path, writing: false).message)
         }
-        for (file, label) in [(path, "store file"), (PathText.deletingLastComponent(path), "store directory")] {
-            var info = stat()
-            guard stat(file, &info) == 0 else { continue }
-            let mode = info.st_mode & 0o777
-            if mode & 0o077 != 0 {
-                add(
-                    .warning, "permissions",
-                    "\(label) \(file) is open to group/other (mode \(String(mode, radix: 8))); expected 0\(label == "store file" ? "600" : "700")"
-                )
+        try storeChecks()
+        let memoryFile = StoreLocation.memoryFile(forStore: path, environment: environment)
+        var memoryInfo = stat()
+        add(
+            .ok, "memory",
+            lstat(memoryFile, &memoryInfo) == 0
+                ? "memory-tier file \(memoryFile) (\(memoryInfo.st_size) bytes)"
+                : "no memory-tier file in \(PathText.deletingLastComponent(memoryFile))")
+        for leftover in LeftoverTemporary.scan(directory: PrivateFile.directoryName(path)) {
+            let what = "temporary copy \(leftover.path) (\(leftover.bytes) bytes)"
+            if leftover.held {
+                add(.ok, "temporary", "\(what) is being written by a running backup or restore")
+            } else if fix {
+                if leftover.remove() {
+                    add(.ok, "temporary", "removed the leftover \(what)")
+                } else {
+                    add(.warning, "temporary", "could not remove the leftover \(what)")
+                }
             } else {
-                add(.ok, "permissions", "\(label) mode \(String(mode, radix: 8))")
+                add(
+                    .warning, "temporary",
+                    "leftover \(what) of an interrupted backup or restore; no process holds it (prefs doctor --fix removes it)")
             }
         }
+        if otherStores {
+            let orphans = Self.orphanedMemoryFiles(environment: environment)
+            if orphans.isEmpty {
+                add(
+                    .ok, "memory-other",
+                    "no memory-tier files of stores that are gone in \(StoreLocation.memoryDirectory(environment: environment))")
+            }
+            for orphan in orphans { add(.warning, "memory-other", "orphaned memory-tier file \(orphan)") }
+        }
+        return findings
+    }
+
+    /// The memory-tier files whose store is gone ("FILE (store PATH is gone)"), of any store
+    /// of this user.
+    static func orphanedMemoryFiles(environment: [String: String]) -> [String] {
         let memoryDirectory = StoreLocation.memoryDirectory(environment: environment)
         var orphans: [String] = []
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: memoryDirectory)) ?? []
+        for name in ((try? FileManager.default.contentsOfDirectory(atPath: memoryDirectory)) ?? []).sorted()
         where name.hasPrefix("memory-") && name.hasSuffix(".db") {
             let file = memoryDirectory + "/" + name
             // Read-write, though it only reads: a read-only connection to a WAL file leaves a
@@ -160,12 +213,7 @@ extension KeyValueStack {
             else { continue }
             if !FileManager.default.fileExists(atPath: owner) { orphans.append("\(file) (store \(owner) is gone)") }
         }
-        if orphans.isEmpty {
-            add(.ok, "memory", "no orphaned memory-tier files in \(memoryDirectory)")
-        } else {
-            for orphan in orphans { add(.warning, "memory", "orphaned memory-tier file \(orphan)") }
-        }
-        return findings
+        return orphans
     }
 
     /// Writes a consistent copy of the store file to `destination` while other processes
@@ -189,8 +237,8 @@ extension KeyValueStack {
         try PrivateFile.refuseStoreFiles(destination, store: path)
         try flushSynchronously()
         // SQLite writes into an empty file that exists: make it private and unpredictable first.
+        // Held open (and locked) until the rename, so `doctor --fix` leaves it alone.
         let (fd, temporary) = try PrivateFile.makeTemporary(nextTo: destination, purpose: "backup")
-        Glibc.close(fd)
         // A signal mid-copy removes the hidden copy and its -journal (``SignalCleanup``).
         SignalCleanup.register(temporary)
         defer { SignalCleanup.register(nil) }
@@ -201,9 +249,10 @@ extension KeyValueStack {
         } catch {
             unlink(temporary)
             unlink(temporary + "-journal")
+            Glibc.close(fd)
             throw PrefsError.database(error, path: destination, writing: true)
         }
-        try PrivateFile.commit(temporary, to: destination, purpose: "backup")
+        try PrivateFile.commit(temporary, fd: fd, to: destination, purpose: "backup")
     }
 
     /// Replaces the store's content with a backup made by ``backup(to:overwrite:)``, while
@@ -279,14 +328,18 @@ extension KeyValueStack {
 
         // The new store, made the normal way next to the store, filled with the backup's rows.
         try StoreDatabase.createDirectories(PrivateFile.directoryName(path))
+        // Held open (and locked) until removed, so `doctor --fix` leaves it alone; a signal
+        // removes it with its -wal and -shm (``SignalCleanup``, when the program installed it).
         let (fd, temporary) = try PrivateFile.makeTemporary(nextTo: path, purpose: "restore")
-        Glibc.close(fd)
+        SignalCleanup.register(temporary)
         let fresh = StoreDatabase(location: .file(temporary), kind: .main, busyTimeout: main.busyTimeout, actor: main.changeLog.actor)
         var copied: DatabaseQueue?
         defer {
             try? copied?.close()
             fresh.close()
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
+            SignalCleanup.register(nil)
+            Glibc.close(fd)
         }
         var summary = RestoreReport(source: source)
         let backupLast: Int64

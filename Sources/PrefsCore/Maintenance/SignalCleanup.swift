@@ -1,8 +1,10 @@
 import CPrefsSQLite
 
-/// Removes the temporary file a long step is writing (a backup's hidden full copy and its
-/// `-journal`) when SIGINT, SIGTERM or SIGHUP ends the process, so an interrupted `backup`
-/// leaves nothing behind. The library only names the file; a program opts in with
+/// Removes the temporary file a long step is writing (a backup's hidden full copy, a
+/// restore's new store, and the `-journal`, `-wal` and `-shm` SQLite keeps beside them) when
+/// SIGINT, SIGTERM or SIGHUP ends the process, so an interrupted `backup` or `restore` leaves
+/// nothing behind. (SIGKILL cannot be caught: `prefs doctor` names what it leaves, and
+/// `doctor --fix` removes it.) The library only names the file; a program opts in with
 /// ``installHandlers()`` (the library never installs signal handlers of its own).
 ///
 /// ```swift

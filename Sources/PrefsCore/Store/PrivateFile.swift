@@ -9,7 +9,10 @@ import Glibc
 /// try PrivateFile.write(Array("{}".utf8), to: "/home/ada/prefs.json", purpose: "export")
 /// ```
 package enum PrivateFile {
-    /// A new empty temporary file next to `destination` (`.NAME.XXXXXX`, mode 0600).
+    /// A new empty temporary file next to `destination` (`.NAME.XXXXXX`, mode 0600), locked
+    /// with `flock` while its descriptor stays open: `doctor --fix` removes only temporaries no
+    /// process holds (``LeftoverTemporary``). Keep the descriptor open until the file is
+    /// renamed or removed.
     ///
     /// - Parameter purpose: what the file is, for error messages ("backup", "export").
     /// - Returns: the open descriptor and the temporary path.
@@ -17,27 +20,36 @@ package enum PrivateFile {
     package static func makeTemporary(nextTo destination: String, purpose: String) throws -> (fd: Int32, path: String) {
         let directory = directoryName(destination)
         let name = PathText.lastComponent(destination)
-        var template = Array((directory + "/." + name + ".XXXXXX").utf8CString)
-        let fd = mkstemp(&template)  // O_EXCL, mode 0600
-        guard fd >= 0 else { throw failure(destination, purpose: purpose, errno) }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        return (fd, path)
+        while true {
+            var template = Array((directory + "/." + name + ".XXXXXX").utf8CString)
+            let fd = mkstemp(&template)  // O_EXCL, mode 0600
+            guard fd >= 0 else { throw failure(destination, purpose: purpose, errno) }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            // Between mkstemp and the lock, `doctor --fix` may have taken the unlocked file for
+            // a leftover and removed it: then take another name. (A file system without flock
+            // leaves the file unlocked, and doctor reports it as held by nobody.)
+            var info = stat()
+            if flock(fd, LOCK_EX) == 0 && fstat(fd, &info) == 0 && info.st_nlink == 0 {
+                close(fd)
+                continue
+            }
+            return (fd, path)
+        }
     }
 
-    /// Flushes the temporary file, renames it to `destination` and flushes the directory.
-    /// Removes the temporary file when a step fails.
+    /// Flushes the temporary file (open as `fd`, which this closes), renames it to
+    /// `destination` and flushes the directory. Removes the temporary file when a step fails.
     ///
     /// - Throws: ``PrefsError`` of kind `cannotWrite` naming `destination`.
-    package static func commit(_ temporary: String, to destination: String, purpose: String) throws {
-        let fd = open(temporary, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        if fd < 0 || fsync(fd) != 0 {
+    package static func commit(_ temporary: String, fd: Int32, to destination: String, purpose: String) throws {
+        // Closed after the rename: the lock keeps `doctor --fix` away until then.
+        defer { close(fd) }
+        if fsync(fd) != 0 {
             let code = errno
-            if fd >= 0 { close(fd) }
             unlink(temporary)
             throw failure(destination, purpose: purpose, code)
         }
-        close(fd)
         if rename(temporary, destination) != 0 {
             let code = errno
             unlink(temporary)
@@ -78,13 +90,12 @@ package enum PrivateFile {
         let (fd, temporary) = try makeTemporary(nextTo: path, purpose: purpose)
         var code: Int32 = 0
         do { try FileIO.write(fd, bytes) } catch { code = error.code }
-        if code == 0 && fsync(fd) != 0 { code = errno }
-        if close(fd) != 0 && code == 0 { code = errno }
         if code != 0 {
+            close(fd)
             unlink(temporary)
             throw failure(path, purpose: purpose, code)
         }
-        try commit(temporary, to: path, purpose: purpose)
+        try commit(temporary, fd: fd, to: path, purpose: purpose)
     }
 
     static func directoryName(_ path: String) -> String {

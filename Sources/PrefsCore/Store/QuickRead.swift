@@ -1,3 +1,4 @@
+import CPrefsSQLite
 import CSQLite
 
 /// One stored value read straight through the SQLite C API, for `prefs get`'s start-up path.
@@ -6,7 +7,8 @@ import CSQLite
 /// a live (not expired) value for the key. Everything else — a missing store, key or table,
 /// an expired value, a store of another version, a busy or damaged database — returns nil,
 /// and the caller takes the full path through ``KeyValueStack``, which reports those cases.
-/// It opens the file read-only and never creates or changes anything.
+/// It opens the file read-only, hardened as every connection is (`trusted_schema` off,
+/// `SQLITE_DBCONFIG_DEFENSIVE`), and never creates or changes anything.
 package enum QuickRead {
     /// The compact JSON text stored for `key` in `domain`, or nil when the full path must answer.
     ///
@@ -24,6 +26,10 @@ package enum QuickRead {
         var handle: OpaquePointer?
         defer { sqlite3_close_v2(handle) }
         guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db = handle else { return nil }
+        // The file is data, as on every connection prefs opens (``Database``): a planted
+        // view or trigger may call only innocuous functions, so this path answers no more
+        // than the full one, which then reports the store as damaged.
+        guard prefs_sqlite_harden(db) == SQLITE_OK else { return nil }
         sqlite3_busy_timeout(db, busyTimeout)
         // The domain name is validated above ([a-z][a-z0-9_-]*); the table and the condition
         // are DomainTable's.

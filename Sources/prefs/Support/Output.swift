@@ -53,24 +53,6 @@ final class Output: @unchecked Sendable {
         writeAll(2, Array("prefs: \(oneLine)\n".utf8))
     }
 
-    /// Text from stored data as tabular output shows it: control characters (C0, DEL, C1)
-    /// escaped as `\n`, `\t`, `\r` or `\xHH`, so a value planted by a peer can neither forge
-    /// lines nor send terminal escape sequences. JSON output escapes them itself.
-    static func escapingControls(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }) else { return text }
-        var escaped = ""
-        for scalar in text.unicodeScalars {
-            switch scalar.value {
-            case 0x0A: escaped += "\\n"
-            case 0x09: escaped += "\\t"
-            case 0x0D: escaped += "\\r"
-            case 0..<0x20, 0x7F..<0xA0: escaped += "\\x" + NumberText.hex(scalar.value, width: 2)
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
-    }
-
     /// Writes a value as `get` prints it: strings raw, everything else compact JSON.
     func writeValue(_ value: JSONValue, json: Bool) {
         if !json, case .string(let s) = value {

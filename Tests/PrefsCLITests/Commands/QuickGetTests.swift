@@ -128,6 +128,27 @@ struct QuickGetTests {
             try both(box, ["--store", foreign, "get", "user", "theme"], store: false, status: 3), 3, contains: "not a prefs store")
     }
 
+    /// The start-up path opens the store hardened, as every connection does (`trusted_schema`
+    /// off, DEFENSIVE): a planted view in place of a domain's table that reads a virtual table
+    /// (here `pragma_database_list`; in a trusted schema any function or virtual table) is
+    /// refused there too, and `get` answers as the full command does (issue 38).
+    @Test func aPlantedViewIsRefusedOnTheStartUpPathToo() throws {
+        let box = try Sandbox()
+        try box.runOK(["set", "user", "theme", "dark"])
+        try DatabaseQueue(path: box.store).write { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE kv_user RENAME TO kv_user_kept;
+                    CREATE VIEW kv_user (key, value, version, updated_at, expires_at) AS
+                        SELECT 'theme', '"' || (SELECT file FROM pragma_database_list LIMIT 1) || '"', 1, 1, NULL;
+                    """)
+        }
+        let answer = try both(box, ["get", "user", "theme"], status: 3)
+        #expect(!answer.stdout.contains(box.store), "\(answer)")
+        let required = try box.run(["get", "user", "theme"], expecting: 97, environment: ["PREFS_REQUIRE_QUICK": "1"])
+        #expect(!required.stdout.contains(box.store), "\(required)")
+    }
+
     /// `PREFS_REQUIRE_QUICK=1` passes a lookup the start-up path answered and stops, with exit
     /// 97 and a debug line, every shape it leaves to the full command.
     @Test func theStartUpPathIsRequiredOnlyWhereItAnswers() throws {

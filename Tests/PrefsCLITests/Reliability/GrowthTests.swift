@@ -4,7 +4,7 @@ import Testing
 
 /// What repeated use leaves behind: state that must not grow with the number of runs.
 @Suite struct GrowthTests {
-    /// `doctor` reads every memory-tier file's owner to find orphans. Reading must not leave a
+    /// `doctor --all` reads every memory-tier file's owner to find orphans. Reading must not leave a
     /// `-wal` and a 32 KiB `-shm` beside each file (in RAM until reboot), run after run.
     @Test func doctorLeavesNothingBesideTheMemoryFilesItReads() throws {
         let box = try Sandbox()
@@ -18,8 +18,8 @@ import Testing
         let before = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
         #expect(before.count == 2 && before.allSatisfy { $0.hasPrefix("memory-") && $0.hasSuffix(".db") }, "\(before)")
         for _ in 0..<3 {
-            let doctor = try box.runOK(["doctor"])
-            #expect(doctor.stdout.contains("warning\tmemory\torphaned memory-tier file"), "\(doctor)")
+            let doctor = try box.runOK(["doctor", "--all"])
+            #expect(doctor.stdout.contains("warning\tmemory-other\torphaned memory-tier file"), "\(doctor)")
         }
         let after = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
         #expect(after == before, "doctor left files in \(directory)")

@@ -126,6 +126,41 @@ struct SyncTests {
         #expect(ran.isEmpty, "a peer's text ran: \(ran)")
     }
 
+    /// Any role that owns `prefs_ops` can add a trigger whose `RAISE NOTICE`/`EXCEPTION`
+    /// carries terminal escape sequences and forged lines: `sync` prints neither raw — notices
+    /// are dropped, errors escaped as `sync --status` escapes stored text (issue 38).
+    @Test func aPeersNoticesAndErrorsReachTheTerminalEscaped() throws {
+        let a = try syncedStore()
+        try a.runOK(["set", "default", "seed", "1"])
+        _ = try sync(a)  // creates the remote schema
+        let text = #"E'\x1b]0;pwned\x07\x1b[2J\npushed 1, pending 0\n'"#
+        try server.psql(
+            """
+            CREATE FUNCTION peer_says() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                RAISE NOTICE '%', \(text);
+                RAISE WARNING '%', \(text);
+                IF NEW.key = 'boom' THEN RAISE EXCEPTION '%', \(text); END IF;
+                RETURN NEW;
+            END $$;
+            CREATE TRIGGER peer_says BEFORE INSERT ON prefs_ops FOR EACH ROW EXECUTE FUNCTION peer_says();
+            """, database: database)
+        try a.runOK(["set", "default", "quiet", "2"])
+        let noticed = try sync(a)  // the push fires the trigger: a NOTICE and a WARNING
+        #expect(noticed.stdout.hasSuffix(", pushed 1, pending 0\n") && noticed.stderr.isEmpty, "\(noticed)")
+        try a.runOK(["set", "default", "boom", "3"])
+        let failed = try a.runFailing(["sync"], status: 7)
+        #expect(failed.stderr.contains(#"\x1b]0;pwned\x07\x1b[2J; pushed 1, pending 0"#), "\(failed)")
+        let status = try a.runOK(["sync", "--status"])
+        #expect(status.stdout.contains(#"\x1b]0;pwned\x07"#), "\(status)")
+        for result in [noticed, failed, status] {
+            let output = result.stdout + result.stderr
+            #expect(!output.utf8.contains(0x1B) && !output.utf8.contains(0x07), "\(result)")
+            #expect(!output.split(separator: "\n").contains { $0.hasPrefix("pushed 1, pending 0") }, "\(result)")
+        }
+        #expect(try server.psql("SELECT count(*) FROM prefs_ops WHERE key = 'boom'", database: database) == "0\n")
+    }
+
     // MARK: - remote set/show/unset, recording
 
     @Test func remoteSetShowUnset() throws {

@@ -6,7 +6,7 @@ import PrefsCore
 
 
 enum DocExample_PrefsCore_Maintenance_SignalCleanup {
-    // Sources/PrefsCore/Maintenance/SignalCleanup.swift:8
+    // Sources/PrefsCore/Maintenance/SignalCleanup.swift:10
     static func example1(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,

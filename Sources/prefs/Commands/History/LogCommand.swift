@@ -59,7 +59,7 @@ extension Prefs {
                         String(record.seq), ISOTime.format(milliseconds: record.at), record.op, record.domain.name, record.key,
                         record.old ?? "-", record.new ?? "-", record.actor,
                     ]
-                    out.write(fields.map(Output.escapingControls).joined(separator: "\t") + "\n")
+                    out.write(fields.map(TerminalText.escapingControls).joined(separator: "\t") + "\n")
                 }
             }
         }

@@ -84,7 +84,8 @@ extension Prefs {
                 out.write(record.json + "\n")
             } else {
                 out.write(
-                    [record.op, record.domain.name, record.key, record.new ?? "-"].map(Output.escapingControls).joined(separator: "\t")
+                    [record.op, record.domain.name, record.key, record.new ?? "-"].map(TerminalText.escapingControls).joined(
+                        separator: "\t")
                         + "\n")
             }
             out.flush()

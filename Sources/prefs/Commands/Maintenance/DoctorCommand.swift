@@ -6,16 +6,29 @@ extension Prefs {
         static let configuration = CommandConfiguration(
             commandName: "doctor",
             abstract:
-                "Check the store: integrity, schema version and objects, values, WAL, permissions, orphaned memory files, expired keys.",
-            discussion: "One line per finding: LEVEL<TAB>CHECK<TAB>MESSAGE (ok, warning, error). Exit 0 when healthy, 3 when damaged.")
+                "Check the store: integrity, schema version and objects, values, WAL, permissions, its memory file, leftover temporary copies, expired keys.",
+            discussion: """
+                One line per finding: LEVEL<TAB>CHECK<TAB>MESSAGE (ok, warning, error). Exit 0 when healthy, \
+                3 when damaged. Only what concerns this store is reported; --all adds the memory-tier \
+                files of other stores that are gone (check memory-other). A temporary copy of the \
+                store left in its directory by an interrupted backup or restore (.NAME.XXXXXX and its \
+                -wal/-shm) is named; --fix removes those no running process holds (the process that \
+                makes one holds a lock on it until it is done).
+                """)
 
         @OptionGroup var global: GlobalOptions
 
         @Flag(help: "Print JSON Lines.")
         var json = false
 
+        @Flag(help: "Remove leftover temporary copies of the store that no process holds.")
+        var fix = false
+
+        @Flag(help: "Also list the memory-tier files of other stores that are gone.")
+        var all = false
+
         func run() throws {
-            let findings = try global.openStack().doctor()
+            let findings = try global.openStack().doctor(fix: fix, otherStores: all)
             for finding in findings {
                 Output.standard.write(json ? finding.json + "\n" : "\(finding.level.rawValue)\t\(finding.check)\t\(finding.message)\n")
             }

@@ -77,7 +77,7 @@ extension Prefs {
                                 entry.domain.name, entry.source, time(entry.lastSuccessAt), time(entry.lastFailureAt),
                                 entry.lastFailure ?? "-", age,
                             ]
-                            .map(Output.escapingControls).joined(separator: "\t") + "\n")
+                            .map(TerminalText.escapingControls).joined(separator: "\t") + "\n")
                     }
                 }
                 return

@@ -116,7 +116,7 @@ extension Prefs {
                 ("last-success", time(status.lastSuccessAt) ?? "never"),
                 ("last-failure", status.lastFailure.map { "\(time(status.lastFailureAt) ?? "-") \($0)" } ?? "-"),
             ]
-            for (name, value) in rows { Output.standard.write("\(name)\t\(Output.escapingControls(value))\n") }
+            for (name, value) in rows { Output.standard.write("\(name)\t\(TerminalText.escapingControls(value))\n") }
         }
     }
 }

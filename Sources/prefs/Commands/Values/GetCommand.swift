@@ -116,7 +116,7 @@ extension Prefs {
                 if let value = try stack.resolve(in: domain, forKey: key)?.value ?? fallback {
                     found.append(JSONValue.Member(key, value))
                     // One line per key: a line break in a string is shown escaped.
-                    if !json { Output.standard.write(Output.escapingControls(value.stringValue ?? value.compactText) + "\n") }
+                    if !json { Output.standard.write(TerminalText.escapingControls(value.stringValue ?? value.compactText) + "\n") }
                 } else {
                     missing.append(key)
                 }
@@ -136,7 +136,8 @@ extension Prefs {
                 found.append(JSONValue.Member(entry.key, value))
                 if !json {
                     out.write(
-                        Output.escapingControls(entry.key) + "\t" + Output.escapingControls(value.stringValue ?? value.compactText) + "\n")
+                        TerminalText.escapingControls(entry.key) + "\t"
+                            + TerminalText.escapingControls(value.stringValue ?? value.compactText) + "\n")
                 }
             }
             if found.isEmpty {

@@ -65,10 +65,10 @@ extension Prefs {
                     out.write(entry.domain.name)
                     out.write(byte: UInt8(ascii: "\t"))
                 }
-                out.write(Output.escapingControls(entry.key))
+                out.write(TerminalText.escapingControls(entry.key))
                 if !keysOnly {
                     out.write(byte: UInt8(ascii: "\t"))
-                    out.write(Output.escapingControls(entry.json))
+                    out.write(TerminalText.escapingControls(entry.json))
                 }
                 out.write(byte: end)
             }
