@@ -94,7 +94,19 @@ struct FlagTypoTests {
         fi
         echo "deploying"
         """.write(toFile: naive, atomically: true, encoding: .utf8)
-        // The idiom of docs/guide.md's CI section.
+        // The idiom of docs/guide.md's CI section, under `set -e` as CI runners use it.
+        let guide = box.root + "/guide.sh"
+        try """
+        #!/bin/bash
+        set -eu
+        if prefs flag enabled "$1"; then
+          echo "deploys are frozen"; exit 0
+        elif [ $? -ne 1 ]; then
+          echo "cannot tell whether deploys are frozen: not deploying" >&2; exit 1
+        fi
+        echo "deploying"
+        """.write(toFile: guide, atomically: true, encoding: .utf8)
+        // The same with the status kept (docs/flags.md).
         let gated = box.root + "/gated.sh"
         try """
         #!/bin/bash
@@ -115,8 +127,8 @@ struct FlagTypoTests {
             try Sandbox.exec(
                 "/bin/bash", [path, flag], stdin: nil, environment: environment.merging(["PREFS_STRICT_FLAGS": strict]) { $1 })
         }
-        // The flag is off: both scripts deploy.
-        for path in [naive, gated] {
+        // The flag is off: every script deploys.
+        for path in [naive, guide, gated] {
             let off = try script(path, "deploy-frozen")
             #expect(off.status == 0 && off.stdout == "deploying\n" && off.stderr.isEmpty, "\(path): \(off)")
         }
@@ -124,7 +136,15 @@ struct FlagTypoTests {
         let naiveTypo = try script(naive, "deploy-frozn")
         #expect(naiveTypo.status == 0 && naiveTypo.stdout == "deploying\n", "\(naiveTypo)")
         #expect(naiveTypo.stderr == "prefs: flag 'deploy-frozn' not found; did you mean 'deploy-frozen'?\n", "\(naiveTypo)")
-        // …the idiom stops with the status of a missing flag, whatever PREFS_STRICT_FLAGS says.
+        // …the idioms stop, whatever PREFS_STRICT_FLAGS says.
+        for strict in ["1", "0"] {
+            let stopped = try script(guide, "deploy-frozn", strict: strict)
+            #expect(stopped.status == 1 && stopped.stdout.isEmpty, "\(stopped)")
+            #expect(
+                stopped.stderr
+                    == "prefs: flag 'deploy-frozn' not found; did you mean 'deploy-frozen'?\ncannot tell whether deploys are frozen: not deploying\n",
+                "\(stopped)")
+        }
         for strict in ["1", "0"] {
             let stopped = try script(gated, "deploy-frozn", strict: strict)
             #expect(stopped.status == 2 && stopped.stdout.isEmpty, "\(stopped)")
@@ -133,9 +153,9 @@ struct FlagTypoTests {
                     == "prefs: flag 'deploy-frozn' not found; did you mean 'deploy-frozen'?\nno answer for deploy-frozn (exit 2): not deploying\n",
                 "\(stopped)")
         }
-        // Frozen: both stop before deploying, exit 0.
+        // Frozen: every script stops before deploying, exit 0.
         try box.runOK(["set", "switch", "deploy-frozen", "true"])
-        for path in [naive, gated] {
+        for path in [naive, guide, gated] {
             let frozen = try script(path, "deploy-frozen")
             #expect(frozen.status == 0 && frozen.stdout == "deploys are frozen\n" && frozen.stderr.isEmpty, "\(path): \(frozen)")
         }
@@ -144,5 +164,7 @@ struct FlagTypoTests {
         try "not a database, just text".write(toFile: box.store, atomically: true, encoding: .utf8)
         let unreadable = try script(gated, "deploy-frozen")
         #expect(unreadable.status == 3 && unreadable.stdout.isEmpty, "\(unreadable)")
+        let unreadableGuide = try script(guide, "deploy-frozen")
+        #expect(unreadableGuide.status == 1 && unreadableGuide.stdout.isEmpty, "\(unreadableGuide)")
     }
 }
