@@ -358,7 +358,7 @@ complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs f
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs flag" -eq 1' -fa 'list' -d 'List flags: KEY, STATE, TYPE, DEFAULT VARIANT, TARGETING (yes/no), VARIANTS, tab-separated.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs flag" -eq 1' -fa 'show' -d 'Print a flag\'s definition.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs flag" -eq 1' -fa 'eval' -d 'Evaluate a flag for a context.'
-complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs flag" -eq 1' -fa 'enabled' -d 'Exit 0 when the flag evaluates to true, 1 otherwise (for shell conditions).'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs flag" -eq 1' -fa 'enabled' -d 'Exit 0 when the flag evaluates to true, 1 otherwise, 2 when there is no such flag (for shell conditions).'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs flag" -eq 1' -fa 'enable' -d 'Set a flag\'s state to ENABLED.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs flag" -eq 1' -fa 'disable' -d 'Set a flag\'s state to DISABLED.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs flag" -eq 1' -fa 'config' -d 'Show or set a flag setting of the store: fractional-version 1|2|3.'

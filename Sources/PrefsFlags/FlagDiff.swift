@@ -10,7 +10,7 @@ import PrefsJSON
 /// for flag in diff.flags where flag.status != .unchanged { print(flag.key, flag.moved) }
 /// ```
 /// An outcome is the variant name, or in parentheses what gave no variant: `(default)` (the
-/// caller's default), `(disabled)`, `(static)` (a plain value), `(absent)` (no such flag),
+/// caller's default), `(disabled)`, `(absent)` (no such flag),
 /// `(error CODE)`. Each side is evaluated with its flag's ``FlagSet/naturalType(of:)`` and a
 /// null default; `$flagd.timestamp` is the same for every evaluation.
 public struct FlagDiff: Sendable {

@@ -2,8 +2,8 @@ import PrefsBase
 import PrefsJSON
 
 /// Checks a flagd document beyond validity (`prefs flag lint`): targeting that returns a name
-/// that is not a variant, variants nothing can reach, `fractional` weights that sum to 0 or
-/// name a variant twice, unused and missing `$evaluators`, variants of mixed types,
+/// that is not a variant, variants nothing can reach, `fractional` weights that sum to 0, are
+/// negative or name a variant twice, unused and missing `$evaluators`, variants of mixed types,
 /// `defaultVariant` null without targeting, a disabled flag never enabled. Each finding has
 /// its JSON path and, from the text, its line and column.
 ///
@@ -293,6 +293,12 @@ public enum FlagLint {
                 default: dynamic = true
                 }
                 if parts.count > 1 {
+                    if case .number(let text) = parts[1], let weight = Double(text), weight < 0 {
+                        findings.append(
+                            FlagLintFinding(
+                                .error, "fractional-negative-weight", "a negative fractional weight: it always returns null",
+                                path: bucketPath + "[1]"))
+                    }
                     if case .number(let text) = parts[1], let weight = Double(text) { total += max(weight, 0) } else { total += 1 }
                 } else {
                     total += 1

@@ -20,7 +20,7 @@ public enum FlagType: String, Sendable, CaseIterable {
 public struct FlagResolution: Sendable, Equatable {
     /// The value: the selected variant's, or the caller's default.
     public var value: JSONValue
-    /// The selected variant, when there is one.
+    /// The selected variant, when there is one (a static flag's is ``FlagSet/staticVariant``).
     public var variant: String?
     /// STATIC, DEFAULT, TARGETING_MATCH, DISABLED or ERROR.
     public var reason: String
@@ -91,6 +91,9 @@ public struct FlagSet: Sendable {
     /// Which hashing `fractional` uses.
     public var fractionalVersion: FractionalVersion
 
+    /// The variant name of a static flag (a plain value of `switch`): what `flag eval --json`,
+    /// OFREP's single and bulk answers, `flag list` and `flag export` call its one variant.
+    public static let staticVariant = "static"
     /// The key under which the `$evaluators` of an imported document are stored.
     public static let evaluatorsKey = "$evaluators"
     /// The key under which the flag-set metadata of an imported document is stored.
@@ -225,7 +228,7 @@ public struct FlagSet: Sendable {
         func error(_ code: String, _ message: String) -> FlagResolution {
             FlagResolution(value: defaultValue, variant: nil, reason: "ERROR", errorCode: code, errorMessage: message, metadata: merged)
         }
-        if flag.isStatic { return result(flag.definition, nil, "STATIC") }
+        if flag.isStatic { return result(flag.definition, Self.staticVariant, "STATIC") }
         if flag.state == "DISABLED" {
             return FlagResolution(
                 value: defaultValue, variant: nil, reason: "DISABLED", errorCode: nil, errorMessage: nil, metadata: merged)

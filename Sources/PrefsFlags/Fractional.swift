@@ -37,7 +37,9 @@ enum Fractional {
                 default: return .null
                 }
             }
-            let clamped = weight < 0 ? 0 : UInt64(min(weight, 4_294_967_296))
+            // A negative weight makes the result null, as flagd's Go `fractional.go` refuses it.
+            guard weight >= 0 else { return .null }
+            let clamped = UInt64(min(weight, 4_294_967_296))
             total += clamped
             variants.append((variant, clamped))
         }

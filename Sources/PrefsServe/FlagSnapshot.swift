@@ -19,7 +19,8 @@ public struct FlagSnapshot: Sendable {
         var hasher = FNV1a()
         hasher.add(String(version.rawValue))
         var texts: [(key: String, json: String)] = []
-        try stack.forEachEffectiveEntry(in: .switch) { entry, _ in
+        // The flags by the one rule (stored or overridden; a default is not a flag).
+        try stack.forEachFlagEntry { entry, _ in
             texts.append((entry.key, entry.json))
             hasher.add(entry.key)
             hasher.add(entry.json)

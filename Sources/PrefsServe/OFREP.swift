@@ -22,8 +22,11 @@ public enum OFREP {
         let givesValue = resolution.variant != nil || resolution.reason == "STATIC" || resolution.reason == "TARGETING_MATCH"
         if givesValue { members.append(.init("value", resolution.value)) }
         members.append(.init("reason", .string(resolution.reason)))
-        // OFREP's variant is a string when present: none is left out, never null.
-        if let variant = resolution.variant { members.append(.init("variant", .string(variant))) }
+        // OFREP's `variant` is a string, and openfeature-provider-ofrep 0.3.0 (Python) reads it
+        // in every success (`data["variant"]`; without it the SDK answers ERROR, GENERAL). An
+        // answer with no variant (DISABLED, DEFAULT without a default variant) says so with "",
+        // never null (not a string) and never without the member (docs/serve.md).
+        members.append(.init("variant", .string(resolution.variant ?? "")))
         members.append(.init("metadata", .object(resolution.metadata)))
         return (200, .object(members))
     }

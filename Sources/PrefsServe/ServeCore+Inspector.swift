@@ -90,7 +90,11 @@ extension ServeCore {
         for key in current.keys {
             guard let flag = current.flags.flags[key] else { continue }
             if flag.isStatic {
-                flags.append(.object([.init("key", .string(key)), .init("static", .bool(true)), .init("value", flag.definition)]))
+                flags.append(
+                    .object([
+                        .init("key", .string(key)), .init("static", .bool(true)), .init("value", flag.definition),
+                        .init("variant", .string(FlagSet.staticVariant)),
+                    ]))
                 continue
             }
             flags.append(

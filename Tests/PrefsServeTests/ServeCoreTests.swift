@@ -61,9 +61,9 @@ struct ServeCoreTests {
         let disabled = post(core, "/ofrep/v1/evaluate/flags/limits", "")
         #expect(
             disabled.status == 200
-                && disabled.text == #"{"key":"limits","reason":"DISABLED","metadata":{"flagSetId":"shop"}}"#)
+                && disabled.text == #"{"key":"limits","reason":"DISABLED","variant":"","metadata":{"flagSetId":"shop"}}"#)
         let noDefault = post(core, "/ofrep/v1/evaluate/flags/nodefault", "{}")
-        #expect(noDefault.text == #"{"key":"nodefault","reason":"DEFAULT","metadata":{"flagSetId":"shop"}}"#)
+        #expect(noDefault.text == #"{"key":"nodefault","reason":"DEFAULT","variant":"","metadata":{"flagSetId":"shop"}}"#)
     }
 
     @Test func failuresHaveTheirCodes() throws {
@@ -107,7 +107,7 @@ struct ServeCoreTests {
         let etag = try #require(first.header("ETag"))
         #expect(first.text.hasPrefix(#"{"flags":[{"key":"banner","#))
         #expect(first.text.contains(#"{"key":"nope""#) == false)
-        #expect(first.text.contains(#"{"key":"limits","reason":"DISABLED","metadata""#))
+        #expect(first.text.contains(#"{"key":"limits","reason":"DISABLED","variant":"","metadata""#))
         #expect(first.text.hasSuffix(#"],"metadata":{"flagSetId":"shop"}}"#))
         let same = post(core, "/ofrep/v1/evaluate/flags", #"{"context":{"targetingKey":"u1"}}"#, headers: ["If-None-Match": etag])
         #expect(same.status == 304 && same.body.isEmpty && same.header("ETag") == etag)
@@ -173,7 +173,9 @@ struct ServeCoreTests {
         #expect(quick == nil, "reading the store is not a quick answer")
         let refetched = core.handle(
             ServeRequest(method: "POST", path: "/ofrep/v1/evaluate/flags/new-checkout", query: query, body: Array(body.utf8)))
-        #expect(refetched.text == #"{"key":"new-checkout","reason":"DISABLED","metadata":{"flagSetId":"shop","owner":"payments"}}"#)
+        #expect(
+            refetched.text == #"{"key":"new-checkout","reason":"DISABLED","variant":"","metadata":{"flagSetId":"shop","owner":"payments"}}"#
+        )
         #expect(core.configETag == tag)
         // The tag held: quick again, no store read.
         #expect(

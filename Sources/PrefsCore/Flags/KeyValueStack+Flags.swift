@@ -2,7 +2,31 @@ import FoundationEssentials
 import Glibc
 
 extension KeyValueStack {
-    /// The flags of the `switch` domain (overrides and defaults included), compiled.
+    /// Visits the flags of `switch`, the one rule every flag path uses (`flag list`, `eval`,
+    /// `enabled`, `explain`, `diff`, `stats`, `export`, `show`, and `prefs serve`'s OFREP answers
+    /// and inspector): a key is a flag when its value is stored or given by an override
+    /// (`--override`, `PREFS_OVERRIDES`). A default, the schema's or one registered in code, is
+    /// a configuration value that `get` answers, not a flag. `$evaluators` and `$metadata` are
+    /// visited too (they are not flags; ``FlagSet`` reads them apart).
+    ///
+    /// - Throws: `PrefsError` when the store cannot be read, or what `body` throws.
+    public func forEachFlagEntry(_ body: (Entry, ValueOrigin) throws -> Void) throws {
+        try forEachEffectiveEntry(in: .switch) { entry, origin in
+            if origin != .default { try body(entry, origin) }
+        }
+    }
+
+    /// The value of the flag `key` under the rule of ``forEachFlagEntry(_:)``: an override, else
+    /// the stored value; nil when `key` is no flag (a default alone does not make one).
+    ///
+    /// - Throws: `PrefsError` when the store cannot be read.
+    public func flagValue(_ key: String) throws -> JSONValue? {
+        if let value = overrides[.switch]?[key] { return value }
+        return try storedValue(in: .switch, forKey: key)
+    }
+
+    /// The flags of the `switch` domain (overrides included, defaults not: see
+    /// ``forEachFlagEntry(_:)``), compiled.
     ///
     /// ```swift
     /// let result = try stack.flags().evaluate("new-checkout", type: .boolean, default: .bool(false))
@@ -13,7 +37,7 @@ extension KeyValueStack {
     public func flags(fractionalVersion: FractionalVersion? = nil) throws -> FlagSet {
         let version = try fractionalVersion ?? fractionalVersionSetting() ?? .default
         var entries: [(key: String, value: JSONValue)] = []
-        try forEachEffectiveEntry(in: .switch) { entry, _ in entries.append((entry.key, try entry.value())) }
+        try forEachFlagEntry { entry, _ in entries.append((entry.key, try entry.value())) }
         return FlagSet(entries: entries, fractionalVersion: version)
     }
 
@@ -32,23 +56,13 @@ extension KeyValueStack {
     public func flags(only key: String, fractionalVersion: FractionalVersion? = nil) throws -> FlagSet {
         let version = try fractionalVersion ?? fractionalVersionSetting() ?? .default
         guard key != FlagSet.evaluatorsKey, key != FlagSet.metadataKey, (try? KeyName.validate(key)) != nil,
-            let definition = try effectiveSwitchValue(key)
+            let definition = try flagValue(key)
         else { return try flags(fractionalVersion: version) }
         var entries: [(key: String, value: JSONValue)] = [(key, definition)]
         for shared in [FlagSet.evaluatorsKey, FlagSet.metadataKey] {
-            if let value = try effectiveSwitchValue(shared) { entries.append((shared, value)) }
+            if let value = try flagValue(shared) { entries.append((shared, value)) }
         }
         return FlagSet(entries: entries, fractionalVersion: version)
-    }
-
-    /// One key of `switch` as ``forEachEffectiveEntry(in:prefix:_:)`` gives it: an override,
-    /// else the stored value, else a default registered in code, else the schema's default
-    /// for exactly that key (a prefix's default does not make a key appear in a listing).
-    private func effectiveSwitchValue(_ key: String) throws -> JSONValue? {
-        if let value = overrides[.switch]?[key] { return value }
-        if let value = try storedValue(in: .switch, forKey: key) { return value }
-        if let value = defaults.registered(in: .switch, forKey: key) { return value }
-        return try schema().domains[.switch]?.first { !$0.isPrefix && BytewiseString.equal($0.key, key) }?.defaultValue
     }
 
     /// Evaluates one flag with a context given as JSON (an object).
@@ -141,8 +155,9 @@ extension KeyValueStack {
         return try importDocument(.object([JSONValue.Member(Domain.switch.name, .object(members))]), replace: replace, dryRun: dryRun)
     }
 
-    /// The `switch` domain as a flagd document. Plain values become flags with one variant
-    /// named `static` and the metadata `{"prefsPlainValue":true}`, so a flagd provider
+    /// The flags of `switch` (``forEachFlagEntry(_:)``: stored or overridden, no defaults) as a
+    /// flagd document. Plain values become flags with one variant named `static`
+    /// (``FlagSet/staticVariant``) and the metadata `{"prefsPlainValue":true}`, so a flagd provider
     /// evaluates them the same, and importing the document stores the plain values again
     /// (export → import → export is byte-identical, and `get` answers the same). Plain arrays and nulls cannot be flagd variants: they are
     /// left out and their keys returned in `skipped`.
@@ -153,7 +168,7 @@ extension KeyValueStack {
         var flags: [JSONValue.Member] = []
         var evaluators: JSONValue?
         var metadata: JSONValue?
-        try forEachEntry(in: .switch) { entry in
+        try forEachFlagEntry { entry, _ in
             let value = try entry.value()
             switch entry.key {
             case FlagSet.evaluatorsKey: evaluators = value
@@ -170,8 +185,8 @@ extension KeyValueStack {
                         JSONValue.Member(
                             entry.key,
                             .object([
-                                .init("state", .string("ENABLED")), .init("variants", .object([.init("static", value)])),
-                                .init("defaultVariant", .string("static")),
+                                .init("state", .string("ENABLED")), .init("variants", .object([.init(FlagSet.staticVariant, value)])),
+                                .init("defaultVariant", .string(FlagSet.staticVariant)),
                                 .init("metadata", .object([.init(FlagDocument.plainValueMarker, .bool(true))])),
                             ])))
                 }
@@ -223,8 +238,8 @@ public enum FlagDocument {
     static func plainValue(of definition: JSONValue) -> JSONValue? {
         guard definition["metadata"] == .object([JSONValue.Member(plainValueMarker, .bool(true))]),
             definition["state"] == .string("ENABLED"),
-            definition["defaultVariant"] == .string("static"), definition["targeting"] == nil,
-            let variants = definition["variants"]?.objectMembers, variants.count == 1, variants[0].key == "static"
+            definition["defaultVariant"] == .string(FlagSet.staticVariant), definition["targeting"] == nil,
+            let variants = definition["variants"]?.objectMembers, variants.count == 1, variants[0].key == FlagSet.staticVariant
         else { return nil }
         return variants[0].value
     }

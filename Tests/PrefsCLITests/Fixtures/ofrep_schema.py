@@ -1,7 +1,10 @@
 """Validates answers of `prefs serve` against the OFREP OpenAPI document (ofrep/openapi.yaml
 with ofrep/openapi-0.3-additions.yaml merged in), with jsonschema (PyPI) resolving its $refs.
 
-  ofrep_schema.py CASES.json
+  ofrep_schema.py CASES.json [ofrep/openapi-0.3.0.yaml]
+
+With a second argument, that document alone is read (OFREP 0.3.0 holds codeDefaultFlag and
+eventStreams itself), as meant in the same way.
 
 CASES.json is a list of {"name", "path", "status", "body"} (an HTTP answer: `path` is the
 document's path template, `body` the text received) or {"name", "event", "data"} (the `data`
@@ -44,6 +47,11 @@ def load():
     for path in ("/ofrep/v1/evaluate/flags/{key}", "/ofrep/v1/evaluate/flags"):
         spec["paths"][path]["post"].setdefault("parameters", []).extend(add["parameters"])
     return spec
+
+
+def load_alone(name):
+    with open(os.path.join(HERE, name), encoding="utf-8") as f:
+        return yaml.safe_load(f)
 
 
 def as_meant(spec):
@@ -106,7 +114,7 @@ def check(spec, case):
 def main():
     with open(sys.argv[1], encoding="utf-8") as f:
         cases = json.load(f)
-    literal = load()
+    literal = load_alone(sys.argv[2]) if len(sys.argv) > 2 else load()
     meant = as_meant(literal)
     failed = False
     for case in cases:

@@ -50,8 +50,7 @@ def main():
         start = time.monotonic()
         while time.monotonic() - start < 10:
             details = client.get_boolean_details(argument, False)
-            # The code default (False): the provider 0.3.0 reads a disabled flag's answer,
-            # which has no variant, as an error (reason ERROR) with the same value.
+            # The code default (False), reason DISABLED.
             if details.value is False:
                 print("disabled after %.3f" % (time.monotonic() - start), flush=True)
                 return

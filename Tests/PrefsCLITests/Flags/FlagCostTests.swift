@@ -75,9 +75,10 @@ struct FlagCostTests {
         #expect(typo.stderr.hasPrefix("prefs: warning: flag 'flag-49999' not found, answered the default; did you mean 'flag-"), "\(typo)")
     }
 
-    /// An override (`--override switch:KEY=…`) and a schema default of a `switch` key are
-    /// flags as `flag list` shows them, whether or not the other flags are read.
-    @Test func overridesAndSchemaDefaultsAnswerAsBefore() throws {
+    /// An override (`--override switch:KEY=…`) is a flag and a schema default of a `switch` key
+    /// is not (issue 38: one rule for what is a flag), as `flag list` shows them, whether or not
+    /// the other flags are read.
+    @Test func overridesAndSchemaDefaultsAnswerAsFlagList() throws {
         let box = try Self.store(others: 3)
         let overridden = try box.runOK([
             "--override", #"switch:flag-1={"state":"ENABLED","variants":{"x":"over"},"defaultVariant":"x"}"#, "flag", "eval", "flag-1",
@@ -90,13 +91,15 @@ struct FlagCostTests {
         let schema = box.root + "/schema.json"
         try #"{"switch": {"max-retries": {"type": "integer", "default": 3}}}"#.write(toFile: schema, atomically: true, encoding: .utf8)
         try box.runOK(["schema", "load", schema])
-        let fromSchema = try box.run(["flag", "eval", "max-retries", "--json"], expecting: 0)
+        let fromSchema = try box.run(["flag", "eval", "max-retries", "--json"], expecting: 1)
+        #expect(fromSchema.status == 1 && fromSchema.stderr.hasPrefix("prefs: flag 'max-retries' not found"), "\(fromSchema)")
+        #expect(try !box.runOK(["flag", "list"]).stdout.contains("max-retries"))
+        let overriddenDefault = try box.runOK(["--override", "switch:max-retries=5", "flag", "eval", "max-retries", "--json"])
         #expect(
-            fromSchema.status == 0
-                && fromSchema.stdout
-                    == #"{"value":3,"variant":null,"reason":"STATIC","errorCode":null,"errorMessage":null,"metadata":{"flagSetId":"shop"}}"#
-                    + "\n",
-            "\(fromSchema)")
+            overriddenDefault.stdout
+                == #"{"value":5,"variant":"static","reason":"STATIC","errorCode":null,"errorMessage":null,"metadata":{"flagSetId":"shop"}}"#
+                + "\n",
+            "\(overriddenDefault)")
     }
 
     /// A broken flag or evaluator that the flag does not name changes nothing for it: each

@@ -90,7 +90,7 @@ struct FlagCLITests {
         try box.runOK(["flag", "enabled", "new-checkout", "--context", "{\"email\":\"ada@example.com\"}"])
         let off = try box.runFailing(["flag", "enabled", "new-checkout"], status: 1)
         #expect(off.status == 1 && off.stdout.isEmpty && off.stderr.isEmpty)
-        try box.runFailing(["flag", "enabled", "missing"], status: 1)
+        try box.runFailing(["flag", "enabled", "missing"], status: 2)
         try box.runOK(["set", "switch", "plain", "true"])
         #expect(try box.runOK(["flag", "enabled", "plain"]).status == 0, "a plain true is a static flag")
         try box.runOK(["--override", "switch:new-checkout=true", "flag", "enabled", "new-checkout"])

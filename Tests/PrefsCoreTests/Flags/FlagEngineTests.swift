@@ -120,7 +120,12 @@ struct FractionalTests {
         #expect(try logic(#"{"fractional":[["a",0],["b",0]]}"#, data) == .null, "total weight 0")
         #expect(try logic(#"{"fractional":[["a",2147483647],["b",1]]}"#, data) == .null, "total weight too large")
         #expect(try logic(#"{"fractional":[["a",1.5],["b",1]]}"#, data) == .null, "non-integer weight")
-        #expect(try logic(#"{"fractional":[["a",-5],["b",1]]}"#, data) == .string("b"), "negative weight counts as 0")
+        // A negative weight makes the result null, as flagd's Go evaluator (ruled in FLAGD.md).
+        #expect(try logic(#"{"fractional":[["a",-5],["b",1]]}"#, data) == .null, "negative weight")
+        #expect(try logic(#"{"fractional":[["a",1],["b",-1]]}"#, data) == .null, "negative weight, last")
+        #expect(try logic(#"{"fractional":["user-1",["a",-1],["b",2],["c",1]]}"#, data) == .null, "negative weight, with bucketBy")
+        #expect(try logic(#"{"fractional":[["a",{"-":[0,3]}],["b",1]]}"#, data) == .null, "a rule giving a negative weight")
+        #expect(try logic(#"{"fractional":[["a",-0.0],["b",1]]}"#, data) == .string("b"), "-0 is a weight of 0")
         #expect(try logic(#"{"fractional":[["a"],["b"]]}"#, data) != .null, "missing weight is 1")
         #expect(try logic(#"{"fractional":[["a",1],["b",1]]}"#, #"{"$flagd":{"flagKey":"f"}}"#) == .null, "no targeting key")
         #expect(try logic(#"{"fractional":[["a",1],["b",1]]}"#, #"{"targetingKey":"","$flagd":{"flagKey":"f"}}"#) == .null)

@@ -280,6 +280,8 @@ struct FlagInspectionTests {
                 "mixed": {"state": "ENABLED", "variants": {"a": 1, "b": "x"}, "defaultVariant": "a"},
                 "nothing": {"state": "ENABLED", "variants": {"a": 1}, "defaultVariant": null},
                 "booleans": {"state": "ENABLED", "variants": {"on": true}, "defaultVariant": "on", "targeting": {"==": [1, 1]}},
+                "negative": {"state": "ENABLED", "variants": {"a": 1, "b": 2}, "defaultVariant": "a",
+                             "targeting": {"fractional": [["a", 1], ["b", -1]]}},
                 "fine": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
                          "targeting": {"if": [{"$ref": "loop"}, "on", "off"]}}
               }
@@ -293,6 +295,7 @@ struct FlagInspectionTests {
         #expect((unknown.severity, unknown.line) == (.error, 7))
         #expect(find("fractional-weights", "$.flags.weights.targeting.fractional")?.severity == .error)
         #expect(find("fractional-duplicate", "$.flags.weights.targeting.fractional[1][0]")?.severity == .error)
+        #expect(find("fractional-negative-weight", "$.flags.negative.targeting.fractional[1][1]")?.severity == .error, "\(findings)")
         #expect(find("unreachable-variant", "$.flags.weights.variants.b") != nil)
         #expect(find("missing-evaluator", "$.flags.missing-ref.targeting")?.line == 10)
         #expect(find("unused-evaluator", "$.$evaluators.unused")?.line == 2)

@@ -23,15 +23,19 @@ extension Prefs {
                 if json {
                     let object: JSONValue = .object([
                         .init("key", .string(key)), .init("state", .string(flag.state)), .init("type", .string(type)),
-                        .init("static", .bool(flag.isStatic)), .init("variants", .array(flag.variants.map { .string($0.key) })),
-                        .init("defaultVariant", flag.defaultVariant.map(JSONValue.string) ?? .null),
+                        .init("static", .bool(flag.isStatic)),
+                        .init("variants", .array(flag.isStatic ? [.string(FlagSet.staticVariant)] : flag.variants.map { .string($0.key) })),
+                        .init(
+                            "defaultVariant",
+                            flag.isStatic ? .string(FlagSet.staticVariant) : flag.defaultVariant.map(JSONValue.string) ?? .null),
                         .init("targeting", .bool(flag.hasTargeting)), .init("metadata", .object(flag.metadata)),
                         .init("fractionalVersion", .number(String(version.rawValue))),
                     ])
                     Output.standard.write(object.compactText + "\n")
                 } else {
                     let fields = [
-                        key, flag.state, type, flag.isStatic ? "static" : (flag.defaultVariant ?? "-"), flag.hasTargeting ? "yes" : "no",
+                        key, flag.state, type, flag.isStatic ? FlagSet.staticVariant : (flag.defaultVariant ?? "-"),
+                        flag.hasTargeting ? "yes" : "no",
                         flag.isStatic ? flag.definition.compactText : flag.variants.map(\.key).joined(separator: ","),
                     ]
                     Output.standard.write(fields.joined(separator: "\t") + "\n")

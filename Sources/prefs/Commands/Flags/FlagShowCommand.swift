@@ -13,7 +13,8 @@ extension Prefs {
 
         func run() throws {
             try KeyName.validate(key)
-            guard let value = try global.openStack().value(in: .switch, forKey: key) else {
+            // A flag by the one rule: stored or overridden (a schema default is not a flag).
+            guard let value = try global.openStack().flagValue(key) else {
                 throw PrefsError(.notFound, "flag \(JSONValue.string(key).compactText) not found")
             }
             Output.standard.write(value.prettyText + "\n")
