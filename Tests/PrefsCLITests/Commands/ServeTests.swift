@@ -196,6 +196,53 @@ struct ServeTests {
             stopped.stderr.contains("\(box.store) was replaced, moved or removed; reading what is at that path now"), "\(stopped.stderr)")
     }
 
+    /// Every answer of the running server but the inspector's page (OFREP, `/api/*`, errors,
+    /// 304, 413, event streams) says `Cache-Control: no-store`: no cache or browser keeps an
+    /// evaluation or the store's data.
+    @Test func answersAreNotStored() throws {
+        let box = try imported()
+        try box.runOK(["set", "user", "theme", "dark"])
+        let server = try ServeProcess(box, ["--max-body", "100"])
+        let token = try #require(server.inspectorToken)
+        let bearer = ["Authorization": "Bearer " + token]
+        let bulk = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags", "{}")
+        let answers: [(String, HTTPExchange)] = [
+            ("one flag", try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/boolean-flag", "{}")),
+            ("no such flag", try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/nope", "{}")),
+            ("every flag", bulk),
+            (
+                "304",
+                try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags", "{}", headers: ["If-None-Match": bulk.header("ETag") ?? ""])
+            ),
+            ("413", try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/boolean-flag", String(repeating: " ", count: 200))),
+            ("/api without the token", try HTTPExchange.request(server.port, "GET", "/api/summary")),
+            ("/api/summary", try HTTPExchange.request(server.port, "GET", "/api/summary", headers: bearer)),
+            ("/api/key", try HTTPExchange.request(server.port, "GET", "/api/key?domain=user&key=theme", headers: bearer)),
+            ("/api/flags", try HTTPExchange.request(server.port, "GET", "/api/flags", headers: bearer)),
+        ]
+        #expect(answers.map(\.1.status) == [200, 404, 200, 304, 413, 401, 200, 200, 200], "\(answers.map(\.1.status))")
+        for (name, answer) in answers {
+            #expect(answer.header("Cache-Control") == "no-store", "\(name): \(answer.head)")
+        }
+        // An event stream's head: read until it ends, then close.
+        let fd = try #require(HTTPExchange.connect(server.port))
+        HTTPExchange.send(fd, Array("GET /ofrep/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+        var head: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !String(decoding: head, as: UTF8.self).contains("\r\n\r\n") {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            head += buffer[0..<count]
+        }
+        close(fd)
+        let stream = HTTPExchange(status: 200, head: String(decoding: head, as: UTF8.self), body: "")
+        #expect(stream.head.hasPrefix("HTTP/1.1 200") && stream.header("Cache-Control") == "no-store", "\(stream.head)")
+        let page = try HTTPExchange.request(server.port, "GET", "/")
+        #expect(page.status == 200 && page.header("Cache-Control") == "no-cache", "\(page.head)")
+        let stopped = server.stop()
+        #expect(stopped.status == 0, "\(stopped)")
+    }
+
     @Test func badInputGetsItsStatusAndTheServerKeepsServing() throws {
         let box = try imported()
         let tokenFile = box.root + "/token"
