@@ -196,6 +196,38 @@ struct ServeTests {
             stopped.stderr.contains("\(box.store) was replaced, moved or removed; reading what is at that path now"), "\(stopped.stderr)")
     }
 
+    /// A store path that is a symbolic link, pointed at another store file (`ln -sfn b.db
+    /// link.db`) under `serve`: a rename over the store, so the file the link names now is
+    /// served (as `get` reads it), with the same note on stderr.
+    @Test func aStoreLinkPointedElsewhereIsServed() throws {
+        let box = try Sandbox()
+        let directory = box.root + "/store"
+        let (a, b) = (directory + "/a.db", directory + "/b.db")
+        try box.runOK(["--store", a, "flag", "import", Self.testbed], store: false)
+        let copied = try Sandbox.exec("/bin/cp", [a, b], stdin: nil, environment: box.environment())
+        try #require(copied.status == 0, "\(copied)")
+        try box.runOK(["--store", b, "flag", "disable", "boolean-flag"], store: false)
+        try #require(symlink("a.db", box.store) == 0, "symlink: \(String(cString: strerror(errno)))")
+        let server = try ServeProcess(box)
+        let body = #"{"context":{"targetingKey":"u1"}}"#
+        let before = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/boolean-flag", body)
+        #expect(before.status == 200 && before.body.contains(#""value":true"#), "\(before)")
+        let retargeted = try Sandbox.exec("/bin/ln", ["-sfn", "b.db", box.store], stdin: nil, environment: box.environment())
+        try #require(retargeted.status == 0, "\(retargeted)")
+        let retargetedAt = Date()
+        var served = false
+        while !served && Date().timeIntervalSince(retargetedAt) < 5 {
+            let reply = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/boolean-flag", body)
+            served = reply.status == 200 && reply.body.contains(#""reason":"DISABLED""#)
+            if !served { usleep(20_000) }
+        }
+        #expect(served, "the flag of the file the link names now is served within 5 s")
+        let stopped = server.stop()
+        #expect(stopped.status == 0, "\(stopped)")
+        #expect(
+            stopped.stderr.contains("\(box.store) was replaced, moved or removed; reading what is at that path now"), "\(stopped.stderr)")
+    }
+
     /// Every answer of the running server but the inspector's page (OFREP, `/api/*`, errors,
     /// 304, 413, event streams) says `Cache-Control: no-store`: no cache or browser keeps an
     /// evaluation or the store's data.
