@@ -602,6 +602,35 @@ struct ServeClientTests {
         #expect(server.stop().status == 0)
     }
 
+    /// docs/serve.md's second Python snippet: the SDK over the unix socket the systemd unit
+    /// listens on (`$XDG_RUNTIME_DIR/prefs-serve/socket`).
+    @Test(.enabled(if: PythonClients.available, PythonClients.requirement))
+    func theDocsUnixSocketPythonExampleRuns() throws {
+        let python = try PythonClients.python.get()
+        let docs = try String(contentsOfFile: PythonClients.root + "/docs/serve.md", encoding: .utf8)
+        let box = try Sandbox()
+        try box.runOK(["flag", "import", PythonClients.root + "/examples/flags.json"])
+        let runtime = box.root + "/run-user"
+        #expect(mkdir(runtime, 0o700) == 0 && mkdir(runtime + "/prefs-serve", 0o700) == 0)
+        let socket = runtime + "/prefs-serve/socket"
+        let server = try Running(["--store", box.store, "serve", "--listen", "unix:" + socket], environment: box.environment())
+        guard server.waitForLines(1, timeout: 30) else {
+            Issue.record("serve did not start: \(server.finish(signal: SIGKILL))")
+            return
+        }
+        let first = try #require(docs.range(of: "```python\n"))
+        let start = try #require(docs.range(of: "```python\n", range: first.upperBound..<docs.endIndex))
+        let end = try #require(docs.range(of: "```", range: start.upperBound..<docs.endIndex))
+        let snippet = String(docs[start.upperBound..<end.lowerBound])
+        #expect(snippet.contains("UnixSocketAdapter") && snippet.contains("# False off TARGETING_MATCH"))
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_RUNTIME_DIR"] = runtime
+        let run = try Sandbox.exec(python, ["-c", snippet], stdin: nil, environment: environment)
+        #expect(run.status == 0 && run.stdout == "False off TARGETING_MATCH\n", "\(run)")
+        let stopped = server.finish(signal: SIGTERM)
+        #expect(stopped.status == 0 && stopped.stderr.contains(" POST /ofrep/v1/evaluate/flags/new-checkout 200 "), "\(stopped)")
+    }
+
     @Test(
         .enabled(if: PythonClients.available, PythonClients.requirement),
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "needs chromium (apt-get install chromium)"))
