@@ -55,7 +55,7 @@ public final class ServeCore: Sendable {
     /// The answer to one request.
     public func handle(_ request: ServeRequest) -> ServeResponse {
         // Never nil without a smaller budget than the options'.
-        route(request, steps: options.maximumSteps, quick: false) ?? .json(500, OFREP.problem("no answer"))
+        (route(request, steps: options.maximumSteps, quick: false) ?? .json(500, OFREP.problem("no answer"))).notStored
     }
 
     /// The answer to one request when it is quick: its evaluation takes at most `steps` steps
@@ -64,11 +64,11 @@ public final class ServeCore: Sendable {
     /// The server answers most requests this way on the thread that read them, and hands the
     /// others to threads of their own.
     public func quickAnswer(_ request: ServeRequest, steps: Int) -> ServeResponse? {
-        route(request, steps: min(steps, options.maximumSteps), quick: true)
+        route(request, steps: min(steps, options.maximumSteps), quick: true)?.notStored
     }
 
     private func route(_ request: ServeRequest, steps: Int, quick: Bool) -> ServeResponse? {
-        if let refusal = refusal(request) { return refusal }
+        if let refusal = refusalAnswer(request) { return refusal }
         let path = request.path
         let ofrep = "/ofrep/v1/evaluate/flags"
         if path == ofrep || path == ofrep + "/" {
@@ -107,6 +107,10 @@ public final class ServeCore: Sendable {
     /// A refusal before routing: the Host check and the bearer token (nil: go on). The
     /// server applies it to the event stream too, which it answers itself.
     public func refusal(_ request: ServeRequest) -> ServeResponse? {
+        refusalAnswer(request)?.notStored
+    }
+
+    private func refusalAnswer(_ request: ServeRequest) -> ServeResponse? {
         if let token = options.token {
             // Pages of the inspector hold no data: they load without the token, and ask for it.
             if InspectorAssets.asset(request.path) != nil { return nil }

@@ -19,6 +19,15 @@ public struct ServeResponse: Sendable, Equatable {
         ServeResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: Array(text.utf8))
     }
 
+    /// This response with `Cache-Control: no-store` unless it says how to cache already: an
+    /// evaluation, the store's data or an error is never to be kept by a cache or a browser.
+    public var notStored: ServeResponse {
+        guard header("Cache-Control") == nil else { return self }
+        var copy = self
+        copy.headers.append(("Cache-Control", "no-store"))
+        return copy
+    }
+
     /// The body as text.
     public var text: String { String(decoding: body, as: UTF8.self) }
 

@@ -7,6 +7,8 @@ struct Invocation {
     var store: String?
     var host = "127.0.0.1"
     var port = 8016
+    /// `--listen unix:PATH`: a unix socket instead of a host and port.
+    var socketPath: String?
     var tokenFile: String?
     var maximumBodyBytes = 65_536
     var readTimeout: Duration = .seconds(10)
@@ -18,7 +20,7 @@ struct Invocation {
     var accessLog = true
 
     static let usage = """
-        usage: prefs-serve [--store PATH] [--listen HOST:PORT] [--token-file FILE] [--max-body BYTES]
+        usage: prefs-serve [--store PATH] [--listen HOST:PORT|unix:PATH] [--token-file FILE] [--max-body BYTES]
                            [--read-timeout DURATION] [--head-timeout DURATION] [--max-connections-per-address N]
                            [--max-event-streams N] [--max-steps N] [--poll DURATION] [--no-access-log]
         """
@@ -39,8 +41,14 @@ struct Invocation {
             switch argument {
             case "--store": store = value(argument)
             case "--listen":
-                guard let (host, port) = Self.address(value(argument)) else {
-                    fail("--listen: expected HOST:PORT like 127.0.0.1:8016 or [::1]:8016 (port 0 picks a free one)", 2)
+                let text = value(argument)
+                if text.hasPrefix("unix:") {
+                    guard text.count > 5 else { fail("--listen unix:PATH: the socket's path is missing", 2) }
+                    socketPath = String(text.dropFirst(5))
+                    break
+                }
+                guard let (host, port) = Self.address(text) else {
+                    fail("--listen: expected HOST:PORT like 127.0.0.1:8016 or [::1]:8016 (port 0 picks a free one), or unix:PATH", 2)
                 }
                 self.host = host
                 self.port = port
@@ -84,11 +92,18 @@ struct Invocation {
         return (host, port)
     }
 
+    /// What --listen names, as messages show it: `HOST:PORT`, `[IPv6]:PORT` or `unix:PATH`.
+    var listenText: String {
+        if let socketPath { return "unix:" + socketPath }
+        return (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+    }
+
     /// Whether the host is this machine's loopback only: `localhost`, or an address literal in
     /// 127.0.0.0/8 or ::1. A name is not judged by its spelling (`127.0.0.1.example.com` may
     /// resolve anywhere): it needs a token.
+    /// A unix socket is this machine's too (its file's mode says who may connect).
     var isLoopback: Bool {
-        if host == "localhost" { return true }
+        if socketPath != nil || host == "localhost" { return true }
         var v4 = in_addr()
         if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
         var v6 = in6_addr()

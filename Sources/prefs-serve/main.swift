@@ -1,4 +1,4 @@
-// prefs-serve [--store PATH] [--listen HOST:PORT] [--token-file FILE] [--max-body BYTES]
+// prefs-serve [--store PATH] [--listen HOST:PORT|unix:PATH] [--token-file FILE] [--max-body BYTES]
 //             [--read-timeout DURATION] [--head-timeout DURATION] [--max-connections-per-address N]
 //             [--max-event-streams N] [--max-steps N] [--poll DURATION] [--no-access-log]
 //
@@ -114,6 +114,8 @@ func response(_ answer: ServeResponse) -> Response {
     }
     // No answer is to be read as another type than it says (JSON, errors, 304s too).
     if headers[.xContentTypeOptions] == nil { headers[.xContentTypeOptions] = "nosniff" }
+    // Nor kept by a cache: only the inspector's page says otherwise (no-cache).
+    if headers[.cacheControl] == nil { headers[.cacheControl] = "no-store" }
     return Response(
         status: HTTPResponse.Status(code: answer.status), headers: headers,
         body: answer.body.isEmpty ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
@@ -123,7 +125,7 @@ func response(_ answer: ServeResponse) -> Response {
 func eventStreamHeaders() -> HTTPFields {
     var headers = HTTPFields()
     headers[.contentType] = "text/event-stream"
-    headers[.cacheControl] = "no-cache"
+    headers[.cacheControl] = "no-store"
     headers[.xContentTypeOptions] = "nosniff"
     return headers
 }
@@ -260,7 +262,9 @@ struct Poller: Service {
     func run() async throws {
         var failing = false
         await withGracefulShutdownHandler {
-            while !stopping.load(ordering: .relaxed) {
+            // Cancelled (not shut down gracefully) when another service fails, as the server
+            // does when it cannot listen: the wait then ends at once, so the loop must end too.
+            while !stopping.load(ordering: .relaxed) && !Task.isCancelled {
                 guard await monitor.next() != .cancelled else { continue }
                 // A store file replaced by a rename (a sync tool, a restore by hand), or moved:
                 // serve the file now at the path rather than the old one for ever.
@@ -292,6 +296,14 @@ func timeAmount(_ duration: Duration) -> TimeAmount {
 let readTimeout = timeAmount(invocation.readTimeout)
 // A request must arrive within the read timeout in any case: the head's deadline is no later.
 let headTimeout = timeAmount(min(invocation.headTimeout, invocation.readTimeout))
+/// Set once the socket listens: an error before it is a failure to listen.
+let listening = Atomic<Bool>(false)
+if let path = invocation.socketPath {
+    // Binding unlinks a socket left at the path: not one a server still answers on.
+    if ListenFailure.socketInUse(path) { fail("serve: cannot listen on unix:\(path): a server answers on that socket already", 4) }
+    // Private to its owner (mode 0700: connecting to a unix socket needs write permission).
+    umask(0o077)
+}
 let app = Application(
     responder: responder,
     // New handlers for every connection (an autoclosure).
@@ -301,9 +313,17 @@ let app = Application(
         ])),
     // At most 1,024 open connections: more wait in the backlog (file descriptors stay bounded).
     configuration: ApplicationConfiguration(
-        address: .hostname(invocation.host, port: invocation.port), serverName: "prefs",
+        address: invocation.socketPath.map { .unixDomainSocket(path: $0) } ?? .hostname(invocation.host, port: invocation.port),
+        serverName: "prefs",
         availableConnectionsDelegate: MaximumAvailableConnections(1024)),
     onServerRunning: { channel in
+        listening.store(true, ordering: .relaxed)
+        if let path = invocation.socketPath {
+            let inspector = inspectorToken.map { "/#token=\($0)" } ?? "/"
+            FileHandle.standardOutput.write(
+                Data("prefs serve: listening on unix:\(path) (OFREP at /ofrep/v1, inspector at \(inspector))\n".utf8))
+            return
+        }
         let port = channel.localAddress?.port ?? invocation.port
         let host = invocation.host.contains(":") ? "[\(invocation.host)]" : invocation.host
         let inspector = inspectorToken.map { "http://\(host):\(port)/#token=\($0)" } ?? "/"
@@ -319,5 +339,11 @@ let group = ServiceGroup(
 do {
     try await group.run()
 } catch {
+    // Cannot listen (the port is taken, by another program or another user; not an address of
+    // this machine; a port below 1024 without the privilege): exit 4, which a service manager
+    // restarts (the port may be free later), rather than serve nothing.
+    if !listening.load(ordering: .relaxed) {
+        fail("serve: cannot listen on \(invocation.listenText): \(ListenFailure.reason(error, socket: invocation.socketPath != nil))", 4)
+    }
     fail("serve: \(error)", 1)
 }

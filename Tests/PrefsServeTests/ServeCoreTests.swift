@@ -229,6 +229,43 @@ struct ServeCoreTests {
         #expect(!BearerToken.constantTimeEqual([], Array("a".utf8)))
     }
 
+    /// Evaluations, the store's data and errors are never kept by a cache or a browser
+    /// (`Cache-Control: no-store`); the inspector's page, which holds no data, is revalidated
+    /// (`no-cache`).
+    @Test func everyAnswerButThePageIsNotStored() throws {
+        let fixture = try Fixture()
+        try fixture.stack.set(.string("dark"), in: .user, forKey: "theme")
+        let run = "run-token"
+        let core = try ServeCore(stack: fixture.stack, options: ServeOptions(inspectorToken: run))
+        let bearer = ["Authorization": "Bearer " + run]
+        let bulk = post(core, "/ofrep/v1/evaluate/flags", "{}")
+        var answers: [(String, ServeResponse)] = [
+            ("one flag", post(core, "/ofrep/v1/evaluate/flags/new-checkout", "{}")),
+            ("a disabled flag", post(core, "/ofrep/v1/evaluate/flags/limits", "{}")),
+            ("no such flag", post(core, "/ofrep/v1/evaluate/flags/nope", "{}")),
+            ("a malformed body", post(core, "/ofrep/v1/evaluate/flags/banner", "{")),
+            ("every flag", bulk),
+            ("304", post(core, "/ofrep/v1/evaluate/flags", "{}", headers: ["If-None-Match": bulk.header("ETag") ?? ""])),
+            ("a wrong method", core.handle(ServeRequest(method: "GET", path: "/ofrep/v1/evaluate/flags/banner"))),
+            ("no such path", core.handle(ServeRequest(method: "GET", path: "/nothing"))),
+            ("another Host", post(core, "/ofrep/v1/evaluate/flags/banner", "{}", headers: ["Host": "evil.example"])),
+            ("/api without the token", core.handle(ServeRequest(method: "GET", path: "/api/summary"))),
+            ("/api/events refused", try #require(core.refusal(ServeRequest(method: "GET", path: "/api/events")))),
+        ]
+        for target in ["/api/summary", "/api/keys?q=th", "/api/key?domain=user&key=theme", "/api/key?domain=user&key=nope", "/api/flags"] {
+            answers.append((target, core.handle(ServeRequest(method: "GET", target: target, headers: bearer))))
+        }
+        #expect(answers[5].1.status == 304)
+        for (name, answer) in answers {
+            #expect(answer.header("Cache-Control") == "no-store", "\(name): \(answer.status) \(answer.headers)")
+            #expect(answer.headers.filter { $0.name.lowercased() == "cache-control" }.count == 1, "\(name): \(answer.headers)")
+        }
+        #expect(core.handle(ServeRequest(method: "GET", path: "/")).header("Cache-Control") == "no-cache")
+        #expect(
+            core.quickAnswer(ServeRequest(method: "POST", path: "/ofrep/v1/evaluate/flags/banner"), steps: 10_000)?.header("Cache-Control")
+                == "no-store")
+    }
+
     @Test func inspectorPagesAndJSON() throws {
         let fixture = try Fixture()
         try fixture.stack.set(.string("dark"), in: .user, forKey: "theme")

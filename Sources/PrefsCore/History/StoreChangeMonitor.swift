@@ -60,10 +60,13 @@ public final class StoreChangeMonitor: Sendable {
 
     /// How this monitor learns of changes.
     public let mechanism: Mechanism
-    /// The directory watched.
-    let directory: String
-    /// The names in ``directory`` whose changes wake the waiter: the store, its `-wal` and `-journal`.
-    private let names: Set<String>
+    /// The store's path as given: when it is (or goes through) a symbolic link, the file it
+    /// names now is watched, looked up again before every wait.
+    private let storePath: String
+    /// The directory of ``storePath`` as given and its last component: watched too, so a
+    /// symbolic link pointed elsewhere (`ln -sfn b.db link.db`, a rename over the link) wakes
+    /// the waiter. The same directory as the store's when the path is no link.
+    private let link: (directory: String, name: String)
     /// The inotify descriptor (-1 when polling).
     private let inotify: Int32
     /// A pipe that ``cancel()`` writes to: (read end, write end).
@@ -73,8 +76,17 @@ public final class StoreChangeMonitor: Sendable {
     private let queue = DispatchQueue(label: "prefs.store-change-monitor")
 
     private struct State {
+        /// The store file watched: ``storePath`` with symbolic links resolved.
+        var target: String
+        /// The directory of ``target``, watched.
+        var directory: String
+        /// The names in ``directory`` whose changes wake the waiter: the store, its `-wal` and `-journal`.
+        var names: Set<String>
         /// The watch descriptor of ``directory``, -1 when it is not watched (yet, or any more).
         var watch: Int32 = -1
+        /// The watch descriptor of the link's directory (the same as ``watch`` when it is the
+        /// same directory), -1 when it is not watched.
+        var linkWatch: Int32 = -1
         /// The next of ``settleSteps`` and when it is due, while settling after an event.
         var settle: (step: Int, at: ContinuousClock.Instant)?
     }
@@ -90,11 +102,10 @@ public final class StoreChangeMonitor: Sendable {
         storePath: String, pollInterval: Duration = .milliseconds(100), environment: [String: String] = ProcessEnvironment.current()
     ) throws {
         self.pollInterval = max(pollInterval, .milliseconds(1))
+        self.storePath = storePath
         let resolved = StoreLocation.resolvingSymbolicLinks(storePath)
-        let parent = PathText.deletingLastComponent(resolved)
-        directory = parent.isEmpty ? "." : parent
-        let base = PathText.lastComponent(resolved)
-        names = [base, base + "-wal", base + "-journal"]
+        let linkParent = PathText.deletingLastComponent(storePath)
+        link = (linkParent.isEmpty ? "." : linkParent, PathText.lastComponent(storePath))
         let requested = environment["PREFS_WATCH"] ?? "auto"
         guard ["auto", "poll", "inotify", ""].contains(requested) else {
             throw PrefsError(.usage, "PREFS_WATCH must be auto, inotify or poll, not \(requested)")
@@ -108,12 +119,14 @@ public final class StoreChangeMonitor: Sendable {
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         }
         cancelPipe = (fds[0], fds[1])
-        var initial = State()
+        var initial = State(target: resolved, directory: "", names: [])
+        Self.aim(&initial, at: resolved)
         initial.settle = (0, ContinuousClock.now + Self.settleSteps[0])
         let descriptor = requested == "poll" ? -1 : inotify_init1(Int32(IN_NONBLOCK) | Int32(IN_CLOEXEC))
         if descriptor >= 0 {
             mechanism = .inotify
-            initial.watch = inotify_add_watch(descriptor, directory, Self.eventMask)
+            initial.watch = inotify_add_watch(descriptor, initial.directory, Self.eventMask)
+            initial.linkWatch = inotify_add_watch(descriptor, link.directory, Self.eventMask)
         } else {
             if requested == "inotify" {
                 let reason = String(cString: strerror(errno))
@@ -144,6 +157,8 @@ public final class StoreChangeMonitor: Sendable {
             if mechanism == .polling {
                 pollingSlice = true
             } else {
+                // A link pointed at another file: a new store to read (and to watch).
+                if followLink() { return .changed }
                 switch ensureWatch() {
                 case .watching: break
                 case .rewatched: return .changed  // changes while unwatched are not known
@@ -213,14 +228,48 @@ public final class StoreChangeMonitor: Sendable {
         case missing
     }
 
-    /// Watches the directory again when it was removed or moved (or did not exist yet).
+    /// Points `state` at the store file `target` (links resolved): its directory and names.
+    private static func aim(_ state: inout State, at target: String) {
+        let parent = PathText.deletingLastComponent(target)
+        let base = PathText.lastComponent(target)
+        state.target = target
+        state.directory = parent.isEmpty ? "." : parent
+        state.names = [base, base + "-wal", base + "-journal"]
+    }
+
+    /// Looks up the file ``storePath`` names now; when a symbolic link on the way points
+    /// elsewhere than before, watches that file's directory instead. Whether it changed.
+    private func followLink() -> Bool {
+        let resolved = StoreLocation.resolvingSymbolicLinks(storePath)
+        return state.withLock { current in
+            guard resolved != current.target else { return false }
+            let previous = current.directory
+            Self.aim(&current, at: resolved)
+            if current.directory != previous {
+                // The link's directory keeps its own watch (the same descriptor when it is
+                // the same directory).
+                if current.watch >= 0 && current.watch != current.linkWatch { _ = inotify_rm_watch(inotify, current.watch) }
+                current.watch = -1
+            }
+            return true
+        }
+    }
+
+    /// Watches the directories again when they were removed or moved (or did not exist yet).
     private func ensureWatch() -> WatchState {
         state.withLock { current in
-            if current.watch >= 0 { return .watching }
-            let watch = inotify_add_watch(inotify, directory, Self.eventMask)
-            guard watch >= 0 else { return .missing }
-            current.watch = watch
-            return .rewatched
+            var rewatched = false
+            if current.linkWatch < 0 {
+                current.linkWatch = inotify_add_watch(inotify, link.directory, Self.eventMask)
+                rewatched = current.linkWatch >= 0
+            }
+            if current.watch < 0 {
+                let watch = inotify_add_watch(inotify, current.directory, Self.eventMask)
+                guard watch >= 0 else { return .missing }
+                current.watch = watch
+                rewatched = true
+            }
+            return rewatched ? .rewatched : .watching
         }
     }
 
@@ -248,16 +297,17 @@ public final class StoreChangeMonitor: Sendable {
                     if mask & (UInt32(IN_IGNORED) | UInt32(IN_DELETE_SELF) | UInt32(IN_MOVE_SELF) | UInt32(IN_UNMOUNT)) != 0 {
                         // The directory went away (or moved): watch whatever is at its path next.
                         state.withLock { current in
-                            if current.watch == watch {
+                            if current.watch == watch || current.linkWatch == watch {
                                 if mask & UInt32(IN_IGNORED) == 0 { _ = inotify_rm_watch(inotify, watch) }
-                                current.watch = -1
+                                if current.watch == watch { current.watch = -1 }
+                                if current.linkWatch == watch { current.linkWatch = -1 }
                             }
                         }
                         relevant = true
                         continue
                     }
                     let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
-                    if names.contains(name) { relevant = true }
+                    if name == link.name || state.withLock({ $0.names.contains(name) }) { relevant = true }
                 }
             }
         }

@@ -151,7 +151,8 @@ public final class KeyValueStack: Sendable {
         }
         // SQLite names -wal and -shm after the file a symbolic link leads to: so do the checks.
         let resolved = StoreLocation.resolvingSymbolicLinks(path)
-        let main = StoreDatabase(location: .file(resolved), kind: .main, busyTimeout: options.busyTimeout, actor: actor)
+        let main = StoreDatabase(
+            location: .file(resolved), kind: .main, busyTimeout: options.busyTimeout, actor: actor, linkPath: path)
         let memory: StoreDatabase
         switch options.memoryTier {
         case .inProcess:

@@ -29,7 +29,14 @@ final class StoreDatabase: Sendable {
     /// (`PRAGMA journal_size_limit`); `prefs doctor` reports a larger one.
     static let walSizeLimit = 4 << 20
 
-    let location: Location
+    /// Where the database is: for a store file, its path with symbolic links resolved (SQLite
+    /// names `-wal` and `-shm` after that file), looked up again from ``linkPath`` when the
+    /// file is reopened after ``reopenIfReplaced()``.
+    var location: Location { currentLocation.withLock { $0 } }
+    private let currentLocation: Mutex<Location>
+    /// The store's path as given, when it is not ``location``'s (a symbolic link, or a path
+    /// through one): a link pointed elsewhere since is a replaced store.
+    let linkPath: String?
     let kind: Kind
     let busyTimeout: TimeInterval
     /// The change log's view of this database: the actor its records name.
@@ -42,8 +49,12 @@ final class StoreDatabase: Sendable {
     /// so `prefs doctor` can find memory files whose store is gone).
     let ownerPath: String?
 
-    init(location: Location, kind: Kind, busyTimeout: TimeInterval, actor: String = "unknown", ownerPath: String? = nil) {
-        self.location = location
+    init(
+        location: Location, kind: Kind, busyTimeout: TimeInterval, actor: String = "unknown", ownerPath: String? = nil,
+        linkPath: String? = nil
+    ) {
+        self.currentLocation = Mutex(location)
+        self.linkPath = location == .file(linkPath ?? "") ? nil : linkPath
         self.kind = kind
         // The timeout goes to SQLite in milliseconds in an Int32: keep it in range.
         self.busyTimeout = busyTimeout.isNaN ? 5 : min(max(busyTimeout, 0), KeyValueStack.Options.maximumBusyTimeout)
@@ -96,12 +107,24 @@ final class StoreDatabase: Sendable {
     /// nothing is open. A `stat` of the path compared with the open file, by SQLite
     /// (`SQLITE_FCNTL_HAS_MOVED`, which compares inode numbers): no descriptor of the store
     /// is opened.
+    ///
+    /// A store path that is a symbolic link (``linkPath``) was resolved when the file was
+    /// opened: a link pointed at another file since (`ln -sfn b.db link.db`) is a rename over
+    /// the store too. The file the link names now is compared with the resolved path's, which
+    /// is the open file when SQLite's check passed (two `stat`s, no descriptor).
     func fileWasReplaced() -> Bool {
-        guard case .file = location, let open = queue.withLock({ $0?.queue }) else { return false }
-        return open.inDatabase { db in
+        guard case .file(let path) = location, let open = queue.withLock({ $0?.queue }) else { return false }
+        let moved = open.inDatabase { db in
             var moved: Int32 = 0
             return sqlite3_file_control(db.sqliteConnection, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved != 0
         }
+        guard !moved, let linkPath else { return moved }
+        var linked = stat()
+        var opened = stat()
+        // Nothing where the link leads (it dangles, or is gone): removed. Another failure says nothing.
+        guard stat(linkPath, &linked) == 0 else { return errno == ENOENT || errno == ENOTDIR }
+        guard stat(path, &opened) == 0 else { return false }
+        return linked.st_ino != opened.st_ino || linked.st_dev != opened.st_dev
     }
 
     /// Forgets the open connection when ``fileWasReplaced()``, so the next access opens the
@@ -110,7 +133,11 @@ final class StoreDatabase: Sendable {
     func reopenIfReplaced() -> Bool {
         guard let open = queue.withLock({ $0?.queue }), fileWasReplaced() else { return false }
         queue.withLock { current in
-            if current?.queue === open { current = nil }
+            if current?.queue === open {
+                current = nil
+                // The file the link names now is the store from here on.
+                if let linkPath { currentLocation.withLock { $0 = .file(StoreLocation.resolvingSymbolicLinks(linkPath)) } }
+            }
         }
         return true
     }

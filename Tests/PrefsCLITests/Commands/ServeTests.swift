@@ -198,6 +198,85 @@ struct ServeTests {
             stopped.stderr.contains("\(box.store) was replaced, moved or removed; reading what is at that path now"), "\(stopped.stderr)")
     }
 
+    /// A store path that is a symbolic link, pointed at another store file (`ln -sfn b.db
+    /// link.db`) under `serve`: a rename over the store, so the file the link names now is
+    /// served (as `get` reads it), with the same note on stderr.
+    @Test func aStoreLinkPointedElsewhereIsServed() throws {
+        let box = try Sandbox()
+        let directory = box.root + "/store"
+        let (a, b) = (directory + "/a.db", directory + "/b.db")
+        try box.runOK(["--store", a, "flag", "import", Self.testbed], store: false)
+        let copied = try Sandbox.exec("/bin/cp", [a, b], stdin: nil, environment: box.environment())
+        try #require(copied.status == 0, "\(copied)")
+        try box.runOK(["--store", b, "flag", "disable", "boolean-flag"], store: false)
+        try #require(symlink("a.db", box.store) == 0, "symlink: \(String(cString: strerror(errno)))")
+        let server = try ServeProcess(box)
+        let body = #"{"context":{"targetingKey":"u1"}}"#
+        let before = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/boolean-flag", body)
+        #expect(before.status == 200 && before.body.contains(#""value":true"#), "\(before)")
+        let retargeted = try Sandbox.exec("/bin/ln", ["-sfn", "b.db", box.store], stdin: nil, environment: box.environment())
+        try #require(retargeted.status == 0, "\(retargeted)")
+        let retargetedAt = Date()
+        var served = false
+        while !served && Date().timeIntervalSince(retargetedAt) < 5 {
+            let reply = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/boolean-flag", body)
+            served = reply.status == 200 && reply.body.contains(#""reason":"DISABLED""#)
+            if !served { usleep(20_000) }
+        }
+        #expect(served, "the flag of the file the link names now is served within 5 s")
+        let stopped = server.stop()
+        #expect(stopped.status == 0, "\(stopped)")
+        #expect(
+            stopped.stderr.contains("\(box.store) was replaced, moved or removed; reading what is at that path now"), "\(stopped.stderr)")
+    }
+
+    /// Every answer of the running server but the inspector's page (OFREP, `/api/*`, errors,
+    /// 304, 413, event streams) says `Cache-Control: no-store`: no cache or browser keeps an
+    /// evaluation or the store's data.
+    @Test func answersAreNotStored() throws {
+        let box = try imported()
+        try box.runOK(["set", "user", "theme", "dark"])
+        let server = try ServeProcess(box, ["--max-body", "100"])
+        let token = try #require(server.inspectorToken)
+        let bearer = ["Authorization": "Bearer " + token]
+        let bulk = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags", "{}")
+        let answers: [(String, HTTPExchange)] = [
+            ("one flag", try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/boolean-flag", "{}")),
+            ("no such flag", try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/nope", "{}")),
+            ("every flag", bulk),
+            (
+                "304",
+                try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags", "{}", headers: ["If-None-Match": bulk.header("ETag") ?? ""])
+            ),
+            ("413", try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/boolean-flag", String(repeating: " ", count: 200))),
+            ("/api without the token", try HTTPExchange.request(server.port, "GET", "/api/summary")),
+            ("/api/summary", try HTTPExchange.request(server.port, "GET", "/api/summary", headers: bearer)),
+            ("/api/key", try HTTPExchange.request(server.port, "GET", "/api/key?domain=user&key=theme", headers: bearer)),
+            ("/api/flags", try HTTPExchange.request(server.port, "GET", "/api/flags", headers: bearer)),
+        ]
+        #expect(answers.map(\.1.status) == [200, 404, 200, 304, 413, 401, 200, 200, 200], "\(answers.map(\.1.status))")
+        for (name, answer) in answers {
+            #expect(answer.header("Cache-Control") == "no-store", "\(name): \(answer.head)")
+        }
+        // An event stream's head: read until it ends, then close.
+        let fd = try #require(HTTPExchange.connect(server.port))
+        HTTPExchange.send(fd, Array("GET /ofrep/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+        var head: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !String(decoding: head, as: UTF8.self).contains("\r\n\r\n") {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            head += buffer[0..<count]
+        }
+        close(fd)
+        let stream = HTTPExchange(status: 200, head: String(decoding: head, as: UTF8.self), body: "")
+        #expect(stream.head.hasPrefix("HTTP/1.1 200") && stream.header("Cache-Control") == "no-store", "\(stream.head)")
+        let page = try HTTPExchange.request(server.port, "GET", "/")
+        #expect(page.status == 200 && page.header("Cache-Control") == "no-cache", "\(page.head)")
+        let stopped = server.stop()
+        #expect(stopped.status == 0, "\(stopped)")
+    }
+
     @Test func badInputGetsItsStatusAndTheServerKeepsServing() throws {
         let box = try imported()
         let tokenFile = box.root + "/token"
@@ -519,6 +598,35 @@ struct ServeClientTests {
         #expect(snippet.contains("# False off TARGETING_MATCH"))
         #expect(run.status == 0 && run.stdout == "False off TARGETING_MATCH\n", "\(run)")
         #expect(server.stop().status == 0)
+    }
+
+    /// docs/serve.md's second Python snippet: the SDK over the unix socket the systemd unit
+    /// listens on (`$XDG_RUNTIME_DIR/prefs-serve/socket`).
+    @Test(.enabled(if: PythonClients.available, PythonClients.requirement))
+    func theDocsUnixSocketPythonExampleRuns() throws {
+        let python = try PythonClients.python.get()
+        let docs = try String(contentsOfFile: PythonClients.root + "/docs/serve.md", encoding: .utf8)
+        let box = try Sandbox()
+        try box.runOK(["flag", "import", PythonClients.root + "/examples/flags.json"])
+        let runtime = box.root + "/run-user"
+        #expect(mkdir(runtime, 0o700) == 0 && mkdir(runtime + "/prefs-serve", 0o700) == 0)
+        let socket = runtime + "/prefs-serve/socket"
+        let server = try Running(["--store", box.store, "serve", "--listen", "unix:" + socket], environment: box.environment())
+        guard server.waitForLines(1, timeout: 30) else {
+            Issue.record("serve did not start: \(server.finish(signal: SIGKILL))")
+            return
+        }
+        let first = try #require(docs.range(of: "```python\n"))
+        let start = try #require(docs.range(of: "```python\n", range: first.upperBound..<docs.endIndex))
+        let end = try #require(docs.range(of: "```", range: start.upperBound..<docs.endIndex))
+        let snippet = String(docs[start.upperBound..<end.lowerBound])
+        #expect(snippet.contains("UnixSocketAdapter") && snippet.contains("# False off TARGETING_MATCH"))
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_RUNTIME_DIR"] = runtime
+        let run = try Sandbox.exec(python, ["-c", snippet], stdin: nil, environment: environment)
+        #expect(run.status == 0 && run.stdout == "False off TARGETING_MATCH\n", "\(run)")
+        let stopped = server.finish(signal: SIGTERM)
+        #expect(stopped.status == 0 && stopped.stderr.contains(" POST /ofrep/v1/evaluate/flags/new-checkout 200 "), "\(stopped)")
     }
 
     @Test(

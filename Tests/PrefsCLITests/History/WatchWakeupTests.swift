@@ -156,6 +156,29 @@ struct WatchWakeupTests {
         #expect(result.stdout.hasPrefix("set\tuser\ta\t1\n"), "\(result)")
     }
 
+    /// A store path that is a symbolic link, pointed at another store file (`ln -sfn b.db
+    /// link.db`) under a watcher: a rename over the store, so the same end (exit 3, the same
+    /// message) rather than a watch of the old file that nobody writes through the link.
+    @Test(arguments: ["inotify", "poll"])
+    func aStoreLinkPointedElsewhereEndsTheWatch(mechanism: String) throws {
+        let box = try Sandbox()
+        let directory = box.root + "/store"
+        let link = directory + "/link.db"
+        try box.runOK(["--store", directory + "/a.db", "set", "user", "a", "0"], store: false)
+        try box.runOK(["--store", directory + "/b.db", "set", "user", "b", "0"], store: false)
+        try #require(symlink("a.db", link) == 0, "symlink: \(String(cString: strerror(errno)))")
+        let (watch, _) = try Running.watch(["--store", link, "watch", "user"], box: box, environment: ["PREFS_WATCH": mechanism])
+        try box.runOK(["--store", link, "set", "user", "a", "1"], store: false)
+        #expect(Self.waitFor("set\tuser\ta\t1", in: watch))
+        let retargeted = try Sandbox.exec("/bin/ln", ["-sfn", "b.db", link], stdin: nil, environment: box.environment())
+        try #require(retargeted.status == 0, "\(retargeted)")
+        try box.runOK(["--store", link, "set", "user", "b", "1"], store: false)
+        let result = Self.outcome(of: watch)
+        #expect(result.status == 3, "\(result)")
+        #expect(result.stderr.contains("\(link) was replaced, moved or removed while it was watched"), "\(result)")
+        #expect(result.stdout == "set\tuser\ta\t1\n", "\(result)")
+    }
+
     /// The store removed with its -wal and -shm, and the store's directory renamed, under a
     /// watcher: exit 3 with the reason, whichever wakes it.
     @Test(arguments: ["inotify", "poll"], [false, true])

@@ -340,6 +340,55 @@ extension SyncTests {
         #expect(notes.count == 2, "\(stderr)")
     }
 
+    /// A store path that is a symbolic link, pointed at another store file under a running
+    /// watcher (`ln -sfn round1.db prefs.db`, twice): a rename over the store, so the same note
+    /// on stderr each time, and the file the link names now is synced (its pending writes,
+    /// made through the link, reach the remote).
+    @Test(arguments: ["inotify", "poll"])
+    func aSyncWatchFollowsAStoreLinkPointedElsewhere(mechanism: String) throws {
+        let a = try syncedStore()
+        let b = try syncedStore()
+        try a.runOK(["set", "default", "linked", "0"])
+        _ = try sync(a)
+        let first = a.root + "/store/first.db"
+        try WatchWakeupTests.copyStore(a, to: first)
+        try #require(unlink(a.store) == 0 && symlink("first.db", a.store) == 0, "link: \(String(cString: strerror(errno)))")
+        let errors = a.root + "/watch.stderr"
+        try #require(FileManager.default.createFile(atPath: errors, contents: nil))
+        let watcher = a.process(["sync", "--watch", "3600"], environment: ["PREFS_WATCH": mechanism])
+        watcher.standardOutput = FileHandle.nullDevice
+        watcher.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
+        try watcher.run()
+        defer { if watcher.isRunning { watcher.terminate() } }
+        usleep(2_500_000)  // connected and synced
+        func seenBy(_ box: Sandbox, _ value: String, within seconds: Double) throws -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                _ = try sync(box)
+                if try box.runOK(["get", "default", "linked", "--default", "none"]).stdout == value + "\n" { return true }
+                usleep(100_000)
+            }
+            return false
+        }
+        for round in 1...2 {
+            // A copy of the file the link names now, then the link pointed at it.
+            try WatchWakeupTests.copyStore(a, to: a.root + "/store/round\(round).db")
+            let retargeted = try Sandbox.exec("/bin/ln", ["-sfn", "round\(round).db", a.store], stdin: nil, environment: a.environment())
+            try #require(retargeted.status == 0, "\(retargeted)")
+            try a.runOK(["set", "default", "linked", "\(round)"])
+            #expect(try seenBy(b, "\(round)", within: 10), "round \(round): the write through the link was not pushed")
+        }
+        #expect(watcher.isRunning)
+        watcher.terminate()
+        watcher.waitUntilExit()
+        #expect(watcher.terminationStatus == 0)
+        let stderr = try String(contentsOfFile: errors, encoding: .utf8)
+        let notes = stderr.split(separator: "\n").filter {
+            $0.contains("\(a.store) was replaced, moved or removed; syncing the file now at that path")
+        }
+        #expect(notes.count == 2, "\(stderr)")
+    }
+
     /// The store file replaced by a rename while a sync waits on the server (after it read
     /// the file, before it writes what it pushed): it writes nothing more to the old file and
     /// ends with exit 3 and the reason; the new file's pending write is pushed by the next sync.

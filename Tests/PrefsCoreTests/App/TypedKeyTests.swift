@@ -223,6 +223,42 @@ struct TypedKeyTests {
         #expect(await readings.next()?.value == 0.9)
     }
 
+    /// A store path that is a symbolic link, pointed at another store file (`ln -sfn b.db
+    /// prefs.db`): a rename over the store. `values(of:)` ends with the error naming the path;
+    /// `readings(of:)` says so once, then reads the file the link names now and follows it.
+    @Test(.timeLimit(.minutes(1))) func aStoreLinkPointedElsewhereIsAReplacedStore() async throws {
+        let store = try TemporaryStore()
+        func open(_ path: String) throws -> KeyValueStack {
+            try KeyValueStack(path: path, options: .init(memoryTier: .inProcess, environment: ["XDG_RUNTIME_DIR": store.directory]))
+        }
+        for (name, volume) in [("a.db", 0.6), ("b.db", 0.8)] {
+            let writer = try open(store.directory + "/" + name)
+            try writer.set(.volume, volume)
+            try writer.close()
+        }
+        try #require(symlink("a.db", store.path) == 0)
+        let app = try store.open()
+        var values = app.values(of: .volume).makeAsyncIterator()
+        var readings = app.readings(of: .volume).makeAsyncIterator()
+        #expect(try await values.next() == 0.6)
+        #expect(await readings.next()?.value == 0.6)
+        // ln -sfn: a new link renamed over the old one.
+        try #require(symlink("b.db", store.directory + "/link.tmp") == 0)
+        try #require(rename(store.directory + "/link.tmp", store.path) == 0)
+        await #expect(throws: PrefsError.self) {
+            while try await values.next() != nil {}
+        }
+        let replaced = await readings.next()
+        #expect(
+            replaced?.failure?.message.contains("\(store.path) was replaced, moved or removed") == true, "\(String(describing: replaced))")
+        #expect(await readings.next()?.value == 0.8)
+        let writer = try store.open()
+        try writer.set(.volume, 0.9)
+        try writer.flushSynchronously()
+        #expect(await readings.next()?.value == 0.9)
+        #expect(app[.volume] == 0.9, "the stack reads the file the link names now")
+    }
+
     @MainActor @Test(.timeLimit(.minutes(1))) func observableSettingFollowsTheStore() async throws {
         let store = try TemporaryStore()
         let app = try store.open()

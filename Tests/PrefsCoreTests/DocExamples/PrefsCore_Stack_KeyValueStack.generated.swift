@@ -47,7 +47,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack {
         let stack = try KeyValueStack(path: StoreLocation.resolve(explicit: nil, environment: env))
         _ = stack
     }
-    // Sources/PrefsCore/Stack/KeyValueStack.swift:232
+    // Sources/PrefsCore/Stack/KeyValueStack.swift:233
     static func example5(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -55,7 +55,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack {
     ) async throws {
         if let entry = try stack.entry(in: .user, forKey: "theme") { print(entry.version) }
     }
-    // Sources/PrefsCore/Stack/KeyValueStack.swift:256
+    // Sources/PrefsCore/Stack/KeyValueStack.swift:257
     static func example6(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -64,7 +64,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack {
         let theme = try stack.value(in: .user, forKey: "theme")
         _ = theme
     }
-    // Sources/PrefsCore/Stack/KeyValueStack.swift:267
+    // Sources/PrefsCore/Stack/KeyValueStack.swift:268
     static func example7(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -73,7 +73,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack {
         let stored = try stack.storedValue(in: .user, forKey: "theme")
         _ = stored
     }
-    // Sources/PrefsCore/Stack/KeyValueStack.swift:294
+    // Sources/PrefsCore/Stack/KeyValueStack.swift:295
     static func example8(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -81,7 +81,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack {
     ) async throws {
         try stack.forEachEntry(in: .user, prefix: "onboarding.") { print($0.key) }
     }
-    // Sources/PrefsCore/Stack/KeyValueStack.swift:360
+    // Sources/PrefsCore/Stack/KeyValueStack.swift:361
     static func example9(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -90,7 +90,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack {
         let all = try stack.entries()
         _ = all
     }
-    // Sources/PrefsCore/Stack/KeyValueStack.swift:375
+    // Sources/PrefsCore/Stack/KeyValueStack.swift:376
     static func example10(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,

@@ -14,7 +14,9 @@ extension Prefs {
                 Changes by any process are served within a second. Listens on loopback unless told otherwise; \
                 any other address needs a bearer token, read from --token-file or PREFS_SERVE_TOKEN, which \
                 every request must send as 'Authorization: Bearer TOKEN'. Prints the address on stdout, one \
-                line per request on stderr; stops on SIGINT or SIGTERM after open requests finish. Runs the \
+                line per request on stderr; stops on SIGINT or SIGTERM after open requests finish. An address it \
+                cannot listen on (taken, not this machine's, a port below 1024 without the privilege) ends it \
+                with one line and exit 4. Runs the \
                 prefs-serve helper installed next to prefs.
                 """)
 
@@ -22,7 +24,8 @@ extension Prefs {
 
         @Option(
             help: ArgumentHelp(
-                "HOST:PORT to listen on (default 127.0.0.1:8016; port 0 picks a free one).", valueName: "address"))
+                "HOST:PORT, or unix:PATH for a unix socket, to listen on (default 127.0.0.1:8016; port 0 picks a free one).",
+                valueName: "address"))
         var listen: String?
 
         @Option(help: ArgumentHelp("A file holding the bearer token clients must send.", valueName: "file"))
