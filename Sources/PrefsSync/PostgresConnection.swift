@@ -1,5 +1,6 @@
 import CPrefsPQ
-import Foundation
+import FoundationEssentials
+import Glibc
 import PrefsCore
 
 /// One libpq connection, driven without blocking past a deadline: connecting
@@ -160,7 +161,7 @@ final class PostgresConnection {
 
     /// libpq's multi-line messages joined: "connection to server at … failed: Connection refused; Is the server running …".
     static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
             .joined(separator: "; ")
     }
 }

@@ -7,9 +7,14 @@
 // Prints `STATUS`, `ETag: …`, `Last-Modified: …`, an empty line and the body (at most
 // `KeyValueStack.maximumDocumentSize` bytes, decoded; the download stops there) to standard
 // output; on failure one line on standard error and exit 7.
-import Foundation
+import Dispatch
+import Glibc
 import PrefsCore
 import PrefsRemote
+
+func writeError(_ text: String) {
+    try? FileIO.write(STDERR_FILENO, text.utf8)
+}
 
 // Take signals whatever mask the parent's spawning thread had.
 var noSignals = sigset_t()
@@ -22,13 +27,13 @@ if arguments == ["--version"] {
     exit(0)
 }
 guard arguments.count == 1, let seconds = Double(arguments[0]), seconds > 0, seconds < 1e6 else {
-    FileHandle.standardError.write(Data("prefs-http-get: usage: prefs-http-get TIMEOUT_SECONDS < URL-and-header-lines\n".utf8))
+    writeError("prefs-http-get: usage: prefs-http-get TIMEOUT_SECONDS < URL-and-header-lines\n")
     exit(2)
 }
 // The request is small: a URL and some headers; more than 1 MiB is not one.
-let input = (try? FileHandle.standardInput.read(upToCount: 1_048_577)) ?? Data()
+let input = (try? FileIO.read(STDIN_FILENO, upTo: 1_048_577)) ?? []
 guard input.count <= 1_048_576 else {
-    FileHandle.standardError.write(Data("the request (URL and headers) is larger than 1 MiB\n".utf8))
+    writeError("the request (URL and headers) is larger than 1 MiB\n")
     exit(7)
 }
 var inputLines = String(decoding: input, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
@@ -37,20 +42,20 @@ var headers: [String: String] = [:]
 for header in inputLines {
     let parts = header.split(separator: ":", maxSplits: 1)
     guard parts.count == 2 else { continue }
-    headers[parts[0].trimmingCharacters(in: .whitespaces)] = parts[1].trimmingCharacters(in: .whitespaces)
+    headers[parts[0].trimmingWhitespace()] = parts[1].trimmingWhitespace()
 }
 // A whole-request deadline of our own, and no orphan outliving its `prefs`.
 let parent = getppid()
 DispatchQueue.global().asyncAfter(deadline: .now() + seconds + 1) {
-    FileHandle.standardError.write(Data("timed out after \(seconds)s\n".utf8))
+    writeError("timed out after \(seconds)s\n")
     exit(7)
 }
-Thread {
-    while true {
-        usleep(200_000)
-        if getppid() != parent { exit(7) }
-    }
-}.start()
+let parentCheck = DispatchSource.makeTimerSource(queue: .global())
+parentCheck.schedule(deadline: .now() + .milliseconds(200), repeating: .milliseconds(200))
+parentCheck.setEventHandler {
+    if getppid() != parent { exit(7) }
+}
+parentCheck.resume()
 let semaphore = DispatchSemaphore(value: 0)
 nonisolated(unsafe) var outcome: Result<HTTPResponse, any Error> = .failure(CancellationError())
 let timeout = Duration.milliseconds(Int64(seconds * 1000))
@@ -70,10 +75,10 @@ case .success(let response):
     if let etag = response.etag { head += "ETag: \(etag)\n" }
     if let lastModified = response.lastModified { head += "Last-Modified: \(lastModified)\n" }
     head += "\n"
-    FileHandle.standardOutput.write(Data(head.utf8) + Data(response.body))
+    try? FileIO.write(STDOUT_FILENO, Array(head.utf8) + response.body)
     exit(0)
 case .failure(let error):
     let message = (error as? PrefsError)?.message ?? "\(error)"
-    FileHandle.standardError.write(Data((message.replacingOccurrences(of: "\n", with: " ") + "\n").utf8))
+    writeError(message.replacingLiteral("\n", with: " ") + "\n")
     exit(7)
 }

@@ -5,12 +5,13 @@
 // The PostgreSQL side of `prefs sync`, which execs this helper with its own global options
 // and arguments, so the `prefs` binary never links libpq and stays static. Messages and
 // exit codes are those of `prefs` (7: the remote is unreachable, local data kept).
-import Foundation
+import FoundationEssentials
+import Glibc
 import PrefsCore
 import PrefsSync
 
 func fail(_ message: String, _ code: Int32) -> Never {
-    FileHandle.standardError.write(Data("prefs: \(message)\n".utf8))
+    try? FileIO.write(STDERR_FILENO, "prefs: \(message)\n".utf8)
     exit(code)
 }
 
@@ -137,7 +138,7 @@ if let interval = invocation.watch {
 
 do {
     let report = try stack.sync(domains: domains, timeout: invocation.timeout)
-    FileHandle.standardOutput.write(Data((line(report) + "\n").utf8))
+    try? FileIO.write(STDOUT_FILENO, (line(report) + "\n").utf8)
     try stack.close()
     exit(0)
 } catch let error as PrefsError {
