@@ -267,7 +267,8 @@ struct Poller: Service {
                 // serve the file now at the path rather than the old one for ever.
                 if stack.reopenStoreIfReplaced() {
                     try? FileIO.write(
-                        STDERR_FILENO, "prefs: serve: \(stack.path) was replaced, moved or removed; reading what is at that path now\n".utf8)
+                        STDERR_FILENO, "prefs: serve: \(stack.path) was replaced, moved or removed; reading what is at that path now\n".utf8
+                    )
                 }
                 do {
                     if try core.refresh() { updates.publish() }
