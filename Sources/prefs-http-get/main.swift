@@ -52,7 +52,8 @@ DispatchQueue.global().asyncAfter(deadline: .now() + seconds + 1) {
 }
 let parentCheck = DispatchSource.makeTimerSource(queue: .global())
 parentCheck.schedule(deadline: .now() + .milliseconds(200), repeating: .milliseconds(200))
-parentCheck.setEventHandler {
+// @Sendable: not the main actor's (top-level code's) closure; it runs on a global queue.
+parentCheck.setEventHandler { @Sendable in
     if getppid() != parent { exit(7) }
 }
 parentCheck.resume()
