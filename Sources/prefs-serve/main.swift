@@ -15,9 +15,18 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import PrefsCore
+import PrefsHelpers
 import PrefsServe
 import ServiceLifecycle
 import Synchronization
+
+// The helpers' one binary: installed, prefs-http-get and prefs-sync are links to it, and the
+// name it was run by chooses the program (each also builds on its own for the tests).
+switch PathText.lastComponent(CommandLine.arguments.first ?? "") {
+case "prefs-http-get": HTTPGetHelper.main(Array(CommandLine.arguments.dropFirst()))
+case "prefs-sync": SyncHelper.main(Array(CommandLine.arguments.dropFirst()))
+default: break
+}
 
 let invocation = Invocation(Array(CommandLine.arguments.dropFirst()))
 let environment = ProcessInfo.processInfo.environment
