@@ -86,7 +86,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "prefs-http-get",
-            dependencies: ["PrefsCore", "PrefsRemote"],
+            dependencies: ["PrefsHelpers"],
             swiftSettings: strict
         ),
         // Sync through PostgreSQL on libpq: kept out of PrefsCore and of the `prefs` binary
@@ -102,7 +102,15 @@ let package = Package(
         .systemLibrary(name: "CPrefsPQ", path: "Sources/CPrefsPQ"),
         .executableTarget(
             name: "prefs-sync",
-            dependencies: ["PrefsCore", "PrefsSync"],
+            dependencies: ["PrefsHelpers"],
+            swiftSettings: strict
+        ),
+        // The programs prefs-http-get and prefs-sync as functions (they print and exit, so
+        // they are no library product): installed, the helpers are one binary, prefs-serve,
+        // which runs them when called by their names (scripts/install links them to it).
+        .target(
+            name: "PrefsHelpers",
+            dependencies: ["PrefsCore", "PrefsRemote", "PrefsSync"],
             swiftSettings: strict
         ),
         // prefs serve: the serving core (routing, OFREP encoding, ETags, limits) without
@@ -115,7 +123,7 @@ let package = Package(
         .executableTarget(
             name: "prefs-serve",
             dependencies: [
-                "PrefsCore", "PrefsServe",
+                "PrefsCore", "PrefsServe", "PrefsHelpers",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,5 +1,6 @@
 import CPrefsCurl
-import Foundation
+import FoundationEssentials
+import Glibc
 import PrefsCore
 
 /// An ``HTTPFetcher`` on libcurl, for `refresh`.

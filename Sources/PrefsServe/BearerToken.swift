@@ -1,4 +1,4 @@
-import Foundation
+import PrefsCore
 
 /// Bearer-token checks that take the same time whatever the guess.
 public enum BearerToken {
@@ -41,7 +41,7 @@ public enum BearerToken {
     ///
     /// - Returns: nil when the file holds no token.
     public static func token(fromFileText text: String) -> String? {
-        let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = text.trimmingWhitespaceAndNewlines()
         return token.isEmpty ? nil : token
     }
 }

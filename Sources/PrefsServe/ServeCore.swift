@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PrefsCore
 import Synchronization
 
@@ -284,7 +284,7 @@ public final class ServeCore: Sendable {
     /// strong (RFC 9110's weak comparison).
     static func matches(_ header: String, _ etag: String) -> Bool {
         header.split(separator: ",").contains { candidate in
-            let tag = candidate.trimmingCharacters(in: .whitespaces)
+            let tag = candidate.trimmingWhitespace()
             return tag == "*" || tag == etag || tag == "W/" + etag
         }
     }

@@ -1,5 +1,6 @@
 import CPrefsPQ
-import Foundation
+import FoundationEssentials
+import Glibc
 import PrefsCore
 
 /// One libpq connection, driven without blocking past a deadline: connecting
@@ -168,7 +169,7 @@ final class PostgresConnection {
     /// (``TerminalText/escapingControls(_:)``), so it can neither forge lines nor drive the terminal.
     static func oneLine(_ text: String) -> String {
         TerminalText.escapingControls(
-            text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            text.split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
                 .joined(separator: "; "))
     }
 }

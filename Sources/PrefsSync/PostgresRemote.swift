@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PrefsCore
 
 /// The remote side of sync: one PostgreSQL connection (libpq) and the prefs schema on the
@@ -422,7 +423,7 @@ public final class PostgresRemote {
             case "\t": text += "\\t"
             default:
                 if scalar.value < 0x20 {
-                    text += String(format: "\\u%04x", scalar.value)
+                    text += "\\u" + NumberText.hex(scalar.value, width: 4)
                 } else {
                     text.unicodeScalars.append(scalar)
                 }

@@ -1,79 +1,9 @@
 // prefs-http-get TIMEOUT_SECONDS   (the URL, then request headers, on standard input)
 // prefs-http-get --version
 //
-// The HTTP client `prefs refresh` runs, so that the `prefs` binary itself does not load
-// Foundation's networking stack. The URL (its first line) and the headers ("Name: value"
-// lines) come on standard input so that tokens in either never show in the process list.
-// Prints `STATUS`, `ETag: …`, `Last-Modified: …`, an empty line and the body (at most
-// `KeyValueStack.maximumDocumentSize` bytes, decoded; the download stops there) to standard
-// output; on failure one line on standard error and exit 7.
-import Foundation
-import PrefsCore
-import PrefsRemote
+// The HTTP client `prefs refresh` runs (HTTPGetHelper in PrefsHelpers). Installed, it is the
+// helpers' one binary, `prefs-serve`, under this name; this program is the same code on its
+// own (the tests run it).
+import PrefsHelpers
 
-// Take signals whatever mask the parent's spawning thread had.
-var noSignals = sigset_t()
-sigemptyset(&noSignals)
-sigprocmask(SIG_SETMASK, &noSignals, nil)
-
-let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments == ["--version"] {
-    print("prefs-http-get \(PrefsVersion.current)")
-    exit(0)
-}
-guard arguments.count == 1, let seconds = Double(arguments[0]), seconds > 0, seconds < 1e6 else {
-    FileHandle.standardError.write(Data("prefs-http-get: usage: prefs-http-get TIMEOUT_SECONDS < URL-and-header-lines\n".utf8))
-    exit(2)
-}
-// The request is small: a URL and some headers; more than 1 MiB is not one.
-let input = (try? FileHandle.standardInput.read(upToCount: 1_048_577)) ?? Data()
-guard input.count <= 1_048_576 else {
-    FileHandle.standardError.write(Data("the request (URL and headers) is larger than 1 MiB\n".utf8))
-    exit(7)
-}
-var inputLines = String(decoding: input, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-let url = inputLines.isEmpty ? "" : String(inputLines.removeFirst())
-var headers: [String: String] = [:]
-for header in inputLines {
-    let parts = header.split(separator: ":", maxSplits: 1)
-    guard parts.count == 2 else { continue }
-    headers[parts[0].trimmingCharacters(in: .whitespaces)] = parts[1].trimmingCharacters(in: .whitespaces)
-}
-// A whole-request deadline of our own, and no orphan outliving its `prefs`.
-let parent = getppid()
-DispatchQueue.global().asyncAfter(deadline: .now() + seconds + 1) {
-    FileHandle.standardError.write(Data("timed out after \(seconds)s\n".utf8))
-    exit(7)
-}
-Thread {
-    while true {
-        usleep(200_000)
-        if getppid() != parent { exit(7) }
-    }
-}.start()
-let semaphore = DispatchSemaphore(value: 0)
-nonisolated(unsafe) var outcome: Result<HTTPResponse, any Error> = .failure(CancellationError())
-let timeout = Duration.milliseconds(Int64(seconds * 1000))
-let fetchHeaders = headers
-Task.detached {
-    do {
-        outcome = .success(try await CurlFetcher().get(url, timeout: timeout, headers: fetchHeaders))
-    } catch {
-        outcome = .failure(error)
-    }
-    semaphore.signal()
-}
-semaphore.wait()
-switch outcome {
-case .success(let response):
-    var head = "\(response.status)\n"
-    if let etag = response.etag { head += "ETag: \(etag)\n" }
-    if let lastModified = response.lastModified { head += "Last-Modified: \(lastModified)\n" }
-    head += "\n"
-    FileHandle.standardOutput.write(Data(head.utf8) + Data(response.body))
-    exit(0)
-case .failure(let error):
-    let message = (error as? PrefsError)?.message ?? "\(error)"
-    FileHandle.standardError.write(Data((message.replacingOccurrences(of: "\n", with: " ") + "\n").utf8))
-    exit(7)
-}
+HTTPGetHelper.main(Array(CommandLine.arguments.dropFirst()))

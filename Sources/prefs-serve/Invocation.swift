@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PrefsCore
 import PrefsServe
 
@@ -113,6 +114,6 @@ struct Invocation {
 }
 
 func fail(_ message: String, _ code: Int32) -> Never {
-    FileHandle.standardError.write(Data("prefs: \(message)\n".utf8))
+    try? FileIO.write(STDERR_FILENO, "prefs: \(message)\n".utf8)
     exit(code)
 }

@@ -7,16 +7,26 @@
 // ServeCore; this file binds the socket, streams live updates, reads the store again when it
 // changes (inotify; a timer every --poll where inotify is unavailable), logs one
 // line per request on stderr and shuts down gracefully on SIGINT and SIGTERM.
-import Foundation
+import FoundationEssentials
+import Glibc
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
 import PrefsCore
+import PrefsHelpers
 import PrefsServe
 import ServiceLifecycle
 import Synchronization
+
+// The helpers' one binary: installed, prefs-http-get and prefs-sync are links to it, and the
+// name it was run by chooses the program (each also builds on its own for the tests).
+switch PathText.lastComponent(CommandLine.arguments.first ?? "") {
+case "prefs-http-get": HTTPGetHelper.main(Array(CommandLine.arguments.dropFirst()))
+case "prefs-sync": SyncHelper.main(Array(CommandLine.arguments.dropFirst()))
+default: break
+}
 
 let invocation = Invocation(Array(CommandLine.arguments.dropFirst()))
 let environment = ProcessInfo.processInfo.environment
@@ -90,8 +100,8 @@ func accessLog(_ remote: String, _ method: String, _ path: String, _ status: Int
     let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
     let time = ISOTime.format(milliseconds: WallClock.nowMilliseconds())
     let shown = path.count > 200 ? String(path.prefix(200)) + "…" : path
-    let line = "\(time) \(remote) \(method) \(shown) \(status) \(bytes) \(String(format: "%.2f", milliseconds))ms\n"
-    FileHandle.standardError.write(Data(line.utf8))
+    let line = "\(time) \(remote) \(method) \(shown) \(status) \(bytes) \(NumberText.fixed(milliseconds, fractionDigits: 2))ms\n"
+    try? FileIO.write(STDERR_FILENO, line.utf8)
 }
 
 struct ServeContext: RequestContext {
@@ -218,7 +228,7 @@ let responder = CallbackResponder { (request: Request, context: ServeContext) as
         }
         accessLog(context.remote, method, path, 200, 0, start)
         if path == OFREP.eventStreamPath {
-            let lastEventID = fields["last-event-id"].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
+            let lastEventID = fields["last-event-id"].flatMap { $0.trimmingWhitespace().isEmpty ? nil : $0 }
             return ofrepEventStream(lastEventID: lastEventID, slot, closed: context.closed)
         }
         return eventStream(slot, closed: context.closed)
@@ -269,14 +279,15 @@ struct Poller: Service {
                 // A store file replaced by a rename (a sync tool, a restore by hand), or moved:
                 // serve the file now at the path rather than the old one for ever.
                 if stack.reopenStoreIfReplaced() {
-                    FileHandle.standardError.write(
-                        Data("prefs: serve: \(stack.path) was replaced, moved or removed; reading what is at that path now\n".utf8))
+                    try? FileIO.write(
+                        STDERR_FILENO, "prefs: serve: \(stack.path) was replaced, moved or removed; reading what is at that path now\n".utf8
+                    )
                 }
                 do {
                     if try core.refresh() { updates.publish() }
                     failing = false
                 } catch {
-                    if !failing { FileHandle.standardError.write(Data("prefs: serve: cannot read the store: \(error)\n".utf8)) }
+                    if !failing { try? FileIO.write(STDERR_FILENO, "prefs: serve: cannot read the store: \(error)\n".utf8) }
                     failing = true
                 }
             }
@@ -327,8 +338,8 @@ let app = Application(
         let port = channel.localAddress?.port ?? invocation.port
         let host = invocation.host.contains(":") ? "[\(invocation.host)]" : invocation.host
         let inspector = inspectorToken.map { "http://\(host):\(port)/#token=\($0)" } ?? "/"
-        FileHandle.standardOutput.write(
-            Data("prefs serve: listening on http://\(host):\(port)/ (OFREP at /ofrep/v1, inspector at \(inspector))\n".utf8))
+        try? FileIO.write(
+            STDOUT_FILENO, "prefs serve: listening on http://\(host):\(port)/ (OFREP at /ofrep/v1, inspector at \(inspector))\n".utf8)
     },
     logger: logger)
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PrefsCore
 import PrefsSync
 
@@ -44,8 +45,8 @@ struct Watcher {
             guard FileManager.default.fileExists(atPath: stack.path) else {
                 fail("sync: \(stack.path) was moved or removed while it was synced, and nothing is at that path now", 3)
             }
-            FileHandle.standardError.write(
-                Data("prefs: sync: \(stack.path) was replaced, moved or removed; syncing the file now at that path\n".utf8))
+            try? FileIO.write(
+                STDERR_FILENO, "prefs: sync: \(stack.path) was replaced, moved or removed; syncing the file now at that path\n".utf8)
             listener?.close()
             listener = nil
             reconnectAt = clock.now
@@ -82,7 +83,7 @@ struct Watcher {
                 do {
                     let report = try stack.sync(domains: domains, timeout: timeout)
                     seenSeq = max(seenSeq, report.remoteSeq)
-                    FileHandle.standardOutput.write(Data((print(report) + "\n").utf8))
+                    try? FileIO.write(STDOUT_FILENO, (print(report) + "\n").utf8)
                     retryBackoff = .zero
                     retryAt = clock.now
                     syncAt = clock.now + fallback
@@ -90,7 +91,7 @@ struct Watcher {
                     // Replaced while it synced (the sync refuses to write the old file): say so
                     // once and sync the new one at once.
                     if followReplacedStore() { continue }
-                    FileHandle.standardError.write(Data("prefs: \(error.message)\n".utf8))
+                    try? FileIO.write(STDERR_FILENO, "prefs: \(error.message)\n".utf8)
                     if error.kind != .unreachable { exit(error.exitCode) }
                     retryBackoff = min(max(retryBackoff * 2, .seconds(1)), Self.longestBackoff)
                     retryAt = clock.now + retryBackoff
