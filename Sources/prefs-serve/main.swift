@@ -331,7 +331,8 @@ let app = Application(
         listening.store(true, ordering: .relaxed)
         if let path = invocation.socketPath {
             let inspector = inspectorToken.map { "/#token=\($0)" } ?? "/"
-            try? FileIO.write(STDOUT_FILENO, "prefs serve: listening on unix:\(path) (OFREP at /ofrep/v1, inspector at \(inspector))\n".utf8)
+            try? FileIO.write(
+                STDOUT_FILENO, "prefs serve: listening on unix:\(path) (OFREP at /ofrep/v1, inspector at \(inspector))\n".utf8)
             return
         }
         let port = channel.localAddress?.port ?? invocation.port
