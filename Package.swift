@@ -67,11 +67,14 @@ let package = Package(
         .executableTarget(
             name: "prefs",
             dependencies: [
-                "PrefsCore",
+                "PrefsCore", "PrefsHelperConfiguration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict + [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])]
         ),
+        // The options `prefs serve` and `prefs sync` hand their helper, as one encoded value
+        // (declared once, in `prefs`; the helper decodes them). Foundation only.
+        .target(name: "PrefsHelperConfiguration", swiftSettings: strict),
         .target(
             name: "PrefsRemote",
             dependencies: ["PrefsCore", "CPrefsCurl"],
@@ -110,7 +113,7 @@ let package = Package(
         // which runs them when called by their names (scripts/install links them to it).
         .target(
             name: "PrefsHelpers",
-            dependencies: ["PrefsCore", "PrefsRemote", "PrefsSync"],
+            dependencies: ["PrefsCore", "PrefsRemote", "PrefsSync", "PrefsHelperConfiguration"],
             swiftSettings: strict
         ),
         // prefs serve: the serving core (routing, OFREP encoding, ETags, limits) without
@@ -123,7 +126,7 @@ let package = Package(
         .executableTarget(
             name: "prefs-serve",
             dependencies: [
-                "PrefsCore", "PrefsServe", "PrefsHelpers",
+                "PrefsCore", "PrefsServe", "PrefsHelpers", "PrefsHelperConfiguration",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,14 +1,13 @@
 import FoundationEssentials
 import Glibc
 import PrefsCore
+import PrefsHelperConfiguration
 import PrefsSync
 
-/// `prefs-sync`, the PostgreSQL side of `prefs sync`, which execs this helper with its own
-/// global options and arguments, so the `prefs` binary never links libpq and stays static:
-///
-///     prefs-sync [--store PATH] [--actor NAME] sync [DOMAIN...] [--timeout DURATION] [--watch SECONDS] [--json]
-///     prefs-sync [--store PATH] sync --compact [--horizon DURATION] [--json]
-///     prefs-sync --version
+/// `prefs-sync`, the PostgreSQL side of `prefs sync`, which execs this helper with its options
+/// as one ``SyncConfiguration`` (PrefsHelperConfiguration) in the environment, so the `prefs`
+/// binary never links libpq and stays static; run by hand it answers only `--version` and
+/// `--help`.
 ///
 /// Messages and exit codes are those of `prefs` (7: the remote is unreachable, local data
 /// kept). A function rather than a program of its own: the helpers are one binary when
@@ -16,8 +15,10 @@ import PrefsSync
 package enum SyncHelper {
     /// Runs the helper with `arguments` (without the program name) and exits.
     package static func main(_ arguments: [String]) -> Never {
-        let invocation = Invocation(arguments)
         let environment = ProcessInfo.processInfo.environment
+        let invocation = Invocation(arguments, environment: environment)
+        // Read once: nothing this process starts inherits it.
+        unsetenv(SyncConfiguration.variable)
         let stack: KeyValueStack
         do {
             var options = try KeyValueStack.Options.commandLine(environment: environment)
@@ -90,6 +91,8 @@ package enum SyncHelper {
         }
     }
 
+    /// prefs-sync's options: `prefs sync` hands them over as one ``SyncConfiguration`` (in the
+    /// environment; nothing is parsed twice), read here with the helper's defaults.
     struct Invocation {
         var store: String?
         var actor: String?
@@ -100,59 +103,45 @@ package enum SyncHelper {
         var compact = false
         var horizon: Duration?
 
-        init(_ arguments: [String]) {
-            var index = 0
-            var sawCommand = false
-            func value(_ name: String) -> String {
-                index += 1
-                guard index < arguments.count else { fail("\(name) needs a value (see 'prefs sync --help')", 2) }
-                return arguments[index]
+        /// Reads the configuration `prefs sync` left in `environment`; `arguments` may only ask
+        /// for the version or the usage.
+        init(_ arguments: [String], environment: [String: String]) {
+            switch arguments.first {
+            case nil: break
+            case "--version":
+                print("prefs-sync \(PrefsVersion.current)")
+                exit(0)
+            case "-h", "--help":
+                print("usage: prefs sync [OPTIONS] (prefs-sync is run by 'prefs sync': see 'prefs sync --help')")
+                exit(0)
+            case let argument?: fail("unknown argument \(argument) (prefs-sync is run by 'prefs sync'; see 'prefs sync --help')", 2)
             }
-            while index < arguments.count {
-                let argument = arguments[index]
-                switch argument {
-                case "--store": store = value(argument)
-                case "--actor": actor = value(argument)
-                case "--json": json = true
-                case "--compact": compact = true
-                case "--horizon":
-                    guard let duration = parseDuration(value(argument)), duration > .zero else {
-                        fail("--horizon: expected a duration like 7d", 2)
-                    }
-                    horizon = duration
-                case "--timeout":
-                    guard let duration = parseDuration(value(argument)), duration > .zero else {
-                        fail("--timeout: expected a duration like 10s", 2)
-                    }
-                    timeout = duration
-                case "--watch":
-                    guard let duration = parseDuration(value(argument)), duration > .zero else {
-                        fail("--watch: expected seconds like 30", 2)
-                    }
-                    watch = duration
-                case "sync" where !sawCommand: sawCommand = true
-                case "--version":
-                    print("prefs-sync \(PrefsVersion.current)")
-                    exit(0)
-                case "-h", "--help":
-                    print(
-                        "usage: prefs-sync [--store PATH] [--actor NAME] sync [DOMAIN...] [--timeout DURATION] [--watch SECONDS] [--compact [--horizon DURATION]] [--json]"
-                    )
-                    exit(0)
-                default:
-                    if argument.hasPrefix("-") { fail("unknown option \(argument) (see 'prefs sync --help')", 2) }
-                    guard sawCommand else { fail("unknown command \(argument) (prefs-sync runs 'sync')", 2) }
-                    do {
-                        domains.append(try Domain(argument))
-                    } catch let error as PrefsError {
-                        fail(error.message, error.exitCode)
-                    } catch {
-                        fail("\(error)", 2)
-                    }
-                }
-                index += 1
+            guard let text = environment[SyncConfiguration.variable] else {
+                fail("prefs-sync is run by 'prefs sync' (see 'prefs sync --help')", 2)
             }
-            if !sawCommand { fail("missing command: prefs-sync [--store PATH] sync [DOMAIN...]", 2) }
+            let configuration: SyncConfiguration
+            do {
+                configuration = try SyncConfiguration(decoding: text)
+            } catch {
+                fail("prefs-sync cannot read the options prefs handed it (is it from the same version as prefs?): \(error)", 2)
+            }
+            if environment[SyncConfiguration.dumpVariable] != nil {
+                print((try? configuration.encoded()) ?? "")
+                exit(0)
+            }
+            store = configuration.store
+            actor = configuration.actor
+            do { domains = try configuration.domains.map { try Domain($0) } } catch let error as PrefsError {
+                fail(error.message, error.exitCode)
+            } catch {
+                fail("\(error)", 2)
+            }
+            // `prefs sync` checked the durations (more than zero) and which options go together.
+            if let duration = configuration.timeout { timeout = duration }
+            watch = configuration.watch
+            json = configuration.json
+            compact = configuration.compact
+            horizon = configuration.horizon
         }
     }
 }
@@ -162,9 +151,4 @@ package enum SyncHelper {
 func fail(_ message: String, _ code: Int32) -> Never {
     try? FileIO.write(STDERR_FILENO, "prefs: \(TerminalText.escapingControls(message))\n".utf8)
     exit(code)
-}
-
-/// Durations in prefs's one grammar (``DurationText``).
-func parseDuration(_ text: String) -> Duration? {
-    DurationText.parse(text)
 }

@@ -31,23 +31,30 @@ package enum BatchLine: Sendable, Equatable {
     /// - Throws: ``PrefsError`` of kind ``PrefsError/Kind/invalidValue`` for bytes that are
     ///   not valid UTF-8 and for a malformed line, ``PrefsError/Kind/usage`` for a bad domain
     ///   or key.
-    package static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) throws -> BatchLine? {
+    /// - Parameter shortValue: reads the VALUE text of a short `set` line for its domain and
+    ///   key (`prefs batch` types it by the schema, as `prefs set` does); nil, or a nil
+    ///   answer, reads it as JSON when it is valid JSON, otherwise as a string.
+    package static func parse(
+        utf8 bytes: UnsafeBufferPointer<UInt8>, shortValue: ((Domain, String, String) throws -> CompactJSON?)? = nil
+    ) throws -> BatchLine? {
         // ASCII is valid UTF-8; anything else takes the full check.
         guard !bytes.contains(where: { $0 >= 0x80 }) || String(validating: bytes, as: UTF8.self) != nil else {
             throw PrefsError(.invalidValue, "not valid UTF-8")
         }
-        return try parse(validUTF8: bytes)
+        return try parse(validUTF8: bytes, shortValue: shortValue)
     }
 
     /// Tokenizes on UTF-8 bytes: spaces, tabs, `#` and `{` are ASCII, so byte positions
     /// around them are valid string boundaries.
-    private static func parse(validUTF8 bytes: UnsafeBufferPointer<UInt8>) throws -> BatchLine? {
+    private static func parse(
+        validUTF8 bytes: UnsafeBufferPointer<UInt8>, shortValue: ((Domain, String, String) throws -> CompactJSON?)? = nil
+    ) throws -> BatchLine? {
         var start = 0
         while start < bytes.count && isBlank(bytes[start]) { start += 1 }
         guard start < bytes.count, bytes[start] != UInt8(ascii: "#") else { return nil }
         let rest = UnsafeBufferPointer(rebasing: bytes[start...])
         if bytes[start] == UInt8(ascii: "{") { return try parseJSON(String(decoding: rest, as: UTF8.self)) }
-        return try parseShort(rest)
+        return try parseShort(rest, shortValue: shortValue)
     }
 
     private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
@@ -82,7 +89,9 @@ package enum BatchLine: Sendable, Equatable {
         }
     }
 
-    private static func parseShort(_ bytes: UnsafeBufferPointer<UInt8>) throws -> BatchLine {
+    private static func parseShort(
+        _ bytes: UnsafeBufferPointer<UInt8>, shortValue: ((Domain, String, String) throws -> CompactJSON?)?
+    ) throws -> BatchLine {
         var position = 0
         func word() -> String? {
             while position < bytes.count && isBlank(bytes[position]) { position += 1 }
@@ -102,6 +111,7 @@ package enum BatchLine: Sendable, Equatable {
         case "set":
             guard position < bytes.count else { throw PrefsError(.invalidValue, "set needs a VALUE") }
             let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[(position + 1)...]), as: UTF8.self)
+            if let typed = try shortValue?(domain, key, value) { return .set(domain, key, typed) }
             return .set(domain, key, try ValueType.auto.compactJSON(from: value))
         case "rm":
             if let extra = word() {

@@ -1,11 +1,16 @@
 import FoundationEssentials
 import Glibc
 import PrefsCore
+import PrefsHelperConfiguration
 import PrefsServe
 
-/// prefs-serve's arguments (`prefs serve` passes its own through).
+/// prefs-serve's options: `prefs serve` hands them over as one ``ServeConfiguration`` (in
+/// the environment; nothing is parsed twice), read here with the helper's defaults.
 struct Invocation {
     var store: String?
+    var actor: String?
+    /// `--override` and `PREFS_OVERRIDES`, merged by `prefs` (compact JSON), or nil.
+    var overrides: String?
     var host = "127.0.0.1"
     var port = 8016
     /// `--listen unix:PATH`: a unix socket instead of a host and port.
@@ -17,69 +22,64 @@ struct Invocation {
     var maximumConnectionsPerAddress = 64
     var maximumEventStreams = 32
     var maximumSteps = ServeOptions.defaultMaximumSteps
+    /// How often the store is read again where inotify is unavailable.
     var poll: Duration = .milliseconds(250)
     var accessLog = true
 
     static let usage = """
-        usage: prefs-serve [--store PATH] [--listen HOST:PORT|unix:PATH] [--token-file FILE] [--max-body BYTES]
-                           [--read-timeout DURATION] [--head-timeout DURATION] [--max-connections-per-address N]
-                           [--max-event-streams N] [--max-steps N] [--poll DURATION] [--no-access-log]
+        usage: prefs serve [OPTIONS] (prefs-serve is run by 'prefs serve': see 'prefs serve --help')
         """
 
-    init(_ arguments: [String]) {
-        var index = 0
-        func value(_ name: String) -> String {
-            index += 1
-            guard index < arguments.count else { fail("\(name) needs a value (see 'prefs serve --help')", 2) }
-            return arguments[index]
+    /// Reads the configuration `prefs serve` left in `environment` (``ServeConfiguration``);
+    /// `arguments` may only ask for the version or the usage.
+    init(_ arguments: [String], environment: [String: String]) {
+        switch arguments.first {
+        case nil: break
+        case "--version":
+            print("prefs-serve \(PrefsVersion.current)")
+            exit(0)
+        case "-h", "--help":
+            print(Self.usage)
+            exit(0)
+        case let argument?: fail("unknown argument \(argument) (prefs-serve is run by 'prefs serve'; see 'prefs serve --help')", 2)
         }
-        func duration(_ name: String) -> Duration {
-            guard let duration = DurationText.parse(value(name)), duration > .zero else { fail("\(name): expected a duration like 10s", 2) }
-            return duration
+        guard let text = environment[ServeConfiguration.variable] else {
+            fail("prefs-serve is run by 'prefs serve' (see 'prefs serve --help')", 2)
         }
-        while index < arguments.count {
-            let argument = arguments[index]
-            switch argument {
-            case "--store": store = value(argument)
-            case "--listen":
-                let text = value(argument)
-                if text.hasPrefix("unix:") {
-                    guard text.count > 5 else { fail("--listen unix:PATH: the socket's path is missing", 2) }
-                    socketPath = String(text.dropFirst(5))
-                    break
-                }
+        let configuration: ServeConfiguration
+        do {
+            configuration = try ServeConfiguration(decoding: text)
+        } catch {
+            fail("prefs-serve cannot read the options prefs handed it (is it from the same version as prefs?): \(error)", 2)
+        }
+        if environment[ServeConfiguration.dumpVariable] != nil {
+            print((try? configuration.encoded()) ?? "")
+            exit(0)
+        }
+        store = configuration.store
+        actor = configuration.actor
+        overrides = configuration.override
+        if let text = configuration.listen {
+            if text.hasPrefix("unix:") {
+                guard text.count > 5 else { fail("--listen unix:PATH: the socket's path is missing", 2) }
+                socketPath = String(text.dropFirst(5))
+            } else {
                 guard let (host, port) = Self.address(text) else {
                     fail("--listen: expected HOST:PORT like 127.0.0.1:8016 or [::1]:8016 (port 0 picks a free one), or unix:PATH", 2)
                 }
                 self.host = host
                 self.port = port
-            case "--token-file": tokenFile = value(argument)
-            case "--max-body":
-                guard let bytes = Int(value(argument)), bytes > 0 else { fail("--max-body: expected a number of bytes", 2) }
-                maximumBodyBytes = bytes
-            case "--read-timeout": readTimeout = duration(argument)
-            case "--head-timeout": headTimeout = duration(argument)
-            case "--max-connections-per-address":
-                guard let count = Int(value(argument)), count > 0 else { fail("--max-connections-per-address: expected a number", 2) }
-                maximumConnectionsPerAddress = count
-            case "--max-event-streams":
-                guard let count = Int(value(argument)), count > 0 else { fail("--max-event-streams: expected a number", 2) }
-                maximumEventStreams = count
-            case "--max-steps":
-                guard let steps = Int(value(argument)), steps > 0 else { fail("--max-steps: expected a number of steps", 2) }
-                maximumSteps = steps
-            case "--poll": poll = duration(argument)
-            case "--no-access-log": accessLog = false
-            case "--version":
-                print("prefs-serve \(PrefsVersion.current)")
-                exit(0)
-            case "-h", "--help":
-                print(Self.usage)
-                exit(0)
-            default: fail("unknown argument \(argument) (see 'prefs serve --help')", 2)
             }
-            index += 1
         }
+        tokenFile = configuration.tokenFile
+        // `prefs serve` checked the numbers (at least 1) and the durations (more than zero).
+        if let bytes = configuration.maxBody { maximumBodyBytes = bytes }
+        if let duration = configuration.readTimeout { readTimeout = duration }
+        if let duration = configuration.headTimeout { headTimeout = duration }
+        if let count = configuration.maxConnectionsPerAddress { maximumConnectionsPerAddress = count }
+        if let count = configuration.maxEventStreams { maximumEventStreams = count }
+        if let steps = configuration.maxSteps { maximumSteps = steps }
+        accessLog = !configuration.noAccessLog
     }
 
     /// HOST:PORT, [IPv6]:PORT.

@@ -1,11 +1,10 @@
-// prefs-serve [--store PATH] [--listen HOST:PORT|unix:PATH] [--token-file FILE] [--max-body BYTES]
-//             [--read-timeout DURATION] [--head-timeout DURATION] [--max-connections-per-address N]
-//             [--max-event-streams N] [--max-steps N] [--poll DURATION] [--no-access-log]
+// prefs-serve [--version | --help]
 //
-// The HTTP side of `prefs serve`, which execs this helper, so the `prefs` binary never loads
+// The HTTP side of `prefs serve`, which execs this helper with its options as one
+// ServeConfiguration (PrefsHelperConfiguration) in the environment, so the `prefs` binary never loads
 // SwiftNIO and Hummingbird. OFREP evaluation and the web inspector come from PrefsServe's
 // ServeCore; this file binds the socket, streams live updates, reads the store again when it
-// changes (inotify; a timer every --poll where inotify is unavailable), logs one
+// changes (inotify; a timer every 250 ms where inotify is unavailable), logs one
 // line per request on stderr and shuts down gracefully on SIGINT and SIGTERM.
 import FoundationEssentials
 import Glibc
@@ -15,6 +14,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import PrefsCore
+import PrefsHelperConfiguration
 import PrefsHelpers
 import PrefsServe
 import ServiceLifecycle
@@ -28,8 +28,10 @@ case "prefs-sync": SyncHelper.main(Array(CommandLine.arguments.dropFirst()))
 default: break
 }
 
-let invocation = Invocation(Array(CommandLine.arguments.dropFirst()))
 let environment = ProcessInfo.processInfo.environment
+let invocation = Invocation(Array(CommandLine.arguments.dropFirst()), environment: environment)
+// Read once: nothing this process starts inherits it.
+unsetenv(ServeConfiguration.variable)
 
 var token: String?
 if let file = invocation.tokenFile {
@@ -64,7 +66,8 @@ let core: ServeCore
 let monitor: StoreChangeMonitor
 do {
     var options = try KeyValueStack.Options.commandLine(environment: environment)
-    options.overrides = try OverridesText.parse(environment["PREFS_OVERRIDES"])
+    options.actor = invocation.actor
+    options.overrides = try OverridesText.parse(invocation.overrides)
     stack = try KeyValueStack(path: StoreLocation.resolve(explicit: invocation.store, environment: environment), options: options)
     core = try ServeCore(
         stack: stack,

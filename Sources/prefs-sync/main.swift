@@ -1,6 +1,4 @@
-// prefs-sync [--store PATH] [--actor NAME] sync [DOMAIN...] [--timeout DURATION] [--watch SECONDS] [--json]
-// prefs-sync [--store PATH] sync --compact [--horizon DURATION] [--json]
-// prefs-sync --version
+// prefs-sync [--version | --help]: run by `prefs sync`, which hands it one SyncConfiguration
 //
 // The PostgreSQL side of `prefs sync` (SyncHelper in PrefsHelpers). Installed, it is the
 // helpers' one binary, `prefs-serve`, under this name; this program is the same code on its

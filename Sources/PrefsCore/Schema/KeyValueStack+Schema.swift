@@ -72,9 +72,21 @@ extension KeyValueStack {
     /// ```
     /// - Throws: `PrefsError`: `usage` for a bad key; `storeUnreadable`.
     public func resolve(in domain: Domain, forKey key: String) throws -> (value: JSONValue, origin: ValueOrigin)? {
-        if let value = overrides[domain]?[key] { return (value, .override) }
-        if let value = try storedValue(in: domain, forKey: key) { return (value, .stored) }
-        if let value = try defaultValue(in: domain, forKey: key) { return (value, .default) }
+        try resolution(in: domain, forKey: key, withEntry: false).map { ($0.value, $0.origin) }
+    }
+
+    /// The one lookup order behind ``resolve(in:forKey:)``; with `withEntry`, a stored value
+    /// comes with its entry (version and times, for `get --show-meta`).
+    package func resolution(in domain: Domain, forKey key: String, withEntry: Bool) throws -> (
+        value: JSONValue, origin: ValueOrigin, entry: Entry?
+    )? {
+        if let value = overrides[domain]?[key] { return (value, .override, nil) }
+        if withEntry {
+            if let entry = try entry(in: domain, forKey: key) { return (try entry.value(), .stored, entry) }
+        } else if let value = try storedValue(in: domain, forKey: key) {
+            return (value, .stored, nil)
+        }
+        if let value = try defaultValue(in: domain, forKey: key) { return (value, .default, nil) }
         return nil
     }
 

@@ -212,7 +212,7 @@ final class ChangeApplier {
                 do {
                     return try body()
                 } catch let error as PrefsError where operations.count > 1 {
-                    throw PrefsError(error.kind, "operation \(index + 1): \(error.message)")
+                    throw error.prefixed("operation \(index + 1): ")
                 }
             }
             let (domain, key) = (operation.domain, operation.key)

@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import Glibc
 import PrefsCore
+import PrefsHelperConfiguration
 
 /// Helper binaries installed next to `prefs` (or on PATH): `prefs-http-get`, `prefs-sync`.
 enum Helper {
@@ -14,6 +15,20 @@ enum Helper {
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
         return nil
+    }
+
+    /// Replaces this process with the helper, handing it the command's options as one encoded
+    /// configuration in its environment (``HelperConfiguration``): its output, signals and
+    /// exit code are the command's.
+    static func exec(_ path: String, configuration: some HelperConfiguration) throws -> Never {
+        let text: String
+        do {
+            text = try configuration.encoded()
+        } catch {
+            throw PrefsError(.usage, "cannot encode the options for \(path): \(error)")
+        }
+        setenv(type(of: configuration).variable, text, 1)
+        try exec(path, [URL(fileURLWithPath: path).lastPathComponent])
     }
 
     /// Replaces this process with the helper: its output, signals and exit code are the command's.

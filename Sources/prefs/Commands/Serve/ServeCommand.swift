@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import PrefsCore
+import PrefsHelperConfiguration
 
 extension Prefs {
     struct ServeCommand: ParsableCommand {
@@ -79,29 +80,25 @@ extension Prefs {
             guard let helper = Helper.path("prefs-serve") else {
                 throw PrefsError(.unreachable, "prefs-serve is not installed next to prefs or on PATH")
             }
-            var arguments = ["prefs-serve", "--store", global.storePath]
             // --override and PREFS_OVERRIDES apply as in `prefs flag eval`: handed over as one
-            // JSON object, in the helper's environment (never on its command line).
+            // JSON object, with every other option, in the helper's environment.
             let overrides = try global.overrides()
+            var overridesText: String?
             if !overrides.isEmpty {
                 let domains = overrides.keys.sorted().map { domain in
                     JSONValue.Member(
                         domain.name,
                         .object(overrides[domain, default: [:]].sorted { $0.key < $1.key }.map { JSONValue.Member($0.key, $0.value) }))
                 }
-                setenv("PREFS_OVERRIDES", JSONValue.object(domains).compactText, 1)
+                overridesText = JSONValue.object(domains).compactText
             }
-            if let listen { arguments += ["--listen", listen] }
-            if let tokenFile { arguments += ["--token-file", tokenFile] }
-            if let maxBody { arguments += ["--max-body", String(maxBody)] }
-            if let readTimeout { arguments += ["--read-timeout", "\(readTimeout.duration.milliseconds)ms"] }
-            if let headTimeout { arguments += ["--head-timeout", "\(headTimeout.duration.milliseconds)ms"] }
-            if let maxConnectionsPerAddress { arguments += ["--max-connections-per-address", String(maxConnectionsPerAddress)] }
-            if let maxEventStreams { arguments += ["--max-event-streams", String(maxEventStreams)] }
-            if let maxSteps { arguments += ["--max-steps", String(maxSteps)] }
-            if noAccessLog { arguments.append("--no-access-log") }
+            let configuration = ServeConfiguration(
+                store: global.storePath, actor: global.actor, override: overridesText, listen: listen, tokenFile: tokenFile,
+                maxBody: maxBody, readTimeout: readTimeout?.duration, headTimeout: headTimeout?.duration,
+                maxConnectionsPerAddress: maxConnectionsPerAddress, maxEventStreams: maxEventStreams, maxSteps: maxSteps,
+                noAccessLog: noAccessLog)
             Output.standard.flush()
-            try Helper.exec(helper, arguments)
+            try Helper.exec(helper, configuration: configuration)
         }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import Glibc
 import PrefsCore
+import PrefsHelperConfiguration
 
 extension Prefs {
     struct SyncCommand: ParsableCommand {
@@ -72,17 +73,11 @@ extension Prefs {
             guard let helper = Helper.path("prefs-sync") else {
                 throw PrefsError(.unreachable, "prefs-sync is not installed next to prefs or on PATH; nothing synced, local data kept")
             }
-            var arguments = ["prefs-sync", "--store", global.storePath]
-            if let actor = global.actor { arguments += ["--actor", actor] }
-            arguments.append("sync")
-            arguments += parsed.map(\.name)
-            if json { arguments.append("--json") }
-            if let watch { arguments += ["--watch", "\(watch.duration.milliseconds)ms"] }
-            if let timeout { arguments += ["--timeout", "\(timeout.duration.milliseconds)ms"] }
-            if compact { arguments.append("--compact") }
-            if let horizon { arguments += ["--horizon", "\(horizon.duration.milliseconds)ms"] }
+            let configuration = SyncConfiguration(
+                store: global.storePath, actor: global.actor, domains: parsed.map(\.name), json: json, watch: watch?.duration,
+                compact: compact, horizon: horizon?.duration, timeout: timeout?.duration)
             Output.standard.flush()
-            try Helper.exec(helper, arguments)
+            try Helper.exec(helper, configuration: configuration)
         }
 
         private func showStatus(_ status: SyncStatus) throws {

@@ -41,13 +41,20 @@ extension Prefs {
             signals.install()
             signal(SIGPIPE, SIG_IGN)  // a reader of the progress lines that goes away must not stop the writes
 
+            // A short line's VALUE is typed by the schema as in `set` (a key the schema does not
+            // name takes the parser's own fast path).
+            let schema = try stack.schema()
+            let shortValue: (Domain, String, String) throws -> CompactJSON? = { domain, key, text in
+                guard schema.spec(in: domain, forKey: key) != nil else { return nil }
+                return CompactJSON(try schema.value(fromText: text, in: domain, forKey: key))
+            }
             let reader = LineReader(fd: 0)
             var lineNumber = 0
             do {
                 while let bytes = try reader.next() {
                     lineNumber += 1
                     do {
-                        try bytes.withUnsafeBufferPointer { try BatchLine.parse(utf8: $0) }?.apply(to: stack)
+                        try bytes.withUnsafeBufferPointer { try BatchLine.parse(utf8: $0, shortValue: shortValue) }?.apply(to: stack)
                     } catch let error as PrefsError {
                         throw BatchFailure(line: lineNumber, error: error)
                     }

@@ -35,8 +35,23 @@ extension Prefs {
             } catch let error as PrefsError {
                 throw PrefsError(.invalidValue, "\(source): \(error.message)")
             }
-            try global.openStack(force: force).perform(operations)
+            let stack = try global.openStack(force: force)
+            try stack.perform(try typedBySchema(operations, schema: stack.schema()))
         }
+    }
+}
+
+/// The operations with each set's value read as `prefs set` reads its VALUE, from the
+/// value's JSON text (``Schema/value(fromText:in:forKey:)``): `12345` is the string "12345"
+/// for a key whose schema type is string.
+func typedBySchema(_ operations: [KeyValueStack.Operation], schema: Schema) throws -> [KeyValueStack.Operation] {
+    try operations.map { operation in
+        guard case .set(let value, let lifetime) = operation.action, schema.spec(in: operation.domain, forKey: operation.key) != nil
+        else { return operation }
+        var typed = operation
+        typed.action = .set(
+            try schema.value(fromText: value.compactText, in: operation.domain, forKey: operation.key), expiresIn: lifetime)
+        return typed
     }
 }
 

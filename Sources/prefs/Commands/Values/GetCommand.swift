@@ -82,27 +82,18 @@ extension Prefs {
                 try printSeveral(stack, domain: domain)
                 return
             }
-            if showMeta {
-                if let value = stack.overrides[domain]?[key] {
-                    Output.standard.write(metaJSON(value, entry: nil).compactText + "\n")
-                } else if let entry = try stack.entry(in: domain, forKey: key) {
-                    Output.standard.write(metaJSON(try entry.value(), entry: entry).compactText + "\n")
-                } else if let registered = try stack.defaultValue(in: domain, forKey: key) {
-                    Output.standard.write(metaJSON(registered, entry: nil).compactText + "\n")
-                } else if let defaultValue {
-                    Output.standard.write(metaJSON(try ValueType.auto.value(from: defaultValue), entry: nil).compactText + "\n")
-                } else {
-                    throw PrefsError(.notFound, "\(domain.name)/\(key) not found")
-                }
-                return
-            }
-            let answer: (value: JSONValue, origin: ValueOrigin)
-            if let resolved = try stack.resolve(in: domain, forKey: key) {
+            // One lookup (the library's order) answers the value, its origin and its metadata.
+            let answer: (value: JSONValue, origin: ValueOrigin, entry: Entry?)
+            if let resolved = try stack.resolution(in: domain, forKey: key, withEntry: showMeta) {
                 answer = resolved
             } else if let defaultValue {
-                answer = (try ValueType.auto.value(from: defaultValue), .fallback)
+                answer = (try ValueType.auto.value(from: defaultValue), .fallback, nil)
             } else {
                 throw PrefsError(.notFound, "\(domain.name)/\(key) not found" + TypoHint.missingKey(key, in: domain, of: stack))
+            }
+            if showMeta {
+                Output.standard.write(metaJSON(answer.value, entry: answer.entry).compactText + "\n")
+                return
             }
             if showOrigin { Output.standard.write(answer.origin.rawValue + "\t") }
             Output.standard.writeValue(answer.value, json: json)

@@ -85,18 +85,18 @@ extension Prefs {
             try KeyName.validate(key)
             let stack = try global.openStack(force: force)
             try TypoHint.checkNewDomain(domain, in: stack)
-            let spec = try stack.schema().spec(in: domain, forKey: key)
-            // Without --type or --string the schema's type says how to read VALUE: `yes` is
-            // true for a boolean key, `12345` the string "12345" for a string key.
-            // Text that the schema's type cannot read is typed as usual, and the schema check
-            // names the problem.
+            let schema = try stack.schema()
+            let spec = schema.spec(in: domain, forKey: key)
+            // Without --type or --string the schema's type says how to read VALUE
+            // (``Schema/value(fromText:in:forKey:)``, as batch's short lines and apply do).
             let text = try readValue(value.last ?? "", type: .auto, verbatim: true).stringValue ?? ""
             let parsed: JSONValue
-            switch (type?.type, string, spec?.type) {
-            case (nil, false, .boolean?): parsed = try (try? ValueType.boolean.value(from: text)) ?? ValueType.auto.value(from: text)
-            case (nil, false, .string?):
-                parsed = (try? ValueType.auto.value(from: text))?.stringValue.map(JSONValue.string) ?? .string(text)
-            default: parsed = string ? .string(text) : try (type?.type ?? .auto).value(from: text)
+            if string {
+                parsed = .string(text)
+            } else if let type = type?.type {
+                parsed = try type.value(from: text)
+            } else {
+                parsed = try schema.value(fromText: text, in: domain, forKey: key)
             }
             var condition: KeyValueStack.Precondition?
             if let ifVersion { condition = .version(ifVersion) }
