@@ -36,8 +36,11 @@ struct HelperLinksTests {
         #expect(refresh.status == 0 && refresh.stderr.isEmpty, "\(refresh)")
         #expect(try box.runOK(["get", "dynamic", "banner"]).stdout == "hello\n")
         #expect(server.received.count == 1)
-        // prefs-sync's own argument check: the link ran the sync helper, not the server.
-        let sync = try Sandbox.exec(bin + "/prefs-sync", ["sync", "--bogus"], stdin: nil, environment: box.environment())
-        #expect(sync.status == 2 && sync.stderr == "prefs: unknown option --bogus (see 'prefs sync --help')\n", "\(sync)")
+        // prefs-sync's own answer to an argument: the link ran the sync helper, not the server.
+        let sync = try Sandbox.exec(bin + "/prefs-sync", ["--bogus"], stdin: nil, environment: box.environment())
+        #expect(
+            sync.status == 2
+                && sync.stderr == "prefs: unknown argument --bogus (prefs-sync is run by 'prefs sync'; see 'prefs sync --help')\n",
+            "\(sync)")
     }
 }
