@@ -1,3 +1,4 @@
+import CSQLite
 import FoundationEssentials
 import Glibc
 
@@ -100,6 +101,20 @@ struct DomainTable {
     func delete(_ db: Database, key: String) throws -> Bool {
         try db.cachedStatement(sql: "DELETE FROM \(table) WHERE key = ?").execute(arguments: [key])
         return db.changesCount > 0
+    }
+
+    /// Visits the keys of live entries in key order (bytewise UTF-8, the primary key's own
+    /// order), reading no value: names only, for a "did you mean" among them.
+    func forEachKey(_ db: Database, now: Int64, _ body: (String) throws -> Void) throws {
+        let statement = try db.makeStatement(sql: "SELECT key FROM \(table) WHERE expires_at IS NULL OR expires_at > ? ORDER BY key")
+        try statement.bind([now])
+        defer { statement.reset() }
+        // Straight from the column: a `Row` per key would cost more than SQLite's step.
+        while try statement.step() {
+            let count = Int(sqlite3_column_bytes(statement.handle, 0))
+            guard let text = sqlite3_column_text(statement.handle, 0) else { continue }
+            try body(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        }
     }
 
     /// Visits live entries in key order (bytewise UTF-8), optionally only those with a prefix.

@@ -22,8 +22,16 @@ enum DocExample_PrefsCore_Flags_KeyValueStack_Flags {
     ) async throws {
         let result = try stack.flags(only: "new-checkout").evaluate("new-checkout", type: .boolean, default: .bool(false))
     }
-    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:56
+    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:50
     static func example3(
+        stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
+        key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
+        bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
+    ) async throws {
+        let names = try stack.flagNames()
+    }
+    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:114
+    static func example4(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
@@ -31,8 +39,8 @@ enum DocExample_PrefsCore_Flags_KeyValueStack_Flags {
         let r = try stack.evaluateFlag("new-checkout", type: .boolean, default: .bool(false),
                                        context: JSONValue(parsing: #"{"email":"a@example.com"}"#))
     }
-    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:95
-    static func example4(
+    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:153
+    static func example5(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet

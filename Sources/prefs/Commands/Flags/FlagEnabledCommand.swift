@@ -21,7 +21,7 @@ extension Prefs {
             let result = try evaluation.evaluate(stack, key, type: .boolean, default: .bool(false))
             if result.errorCode == "FLAG_NOT_FOUND" {
                 // Still a plain "no" (exit 1), but a typo is never silent.
-                Output.error("warning: flag '\(key)' not found" + TypoHint.suffix(key, among: try stack.flags().sortedKeys))
+                Output.error("warning: flag '\(key)' not found" + TypoHint.suffix(key, among: try stack.flagNames()))
             }
             if result.value != .bool(true) { throw ExitCode(1) }
         }
