@@ -14,7 +14,7 @@ enum DocExample_PrefsCore_Maintenance_KeyValueStack_Maintenance {
     ) async throws {
         let healthy = try stack.doctor().allSatisfy { $0.level != .error }
     }
-    // Sources/PrefsCore/Maintenance/KeyValueStack+Maintenance.swift:174
+    // Sources/PrefsCore/Maintenance/KeyValueStack+Maintenance.swift:175
     static func example2(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -22,7 +22,7 @@ enum DocExample_PrefsCore_Maintenance_KeyValueStack_Maintenance {
     ) async throws {
         try stack.backup(to: "/var/backups/prefs.db")
     }
-    // Sources/PrefsCore/Maintenance/KeyValueStack+Maintenance.swift:223
+    // Sources/PrefsCore/Maintenance/KeyValueStack+Maintenance.swift:224
     static func example3(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
