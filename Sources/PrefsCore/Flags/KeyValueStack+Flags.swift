@@ -46,8 +46,8 @@ extension KeyValueStack {
     /// evaluators it names) compiled, so evaluating one flag costs the same however many
     /// other flags `switch` holds. For `key` it answers as ``flags(fractionalVersion:)`` does;
     /// another flag's problems (a rule that does not compile, a damaged row) do not matter.
-    /// When `switch` has no flag `key` this is ``flags(fractionalVersion:)``: the answer is
-    /// FLAG_NOT_FOUND and `FlagSet/sortedKeys` lists every flag (for "did you mean").
+    /// When `switch` has no flag `key` the set holds no flag and the answer is FLAG_NOT_FOUND
+    /// (no other flag is read or compiled); ``flagNames()`` lists the flags for a "did you mean".
     ///
     /// ```swift
     /// let result = try stack.flags(only: "new-checkout").evaluate("new-checkout", type: .boolean, default: .bool(false))
@@ -57,12 +57,66 @@ extension KeyValueStack {
         let version = try fractionalVersion ?? fractionalVersionSetting() ?? .default
         guard key != FlagSet.evaluatorsKey, key != FlagSet.metadataKey, (try? KeyName.validate(key)) != nil,
             let definition = try flagValue(key)
-        else { return try flags(fractionalVersion: version) }
+        else { return FlagSet(entries: [], fractionalVersion: version) }
         var entries: [(key: String, value: JSONValue)] = [(key, definition)]
         for shared in [FlagSet.evaluatorsKey, FlagSet.metadataKey] {
             if let value = try flagValue(shared) { entries.append((shared, value)) }
         }
         return FlagSet(entries: entries, fractionalVersion: version)
+    }
+
+    /// The names of the flags (`FlagSet/sortedKeys` of ``flags(fractionalVersion:)``), read
+    /// without their definitions: the keys of `switch` that are flags (stored keys, queued
+    /// writes, overrides; a default is no flag) but `$evaluators` and `$metadata`, in bytewise
+    /// order. What a "did you mean" after FLAG_NOT_FOUND needs, at the cost of
+    /// reading names, not of parsing and compiling every flag.
+    ///
+    /// ```swift
+    /// let names = try stack.flagNames()
+    /// ```
+    /// - Throws: `PrefsError` when the store cannot be read.
+    public func flagNames() throws -> [String] {
+        let now = WallClock.nowMilliseconds()
+        // The stored keys come in order from the table; the few others are merged in.
+        var names: [String] = []
+        _ = try database(for: .switch).read { db in
+            guard try DomainTable.mayExist(db, .switch) else { return }
+            try DomainTable(.switch).forEachKey(db, now: now) { names.append($0) }
+        }
+        var added = Set<BytewiseString>()
+        var removed = Set<BytewiseString>()
+        for (pending, change) in queue.overlay(domain: .switch) {
+            if change.visibleJSON(at: now) == nil {
+                removed.insert(BytewiseString(pending.key))
+            } else {
+                added.insert(BytewiseString(pending.key))
+            }
+        }
+        added.formUnion((overrides[.switch] ?? [:]).keys.map(BytewiseString.init))
+        // Where `name` is or would go in `names` (binary search, bytewise).
+        func position(_ name: String) -> (index: Int, found: Bool) {
+            var low = 0
+            var high = names.count
+            while low < high {
+                let middle = (low + high) / 2
+                if BytewiseString.precedes(names[middle], name) { low = middle + 1 } else { high = middle }
+            }
+            return (low, low < names.count && BytewiseString.equal(names[low], name))
+        }
+        // A removal queued for a key an override still answers hides nothing.
+        for name in removed.subtracting(added) {
+            let (index, found) = position(name.value)
+            if found { names.remove(at: index) }
+        }
+        for name in added {
+            let (index, found) = position(name.value)
+            if !found { names.insert(name.value, at: index) }
+        }
+        for shared in [FlagSet.evaluatorsKey, FlagSet.metadataKey] {
+            let (index, found) = position(shared)
+            if found { names.remove(at: index) }
+        }
+        return names
     }
 
     /// Evaluates one flag with a context given as JSON (an object).

@@ -110,8 +110,10 @@ struct ChangeLog: Sendable {
             arguments: [number, WallClock.nowMilliseconds(), op.rawValue, actor])
     }
 
-    /// Triggers that append every insert, update and delete of the domain's table to the
-    /// change log, in the same transaction, with the op and actor of `write_context`.
+    /// Triggers that append every insert, update and delete of the domain's own table
+    /// (`kv_<domain>`) to the change log, in the same transaction, with the op and actor of
+    /// `write_context`: a built-in domain's (and, in migration 2, every domain's; the shared
+    /// table of custom domains gets its own in migration 4).
     static func createTriggers(_ db: Database, _ domain: Domain) throws {
         let name = "kv_" + domain.name
         let table = name.quotedDatabaseIdentifier

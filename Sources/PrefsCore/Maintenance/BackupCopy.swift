@@ -67,7 +67,7 @@ struct BackupCopy {
             guard let name = Self.text(row.values[0]), Domain.isValidName(name), let domain = try? Domain(name), domain.isPersistent
             else { throw refused("domain name \(Self.quoted(row.values[0])) is not valid") }
             guard let created = Self.integer(row.values[1]) else { throw refused("domain \(name): created_at is not an integer") }
-            try copyTable(backup, domain, into: target, found: found, report: &report)
+            try copyTable(backup, domain, into: target, found: found, shared: version >= 4 && DomainTable.isShared(domain), report: &report)
             try target.execute(sql: "UPDATE domains SET created_at = ? WHERE name = ?", arguments: [created, name])
             domains.append(domain)
         }
@@ -78,9 +78,17 @@ struct BackupCopy {
         if isTable("sync_config") { try copySync(backup, into: target, found: found, report: &report) }
 
         let expected = try SchemaInventory.expected(domains: domains)
+        // Before version 4 each custom domain had its own table, expiry index and triggers.
+        var legacy: Set<String> = ["grdb_migrations"]
+        if version < 4 {
+            for domain in domains where DomainTable.isShared(domain) {
+                let name = "kv_" + domain.name
+                legacy.formUnion([name, name + "_expiry", name + "_log_insert", name + "_log_update", name + "_log_delete"])
+            }
+        }
         for difference in found.differences(from: expected, namesOnly: version < StoreDatabase.schemaVersion) {
             switch difference {
-            case .unknown(let object) where object.name != "grdb_migrations":
+            case .unknown(let object) where !legacy.contains(object.name):
                 report.dropped.append("\(object.description) (prefs did not make it)")
             case .altered(let object):
                 report.dropped.append("\(object.description) as the backup has it (it differs from the one prefs makes)")
@@ -91,11 +99,13 @@ struct BackupCopy {
         return last
     }
 
-    /// Copies one domain's keys, each checked as `import` checks it.
-    private func copyTable(_ backup: Database, _ domain: Domain, into target: Database, found: SchemaInventory, report: inout RestoreReport)
-        throws
-    {
-        let name = "kv_" + domain.name
+    /// Copies one domain's keys, each checked as `import` checks it: from the domain's own
+    /// table, or (`shared`: a custom domain of a store of schema version 4 and later) from
+    /// its rows of the shared table.
+    private func copyTable(
+        _ backup: Database, _ domain: Domain, into target: Database, found: SchemaInventory, shared: Bool, report: inout RestoreReport
+    ) throws {
+        let name = shared ? DomainTable.sharedTableName : "kv_" + domain.name
         guard found.objects[.init(type: "table", name: name)] != nil else {
             throw refused("domain \(domain.name) has no table \(name)")
         }
@@ -103,16 +113,22 @@ struct BackupCopy {
         for row in try Row.fetchAll(backup, sql: "PRAGMA table_info(\(name.quotedDatabaseIdentifier))") {
             if let column = Self.text(row.values[1]) { columns[column] = Self.integer(row.values[5]) ?? 0 }
         }
-        guard columns["key"] == 1, columns.values.filter({ $0 != 0 }).count == 1,
+        let keyed = shared ? columns["domain"] == 1 && columns["key"] == 2 : columns["key"] == 1
+        guard keyed, columns.values.filter({ $0 != 0 }).count == (shared ? 2 : 1),
             ["value", "version", "updated_at", "expires_at"].allSatisfy({ columns[$0] != nil })
         else {
-            throw refused("table \(name) is not the table prefs makes (key, the primary key, with value, version, updated_at, expires_at)")
+            throw refused(
+                "table \(name) is not the table prefs makes (\(shared ? "domain and key" : "key"), the primary key, with value, version, updated_at, expires_at)"
+            )
         }
         try DomainTable.create(target, domain)
+        let table = DomainTable(domain)
+        let (column, literal) = table.isShared ? ("domain, ", "'\(domain.name)', ") : ("", "")
         let insert = try target.makeStatement(
-            sql: "INSERT INTO \(DomainTable(domain).table) (key, value, version, updated_at, expires_at) VALUES (?, ?, ?, ?, ?)")
+            sql: "INSERT INTO \(table.table) (\(column)key, value, version, updated_at, expires_at) VALUES (\(literal)?, ?, ?, ?, ?)")
+        let source = name.quotedDatabaseIdentifier + (shared ? " WHERE domain = ?" : "")
         let rows = try Row.fetchCursor(
-            backup, sql: "SELECT key, value, version, updated_at, expires_at FROM \(name.quotedDatabaseIdentifier)")
+            backup, sql: "SELECT key, value, version, updated_at, expires_at FROM \(source)", arguments: shared ? [domain.name] : [])
         while let row = try rows.next() {
             guard let key = Self.text(row.values[0]), (try? KeyName.validate(key)) != nil else {
                 throw refused("domain \(domain.name): key \(Self.quoted(row.values[0])) is not a valid key")

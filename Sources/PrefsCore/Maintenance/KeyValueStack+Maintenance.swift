@@ -87,8 +87,8 @@ extension KeyValueStack {
                     var invalid: [String] = []
                     var values = 0
                     var bad = 0
-                    for domain in try DomainTable.all(db) where try db.tableExists("kv_" + domain.name) {
-                        let rows = try Row.fetchCursor(db, sql: "SELECT key, value FROM \(DomainTable(domain).table)")
+                    for domain in try DomainTable.all(db) where try DomainTable(domain).tableExists(db) {
+                        let rows = try Row.fetchCursor(db, sql: "SELECT key, value FROM \(DomainTable(domain).allRows)")
                         while let row = try rows.next() {
                             values += 1
                             if let json = BackupCopy.compactJSON(row.values[1]), case .text(let stored) = row.values[1], json == stored {
@@ -127,11 +127,12 @@ extension KeyValueStack {
                     }
                     var expired = 0
                     let now = WallClock.nowMilliseconds()
-                    for domain in try DomainTable.all(db) {
+                    for domain in try DomainTable.all(db) where try DomainTable(domain).tableExists(db) {
+                        let table = DomainTable(domain)
                         expired +=
                             try Int.fetchOne(
                                 db,
-                                sql: "SELECT count(*) FROM \(DomainTable(domain).table) WHERE expires_at IS NOT NULL AND expires_at <= ?",
+                                sql: "SELECT count(*) FROM \(table.table) WHERE \(table.scope)expires_at IS NOT NULL AND expires_at <= ?",
                                 arguments: [now]) ?? 0
                     }
                     add(.ok, "expiry", "\(expired) expired key(s) waiting to be purged at the next write to their domain")
@@ -390,8 +391,8 @@ extension KeyValueStack {
 
     private func holdsKeys(_ queue: DatabaseQueue) throws -> Bool {
         try queue.read { db -> Bool in
-            for domain in try DomainTable.all(db) where try db.tableExists("kv_" + domain.name) {
-                if try Bool.fetchOne(db, sql: "SELECT 1 FROM \(DomainTable(domain).table) LIMIT 1") == true { return true }
+            for domain in try DomainTable.all(db) where try DomainTable(domain).tableExists(db) {
+                if try DomainTable(domain).hasRows(db) { return true }
             }
             return false
         }

@@ -347,7 +347,7 @@ extension KeyValueStack {
             let db = transaction.db
             // The keys as the transaction sees them: another process's keys go too.
             let table = DomainTable(domain)
-            let all = try db.tableExists("kv_" + domain.name) ? try String.fetchAll(db, sql: "SELECT key FROM \(table.table)") : []
+            let all = try DomainTable.mayExist(db, domain) ? try table.allKeys(db) : []
             let events = try ChangeApplier(transaction).apply(
                 all.map { (PendingKey(domain: domain, key: $0), PendingChange.remove) }, op: .rm,
                 requireExisting: false
@@ -363,7 +363,7 @@ extension KeyValueStack {
                     arguments: [domain.name])
             }
             if !isBuiltIn {
-                try db.execute(sql: "DROP TABLE IF EXISTS \(table.table)")
+                // Its rows went with the removals above (expired ones too: every key was removed).
                 try db.execute(sql: "DELETE FROM domains WHERE name = ?", arguments: [domain.name])
             }
             return events

@@ -18,7 +18,8 @@ package enum QuickRead {
     ///   - key: The key, compared bytewise as the store does.
     ///   - busyTimeout: How long to wait for a lock, in milliseconds.
     package static func storedJSON(path: String, domain: String, key: String, busyTimeout: Int32) -> [UInt8]? {
-        guard Domain.isValidName(domain), domain != Domain.memory.name else { return nil }
+        guard let named = try? Domain(domain), named != .memory else { return nil }
+        let table = DomainTable(named)
         // A file another user prepared or can change: the full path refuses it (checked again
         // after the read, once SQLite has opened -wal and -shm).
         let path = StoreLocation.resolvingSymbolicLinks(path)
@@ -35,7 +36,7 @@ package enum QuickRead {
         // are DomainTable's.
         let sql = """
             SELECT value, (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version)
-            FROM \(DomainTable.tableName(domain)) WHERE \(DomainTable.liveRowCondition)
+            FROM \(table.table) WHERE \(table.scope)\(DomainTable.liveRowCondition)
             """
         var prepared: OpaquePointer?
         defer { sqlite3_finalize(prepared) }

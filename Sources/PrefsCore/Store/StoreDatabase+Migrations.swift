@@ -21,7 +21,7 @@ extension StoreDatabase {
                 // Frozen copy of the v1 table layout (DomainTable.create adds later parts).
                 try db.execute(
                     sql: """
-                        CREATE TABLE IF NOT EXISTS \(DomainTable(domain).table) (
+                        CREATE TABLE IF NOT EXISTS \(DomainTable.tableName(domain.name)) (
                             key TEXT PRIMARY KEY NOT NULL,
                             value TEXT NOT NULL,
                             version INTEGER NOT NULL,
@@ -113,6 +113,58 @@ extension StoreDatabase {
             try db.execute(sql: "UPDATE meta SET value = '3' WHERE key = 'schema_version'")
             try db.execute(sql: "PRAGMA user_version = 3")
         }
-        return [(1, v1), (2, v2), (3, v3)]
+        let v4: @Sendable (Database) throws -> Void = { db in
+            // Custom domains share one table keyed by (domain, key): their own tables, each
+            // with an index and three triggers, made SQLite parse a schema that grew with
+            // every domain on every open. The rows move as they are (values, versions, times,
+            // expiry); the moves write no log record (the shared table's triggers come after).
+            // One transaction, as every migration: a kill at any point leaves version 3.
+            if kind == .main {
+                try db.execute(
+                    sql: """
+                        CREATE TABLE kv__custom (
+                            domain TEXT NOT NULL,
+                            key TEXT NOT NULL,
+                            value TEXT NOT NULL,
+                            version INTEGER NOT NULL,
+                            updated_at INTEGER NOT NULL,
+                            expires_at INTEGER,
+                            PRIMARY KEY (domain, key)
+                        ) WITHOUT ROWID;
+                        CREATE INDEX kv__custom_expiry ON kv__custom (domain, expires_at) WHERE expires_at IS NOT NULL;
+                        """)
+                for name in try String.fetchAll(db, sql: "SELECT name FROM domains ORDER BY name") {
+                    guard let domain = try? Domain(name), DomainTable.isShared(domain), try db.tableExists("kv_" + name) else { continue }
+                    let legacy = "kv_" + name
+                    try db.execute(
+                        sql: """
+                            INSERT INTO kv__custom (domain, key, value, version, updated_at, expires_at)
+                            SELECT ?, key, value, version, updated_at, expires_at FROM \(legacy.quotedDatabaseIdentifier);
+                            DROP TRIGGER IF EXISTS \((legacy + "_log_insert").quotedDatabaseIdentifier);
+                            DROP TRIGGER IF EXISTS \((legacy + "_log_update").quotedDatabaseIdentifier);
+                            DROP TRIGGER IF EXISTS \((legacy + "_log_delete").quotedDatabaseIdentifier);
+                            DROP INDEX IF EXISTS \((legacy + "_expiry").quotedDatabaseIdentifier);
+                            DROP TABLE \(legacy.quotedDatabaseIdentifier);
+                            """, arguments: [name])
+                }
+                let insert = "INSERT INTO changelog (at, domain, key, op, old, new, actor) SELECT"
+                let deletedAt = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
+                try db.execute(
+                    sql: """
+                        CREATE TRIGGER kv__custom_log_insert AFTER INSERT ON kv__custom BEGIN
+                            \(insert) new.updated_at, new.domain, new.key, op, NULL, new.value, actor FROM write_context;
+                        END;
+                        CREATE TRIGGER kv__custom_log_update AFTER UPDATE ON kv__custom BEGIN
+                            \(insert) new.updated_at, new.domain, new.key, op, old.value, new.value, actor FROM write_context;
+                        END;
+                        CREATE TRIGGER kv__custom_log_delete AFTER DELETE ON kv__custom BEGIN
+                            \(insert) \(deletedAt), old.domain, old.key, op, old.value, NULL, actor FROM write_context;
+                        END;
+                        """)
+            }
+            try db.execute(sql: "UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+            try db.execute(sql: "PRAGMA user_version = 4")
+        }
+        return [(1, v1), (2, v2), (3, v3), (4, v4)]
     }
 }

@@ -168,7 +168,7 @@ extension KeyValueStack {
                         INSERT INTO sync_pending (op_id, domain, key, value, expires_at, hlc, node, actor)
                         SELECT \(SyncRecorder.uuidSQL), ?1, t.key, t.value, t.expires_at, t.updated_at << 16, ?2, ?3
                         FROM \(DomainTable(domain).table) t
-                        WHERE (t.expires_at IS NULL OR t.expires_at > ?4)
+                        WHERE \(DomainTable(domain).joinScope("t"))(t.expires_at IS NULL OR t.expires_at > ?4)
                             AND NOT EXISTS (SELECT 1 FROM sync_keys k WHERE k.domain = ?1 AND k.key = t.key)
                         ORDER BY t.key
                         """,

@@ -67,7 +67,7 @@ struct SyncRecorder: Sendable {
                     INSERT INTO sync_pending (op_id, domain, key, value, expires_at, hlc, node, actor)
                     SELECT \(Self.uuidSQL), c.domain, c.key, c.new, CASE WHEN c.new IS NULL THEN NULL ELSE t.expires_at END,
                         ?1 + c.seq - ?2 - 1, ?3, c.actor
-                    FROM changelog c LEFT JOIN \(DomainTable(domain).table) t ON t.key = c.key
+                    FROM changelog c LEFT JOIN \(DomainTable(domain).table) t ON \(DomainTable(domain).joinScope("t"))t.key = c.key
                     WHERE c.seq > ?2 AND c.domain = ?4 AND c.op NOT IN \(Self.unpushedOps)
                     ORDER BY c.seq
                     """,

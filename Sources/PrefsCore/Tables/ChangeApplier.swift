@@ -35,8 +35,7 @@ final class ChangeApplier {
             // purge, so a plain set writes its key's page and its log record's, no third.
             if purge, try DomainTable(domain).hasExpired(db, now: now) {
                 try transaction.setOp(.expire)
-                try db.execute(
-                    sql: "DELETE FROM \(DomainTable(domain).table) WHERE expires_at IS NOT NULL AND expires_at <= ?", arguments: [now])
+                _ = try DomainTable(domain).purgeExpired(db, now: now)
             }
         } else if create {
             try DomainTable.create(db, domain)

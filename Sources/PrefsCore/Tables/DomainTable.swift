@@ -1,42 +1,75 @@
+import CSQLite
 import FoundationEssentials
 import Glibc
 
-/// SQL for one domain's table. Domain names reach SQL only after ``Domain`` validated them,
-/// and always as quoted identifiers; keys and values are always bound parameters.
+/// SQL for one domain's rows. The built-in domains (and the memory tier's `memory`) have a
+/// table each, `kv_<domain>`; every custom domain's rows live in the one shared table
+/// `kv_custom`, keyed by (domain, key), so a store's schema (which SQLite parses on every
+/// open) is the same size whatever the number of domains. Domain names reach SQL only after
+/// ``Domain`` validated them (`[a-z][a-z0-9_-]*`), as quoted identifiers or string literals;
+/// keys and values are always bound parameters.
 struct DomainTable {
     let domain: Domain
+    /// The quoted name of the table that holds the domain's rows.
     let table: String
+    /// Whether the rows live in ``sharedTableName`` (a custom domain).
+    let isShared: Bool
+    /// The condition that picks the domain's rows in its table, followed by AND: empty for a
+    /// table of its own.
+    let scope: String
 
     init(_ domain: Domain) {
         self.domain = domain
-        self.table = Self.tableName(domain.name)
+        isShared = Self.isShared(domain)
+        table = isShared ? Self.sharedTableName : Self.tableName(domain.name)
+        scope = isShared ? "domain = '\(domain.name)' AND " : ""
     }
 
-    /// The quoted table name of a domain whose name ``Domain`` validated.
+    /// The shared table of the custom domains. No domain's own table can have this name: a
+    /// domain name starts with a letter.
+    static let sharedTableName = "kv__custom"
+
+    /// Whether a domain's rows live in the shared table: every domain but the built-in ones
+    /// and `memory`.
+    static func isShared(_ domain: Domain) -> Bool {
+        domain != .memory && !Domain.builtInPersistent.contains(domain)
+    }
+
+    /// The quoted name of a domain's own table (`kv_<domain>`): a built-in domain's, or a
+    /// custom domain's in stores of schema version 3 and older.
     static func tableName(_ domainName: String) -> String {
         ("kv_" + domainName).quotedDatabaseIdentifier
+    }
+
+    /// ``scope`` for a table named by `alias` in a join.
+    func joinScope(_ alias: String) -> String {
+        isShared ? "\(alias).domain = '\(domain.name)' AND " : ""
     }
 
     /// The condition that picks a key's live (not expired) row: the key is `?1`, the time
     /// now in milliseconds `?2`. ``QuickRead`` reads with it too.
     static let liveRowCondition = "key = ?1 AND (expires_at IS NULL OR expires_at > ?2)"
 
+    /// Makes a built-in domain's table (a custom domain's rows go to the shared table, which
+    /// the migrations make) and registers the domain.
     static func create(_ db: Database, _ domain: Domain) throws {
-        let table = DomainTable(domain).table
-        try db.execute(
-            sql: """
-                CREATE TABLE IF NOT EXISTS \(table) (
-                    key TEXT PRIMARY KEY NOT NULL,
-                    value TEXT NOT NULL,
-                    version INTEGER NOT NULL,
-                    updated_at INTEGER NOT NULL,
-                    expires_at INTEGER
-                ) WITHOUT ROWID
-                """)
+        let table = DomainTable(domain)
+        if !table.isShared {
+            try db.execute(
+                sql: """
+                    CREATE TABLE IF NOT EXISTS \(table.table) (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        value TEXT NOT NULL,
+                        version INTEGER NOT NULL,
+                        updated_at INTEGER NOT NULL,
+                        expires_at INTEGER
+                    ) WITHOUT ROWID
+                    """)
+        }
         try db.execute(
             sql: "INSERT OR IGNORE INTO domains (name, created_at) VALUES (?, ?)",
             arguments: [domain.name, WallClock.nowMilliseconds()])
-        try ChangeLog.createTriggers(db, domain)
+        if !table.isShared { try ChangeLog.createTriggers(db, domain) }
     }
 
     static func exists(_ db: Database, _ domain: Domain) throws -> Bool {
@@ -55,7 +88,7 @@ struct DomainTable {
 
     func row(_ db: Database, key: String, now: Int64) throws -> Entry? {
         let statement = try db.cachedStatement(
-            sql: "SELECT value, version, updated_at, expires_at FROM \(table) WHERE \(Self.liveRowCondition)")
+            sql: "SELECT value, version, updated_at, expires_at FROM \(table) WHERE \(scope)\(Self.liveRowCondition)")
         guard let row = try Row.fetchOne(statement, arguments: [key, now]) else { return nil }
         return try Entry(domain: domain, key: key, json: row[0], version: row[1], updatedAt: row[2], expiresAt: row[3])
     }
@@ -79,10 +112,11 @@ struct DomainTable {
     /// would turn the overflow into a REAL).
     func upsertSQL(rows: Int) -> String {
         // Not `joined(separator:)`: its first call in a process costs more than the statement.
-        let values = String(repeating: "(?, ?, ?, ?, ?), ", count: rows - 1) + "(?, ?, ?, ?, ?)"
+        let row = isShared ? "('\(domain.name)', ?, ?, ?, ?, ?)" : "(?, ?, ?, ?, ?)"
+        let values = String(repeating: row + ", ", count: rows - 1) + row
         return """
-            INSERT INTO \(table) (key, value, version, updated_at, expires_at) VALUES \(values)
-            ON CONFLICT (key) DO UPDATE SET value = excluded.value,
+            INSERT INTO \(table) (\(isShared ? "domain, " : "")key, value, version, updated_at, expires_at) VALUES \(values)
+            ON CONFLICT (\(isShared ? "domain, " : "")key) DO UPDATE SET value = excluded.value,
                 version = max(CASE WHEN version >= 9223372036854775807 THEN version ELSE version + 1 END, excluded.version),
                 updated_at = excluded.updated_at, expires_at = excluded.expires_at
             """
@@ -92,20 +126,62 @@ struct DomainTable {
     /// expiry index only, so a write that has nothing to purge leaves `write_context` alone.
     func hasExpired(_ db: Database, now: Int64) throws -> Bool {
         let statement = try db.cachedStatement(
-            sql: "SELECT 1 FROM \(table) WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1")
+            sql: "SELECT 1 FROM \(table) WHERE \(scope)expires_at IS NOT NULL AND expires_at <= ? LIMIT 1")
         return try Bool.fetchOne(statement, arguments: [now]) ?? false
+    }
+
+    /// Deletes the keys that have expired by `now`; returns how many there were.
+    func purgeExpired(_ db: Database, now: Int64) throws -> Int {
+        try db.execute(sql: "DELETE FROM \(table) WHERE \(scope)expires_at IS NOT NULL AND expires_at <= ?", arguments: [now])
+        return db.changesCount
+    }
+
+    /// `FROM` the table `WHERE` the domain's rows: every row of a table of its own.
+    var allRows: String {
+        isShared ? "\(table) WHERE domain = '\(domain.name)'" : table
+    }
+
+    /// Whether the table that holds the domain's rows exists (a store of schema version 3
+    /// and older has no shared table).
+    func tableExists(_ db: Database) throws -> Bool {
+        try db.tableExists(isShared ? Self.sharedTableName : "kv_" + domain.name)
+    }
+
+    /// The keys of every row, expired ones included, in key order.
+    func allKeys(_ db: Database) throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT key FROM \(allRows) ORDER BY key")
+    }
+
+    /// Whether the domain holds any row (expired ones included).
+    func hasRows(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT 1 FROM \(allRows) LIMIT 1") ?? false
     }
 
     /// Deletes a key; returns whether it existed.
     func delete(_ db: Database, key: String) throws -> Bool {
-        try db.cachedStatement(sql: "DELETE FROM \(table) WHERE key = ?").execute(arguments: [key])
+        try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(scope)key = ?").execute(arguments: [key])
         return db.changesCount > 0
+    }
+
+    /// Visits the keys of live entries in key order (bytewise UTF-8, the primary key's own
+    /// order), reading no value: names only, for a "did you mean" among them.
+    func forEachKey(_ db: Database, now: Int64, _ body: (String) throws -> Void) throws {
+        let statement = try db.makeStatement(
+            sql: "SELECT key FROM \(table) WHERE \(scope)(expires_at IS NULL OR expires_at > ?) ORDER BY key")
+        try statement.bind([now])
+        defer { statement.reset() }
+        // Straight from the column: a `Row` per key would cost more than SQLite's step.
+        while try statement.step() {
+            let count = Int(sqlite3_column_bytes(statement.handle, 0))
+            guard let text = sqlite3_column_text(statement.handle, 0) else { continue }
+            try body(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        }
     }
 
     /// Visits live entries in key order (bytewise UTF-8), optionally only those with a prefix.
     func forEach(_ db: Database, prefix: String?, now: Int64, _ body: (Entry) throws -> Void) throws {
         let columns = "SELECT key, value, version, updated_at, expires_at FROM \(table)"
-        let live = "(expires_at IS NULL OR expires_at > ?)"
+        let live = "\(scope)(expires_at IS NULL OR expires_at > ?)"
         let cursor: RowCursor
         if let prefix, !prefix.isEmpty {
             let (lower, upper) = KeyRange.prefix(prefix)

@@ -6,11 +6,15 @@ enum TypoHint {
     /// is close enough to be a typo: 1 edit for names of up to 3 characters, else 2, or a
     /// quarter of the name's length for long names.
     static func nearest(_ name: String, among names: some Sequence<String>) -> String? {
-        let limit = name.count <= 3 ? 1 : max(2, name.count / 4)
+        let length = name.count
+        let limit = length <= 3 ? 1 : max(2, length / 4)
         var best: (name: String, distance: Int)?
         for candidate in names where candidate != name {
-            // Names whose lengths differ by more than the limit cannot be within it.
-            guard abs(candidate.count - name.count) <= limit else { continue }
+            // Names whose lengths differ by more than the limit cannot be within it. A name of
+            // ASCII without CR has as many characters as bytes: no need to count them.
+            let bytes = candidate.utf8
+            let count = bytes.allSatisfy { $0 < 0x80 && $0 != 0x0D } ? bytes.count : candidate.count
+            guard abs(count - length) <= limit else { continue }
             let distance = UnknownCommand.distance(candidate, name)
             if distance <= limit && distance < (best?.distance ?? .max) { best = (candidate, distance) }
         }

@@ -207,7 +207,11 @@ struct ExportInjectionTests {
     /// Writes `text` as the stored value of `domain`/`key`, behind prefs' back.
     static func tamper(_ box: Sandbox, _ domain: String, _ key: String, _ text: String) throws {
         try DatabaseQueue(path: box.store).writeWithoutTransaction { db in
-            try db.execute(sql: "UPDATE \("kv_" + domain) SET value = ? WHERE key = ?", arguments: [text, key])
+            if ["default", "dynamic", "switch", "user"].contains(domain) {
+                try db.execute(sql: "UPDATE \("kv_" + domain) SET value = ? WHERE key = ?", arguments: [text, key])
+            } else {
+                try db.execute(sql: "UPDATE kv__custom SET value = ? WHERE domain = ? AND key = ?", arguments: [text, domain, key])
+            }
         }
     }
 

@@ -41,15 +41,21 @@ struct RestoreTests {
         #expect(try box.runOK(["get", "user", "k"]).stdout == "1\n")
     }
 
-    @Test func anOlderBackupIsMigrated() throws {
+    /// A backup of an older schema is restored into the current layout; a custom domain's own
+    /// table, index and triggers of schema 3 and before are its layout, not objects to report.
+    @Test(arguments: ["schema-1", "schema-2", "schema-3"])
+    func anOlderBackupIsMigrated(_ fixture: String) throws {
         let box = try Sandbox()
         let backup = box.root + "/old/b.db"
-        try makeFixtureStore("schema-1", at: backup)
-        try box.runOK(["restore", backup])
+        try makeFixtureStore(fixture, at: backup)
+        let restored = try box.runOK(["restore", backup])
+        #expect(!restored.stderr.contains("not restoring"), "\(restored)")
         #expect(try box.runOK(["get", "legacy", "count"]).stdout == "41\n")
         try box.runOK(["set", "legacy", "n", "1"])
         let version = try DatabaseQueue(path: box.store).read { try Int.fetchOne($0, sql: "PRAGMA user_version") }
-        #expect(version == 3)
+        #expect(version == 4)
+        let doctor = try box.runOK(["doctor"])
+        #expect(doctor.stdout.contains("ok\tobjects\t") && !doctor.stdout.contains("error"), "\(doctor)")
     }
 
     /// Readers during restores see the old value or the restored one, never an error.

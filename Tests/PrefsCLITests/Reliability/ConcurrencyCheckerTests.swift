@@ -41,7 +41,7 @@ struct ConcurrencyCheckerTests {
         func record(_ body: (Oracle) -> Void) { lock.withLock { body(self) } }
     }
 
-    enum Start: CaseIterable { case missing, schema1, schema2, current }
+    enum Start: CaseIterable { case missing, schema1, schema2, schema3, current }
 
     @Test func everyAcknowledgedWriteSurvivesRandomConcurrentLifecycles() throws {
         let environment = ProcessInfo.processInfo.environment
@@ -53,7 +53,7 @@ struct ConcurrencyCheckerTests {
         var totals = (operations: 0, acknowledged: 0, watched: 0, processes: 0)
         print("checker: seed \(seed) (PREFS_CHECKER_SEED=\(seed) replays it), \(rounds) rounds of \(workers) workers")
         for round in 0..<rounds {
-            let start = Start.allCases[Int(generator.next() % 4)]
+            let start = Start.allCases[Int(generator.next() % UInt64(Start.allCases.count))]
             let plans = (0..<workers).map { _ in (0..<operationsPerWorker).map { _ in generator.next() } }
             let result = try runRound(round, start: start, plans: plans)
             totals.operations += result.operations
@@ -85,6 +85,7 @@ struct ConcurrencyCheckerTests {
         case .missing: break
         case .schema1: try makeFixtureStore("schema-1", at: box.store)
         case .schema2: try makeFixtureStore("schema-2", at: box.store)
+        case .schema3: try makeFixtureStore("schema-3", at: box.store)
         case .current:
             let seeded = try box.runOK(["set", "user", "seed", "1"])
             guard seeded.status == 0 else { return RoundResult(failures: ["setup: \(seeded)"]) }

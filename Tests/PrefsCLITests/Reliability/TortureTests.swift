@@ -61,21 +61,18 @@ struct TortureTests {
             case 0:
                 let through = lines.compactMap { Int($0.split(separator: ":").last?.dropLast() ?? "") }.max() ?? 0
                 let stored = try DatabaseQueue(path: box.store).read { db -> Int in
-                    guard try db.tableExists("kv_b\(iteration)") else { return 0 }
-                    return try Int.fetchOne(db, sql: "SELECT count(*) FROM \"kv_b\(iteration)\"") ?? 0
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM kv__custom WHERE domain = ?", arguments: ["b\(iteration)"]) ?? 0
                 }
                 #expect(stored >= through, "iteration \(iteration): every line up to \(through) is stored")
             case 1:
                 let values = try DatabaseQueue(path: box.store).read { db -> Set<String> in
-                    guard try db.tableExists("kv_imp") else { return [] }
-                    return Set(try String.fetchAll(db, sql: "SELECT value FROM kv_imp"))
+                    Set(try String.fetchAll(db, sql: "SELECT value FROM kv__custom WHERE domain = 'imp'"))
                 }
                 #expect(values.count <= 1, "iteration \(iteration): an import is all or nothing, saw \(values)")
                 if process.terminationStatus == 0 { #expect(values == ["\(iteration)"]) }
             default:
                 let values = try DatabaseQueue(path: box.store).read { db -> [String] in
-                    guard try db.tableExists("kv_ap") else { return [] }
-                    return try String.fetchAll(db, sql: "SELECT value FROM kv_ap")
+                    try String.fetchAll(db, sql: "SELECT value FROM kv__custom WHERE domain = 'ap'")
                 }
                 #expect(
                     Set(values).count <= 1 && (values.isEmpty || values.count == 500), "iteration \(iteration): apply is all or nothing")
@@ -131,7 +128,7 @@ struct TortureTests {
         let healthy = try box.runOK(["doctor"])
         #expect(healthy.status == 0, "\(healthy)")
         #expect(healthy.stdout.contains("ok\tintegrity\tPRAGMA integrity_check: ok"))
-        #expect(healthy.stdout.contains("ok\tschema\tschema version 3"))
+        #expect(healthy.stdout.contains("ok\tschema\tschema version 4"))
         chmod(box.store, 0o644)
         #expect(try box.runOK(["doctor"]).stdout.contains("warning\tpermissions\tstore file"))
         Thread.sleep(forTimeInterval: 1.1)
@@ -184,4 +181,114 @@ struct TortureTests {
         try box.runOK(["backup", file, "--force"])
         #expect(try box.runOK(["--store", file, "list", "user", "--keys-only"], store: false).stdout.split(separator: "\n").count == 20001)
     }
+
+    /// The move of custom domains to one shared table (schema version 4) is one transaction:
+    /// `prefs` killed at any point of migrating a store of 1,500 custom domains leaves the
+    /// version 3 store as it was (or the migrated one), and the next run has every row —
+    /// value, version, times, expiry — and every change-log record.
+    @Test func killNineDuringTheMigrationOfManyDomainsLosesNothing() throws {
+        let box = try Sandbox()
+        let template = box.root + "/v3.db"
+        try makeFixtureStore("schema-3", at: template)
+        func trigger(_ name: String, _ event: String, _ values: String) -> String {
+            """
+            CREATE TRIGGER "kv_\(name)_log_\(event.lowercased())" AFTER \(event) ON "kv_\(name)" BEGIN INSERT INTO changelog \
+            (at, domain, key, op, old, new, actor) SELECT \(values), actor FROM write_context; END;
+            """
+        }
+        var sql = "BEGIN;"
+        for index in 0..<1_500 {
+            let name = "app\(index)"
+            sql += """
+                CREATE TABLE "kv_\(name)" (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL, version INTEGER NOT NULL, \
+                updated_at INTEGER NOT NULL, expires_at INTEGER) WITHOUT ROWID;
+                \(trigger(name, "INSERT", "new.updated_at, '\(name)', new.key, op, NULL, new.value"))
+                \(trigger(name, "UPDATE", "new.updated_at, '\(name)', new.key, op, old.value, new.value"))
+                \(trigger(name, "DELETE", "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), '\(name)', old.key, op, old.value, NULL"))
+                CREATE INDEX "kv_\(name)_expiry" ON "kv_\(name)" (expires_at) WHERE expires_at IS NOT NULL;
+                INSERT INTO domains VALUES ('\(name)', \(index));
+                INSERT INTO "kv_\(name)" VALUES ('theme', '"dark-\(index)"', \(index + 1), \(1000 + index), NULL);
+                INSERT INTO "kv_\(name)" VALUES ('until', '\(index)', 7, 8, 4102444800000);
+                INSERT INTO changelog (at, domain, key, op, old, new, actor) VALUES (\(index), '\(name)', 'theme', 'set', NULL, '"dark-\(index)"', 'a');
+
+                """
+        }
+        sql += "COMMIT;"
+        let queue = try DatabaseQueue(path: template)
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: sql)
+            _ = try String.fetchAll(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        // What version 3 holds: every custom domain's rows, and the log.
+        let rows = try queue.read { db -> [String] in
+            var result: [String] = []
+            for name in try String.fetchAll(
+                db, sql: "SELECT name FROM domains WHERE name NOT IN ('default', 'dynamic', 'switch', 'user') ORDER BY name")
+            {
+                for row in try Row.fetchAll(db, sql: "SELECT key, value, version, updated_at, expires_at FROM \"kv_\(name)\" ORDER BY key")
+                {
+                    result.append("\(name) \(row)")
+                }
+            }
+            return result
+        }
+        let logSQL = "SELECT seq, at, domain, key, op, old, new, actor FROM changelog WHERE seq <= 3003 ORDER BY seq"
+        let log = try queue.read { try Row.fetchAll($0, sql: logSQL).map(\.description) }
+        try queue.close()
+        #expect(rows.count == 3_002 && log.count == 3_003, "\(rows.count) rows, \(log.count) records")
+
+        func fresh() throws {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: box.store + suffix) }
+            try FileManager.default.createDirectory(
+                atPath: (box.store as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
+            try FileManager.default.copyItem(atPath: template, toPath: box.store)
+        }
+        // How long an uninterrupted migration takes: the kills fall within it.
+        try fresh()
+        let started = Date()
+        try box.runOK(["set", "user", "probe", "0"])
+        let took = max(Date().timeIntervalSince(started), 0.02)
+        var generator = SystemRandomNumberGenerator()
+        var interrupted = 0
+        for iteration in 0..<8 {
+            try fresh()
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Sandbox.binary)
+            process.environment = box.environment()
+            process.arguments = ["--store", box.store, "set", "user", "probe", "\(iteration)"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try launch(process)
+            Thread.sleep(forTimeInterval: took * Double.random(in: 0.05...1.1, using: &generator))
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            #expect(try integrity(box.store) == "ok", "iteration \(iteration)")
+            let (version, legacyTables, shared) = try DatabaseQueue(path: box.store).read { db in
+                (
+                    try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0,
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name GLOB 'kv_app*'") ?? 0,
+                    try db.tableExists("kv__custom")
+                )
+            }
+            // All or nothing: version 3 with its 1,500 tables, or version 4 with none.
+            #expect(
+                (version == 3 && legacyTables == 1_500 && !shared) || (version == 4 && legacyTables == 0 && shared),
+                "iteration \(iteration): version \(version), \(legacyTables) tables, shared \(shared)")
+            if version == 3 { interrupted += 1 }
+            let get = try box.runOK(["get", "app1499", "theme"])
+            #expect(get.stdout == "dark-1499\n", "iteration \(iteration): \(get)")
+            let moved = try DatabaseQueue(path: box.store).read { db in
+                try Row.fetchAll(db, sql: "SELECT domain, key, value, version, updated_at, expires_at FROM kv__custom ORDER BY domain, key")
+                    .map { row in
+                        "\(try row[0] as String) [key:\(row.values[1]) value:\(row.values[2]) version:\(row.values[3]) updated_at:\(row.values[4]) expires_at:\(row.values[5])]"
+                    }
+            }
+            #expect(moved == rows, "iteration \(iteration): \(moved.count) rows, each as version 3 held it")
+            let kept = try DatabaseQueue(path: box.store).read { try Row.fetchAll($0, sql: logSQL).map(\.description) }
+            #expect(kept == log, "iteration \(iteration): the log records are kept")
+        }
+        #expect(interrupted >= 1, "some kills fell before the migration committed (\(interrupted) of 8)")
+    }
+
 }

@@ -24,8 +24,17 @@ enum DocExample_PrefsCore_Flags_KeyValueStack_Flags {
         let result = try stack.flags(only: "new-checkout").evaluate("new-checkout", type: .boolean, default: .bool(false))
         _ = result
     }
-    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:70
+    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:74
     static func example3(
+        stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
+        key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
+        bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
+    ) async throws {
+        let names = try stack.flagNames()
+        _ = names
+    }
+    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:124
+    static func example4(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
@@ -34,8 +43,8 @@ enum DocExample_PrefsCore_Flags_KeyValueStack_Flags {
                                        context: JSONValue(parsing: #"{"email":"a@example.com"}"#))
         _ = r
     }
-    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:109
-    static func example4(
+    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:163
+    static func example5(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet

@@ -43,7 +43,7 @@ extension Prefs {
             guard FileManager.default.fileExists(atPath: stack.path) else {
                 throw PrefsError(.usage, "no store at \(stack.path): import flags first (prefs flag import FILE)")
             }
-            // Only this flag is read and compiled; a missing one reads them all, for the hint.
+            // Only this flag is read and compiled; for a missing one, the flags' names (the hint).
             let flags = try stack.flags(
                 only: key, fractionalVersion: evaluation.fractionalVersion.flatMap(FractionalVersion.init(rawValue:)))
             let flagType = type?.type ?? flags.naturalType(of: key)
@@ -60,7 +60,7 @@ extension Prefs {
                 key, type: flagType, default: fallback, context: try FlagSet.context(evaluation.contextValue()),
                 targetingKey: evaluation.targetingKey)
             if result.errorCode == "FLAG_NOT_FOUND" {
-                let hint = TypoHint.suffix(key, among: flags.sortedKeys)
+                let hint = TypoHint.suffix(key, among: try stack.flagNames())
                 if defaultValue == nil || strict || ProcessEnvironment.value("PREFS_STRICT_FLAGS") == "1" {
                     throw PrefsError(.notFound, "flag '\(key)' not found" + hint)
                 }
