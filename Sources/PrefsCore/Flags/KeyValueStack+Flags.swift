@@ -227,6 +227,43 @@ extension KeyValueStack {
         try set(updated, in: .switch, forKey: key, if: .value(current))
     }
 
+    /// Sets a flag's `defaultVariant` (`prefs flag default KEY VARIANT`: the everyday "turn the
+    /// kill switch on") and commits, as one write of the flag's key: checked against the flag's
+    /// variants and the schema, logged, and compare-and-set against the version read (or
+    /// `expectedVersion` when given). Returns the key's new version.
+    ///
+    /// ```swift
+    /// try stack.setFlagDefault("deploy-frozen", variant: "on")
+    /// ```
+    /// - Throws: `PrefsError`: `notFound` for a missing flag; `invalidValue` for a variant the
+    ///   flag does not have (the message lists its variants) or a plain value;
+    ///   `preconditionFailed` when the key is not at `expectedVersion` or changed meanwhile.
+    @discardableResult
+    public func setFlagDefault(_ key: String, variant: String, ifVersion expectedVersion: Int64? = nil) throws -> Int64 {
+        try flushSynchronously()
+        guard let entry = try storedEntry(in: .switch, forKey: key) else {
+            throw PrefsError(.notFound, "flag \(JSONValue.string(key).compactText) not found")
+        }
+        let current = try entry.value()
+        guard FlagSet.isDefinition(current), case .object(var members) = current, let variants = current["variants"]?.objectMembers
+        else {
+            throw PrefsError(
+                .invalidValue,
+                "switch/\(key) is a plain \(current.typeName), not a flag definition with variants (prefs flag enable/disable sets a boolean)")
+        }
+        guard variants.contains(where: { $0.key == variant }) else {
+            let names = variants.map { JSONValue.string($0.key).compactText }.joined(separator: ", ")
+            throw PrefsError(
+                .invalidValue,
+                "\(JSONValue.string(variant).compactText) is not a variant of flag \(JSONValue.string(key).compactText); its variants: \(names)")
+        }
+        if let index = members.firstIndex(where: { $0.key == "defaultVariant" }) {
+            members[index].value = .string(variant)
+        } else {
+            members.append(.init("defaultVariant", .string(variant)))
+        }
+        return try set(.object(members), in: .switch, forKey: key, if: .version(expectedVersion ?? entry.version))
+    }
 }
 
 /// Validation of flagd flag-definition documents.

@@ -57,4 +57,43 @@ struct FlagHabitTests {
         #expect(other.stdout.contains(#"variant "on" of "three" is neither the default"#), "\(other)")
         #expect(other.stdout.contains(#"variant "on" of "words" is neither the default"#), "\(other)")
     }
+
+    @Test func flagDefaultSwitchesTheVariantAsOneLoggedCheckedWrite() throws {
+        let box = try Sandbox()
+        try box.runOK(["flag", "import", repositoryRoot + "/examples/flags.json"])
+        #expect(try box.runOK(["flag", "eval", "deploy-frozen"]).stdout == "false\n")
+        try box.runOK(["flag", "default", "deploy-frozen", "on"], environment: ["PREFS_ACTOR": "ops"])
+        #expect(try box.runOK(["flag", "eval", "deploy-frozen"]).stdout == "true\n")
+        #expect(
+            try box.runOK(["get", "switch", "deploy-frozen"]).stdout
+                == #"{"state":"ENABLED","variants":{"on":true,"off":false},"defaultVariant":"on"}"# + "\n")
+        let log = try box.runOK(["log", "switch", "deploy-frozen", "--limit", "1", "--json"]).stdout
+        #expect(log.contains(#""op":"set""#) && log.contains(#""old":{"state":"ENABLED","variants":{"on":true,"off":false},"defaultVariant":"off"}"#))
+        #expect(log.contains(#""defaultVariant":"on"},"actor":"ops"}"#), "\(log)")
+
+        // A variant the flag does not have: exit 6, the variants listed, nothing written.
+        expectFailure(
+            try box.runFailing(["flag", "default", "deploy-frozen", "yes"], status: 6), 6,
+            contains: #""yes" is not a variant of flag "deploy-frozen"; its variants: "on", "off""#)
+        expectFailure(try box.runFailing(["flag", "default", "no-such-flag", "on"], status: 1), 1, contains: "not found")
+        try box.runOK(["set", "switch", "plain", "true"])
+        expectFailure(try box.runFailing(["flag", "default", "plain", "on"], status: 6), 6, contains: "switch/plain is a plain boolean")
+
+        // Compare-and-set against the version `get --show-meta` shows.
+        func version() throws -> Int64 {
+            let meta = try box.runOK(["get", "switch", "deploy-frozen", "--show-meta"]).stdout
+            let object = try JSONSerialization.jsonObject(with: Data(meta.utf8)) as? [String: Any]
+            return try #require((object?["version"] as? NSNumber)?.int64Value, "\(meta)")
+        }
+        let now = try version()
+        expectFailure(
+            try box.runFailing(["flag", "default", "deploy-frozen", "off", "--if-version", String(now - 1)], status: 5), 5,
+            contains: "switch/deploy-frozen is at version \(now), not \(now - 1)")
+        #expect(try box.runOK(["flag", "eval", "deploy-frozen"]).stdout == "true\n")
+        try box.runOK(["flag", "default", "deploy-frozen", "off", "--if-version", String(now)])
+        #expect(try box.runOK(["flag", "eval", "deploy-frozen"]).stdout == "false\n")
+        #expect(try version() > now)
+        let records = try box.runOK(["log", "switch", "deploy-frozen"]).stdout.split(separator: "\n")
+        #expect(records.count == 3, "import and two switches, no refused write: \(records)")
+    }
 }
