@@ -249,13 +249,15 @@ extension KeyValueStack {
         else {
             throw PrefsError(
                 .invalidValue,
-                "switch/\(key) is a plain \(current.typeName), not a flag definition with variants (prefs flag enable/disable sets a boolean)")
+                "switch/\(key) is a plain \(current.typeName), not a flag definition with variants (prefs flag enable/disable sets a boolean)"
+            )
         }
         guard variants.contains(where: { $0.key == variant }) else {
             let names = variants.map { JSONValue.string($0.key).compactText }.joined(separator: ", ")
             throw PrefsError(
                 .invalidValue,
-                "\(JSONValue.string(variant).compactText) is not a variant of flag \(JSONValue.string(key).compactText); its variants: \(names)")
+                "\(JSONValue.string(variant).compactText) is not a variant of flag \(JSONValue.string(key).compactText); its variants: \(names)"
+            )
         }
         if let index = members.firstIndex(where: { $0.key == "defaultVariant" }) {
             members[index].value = .string(variant)

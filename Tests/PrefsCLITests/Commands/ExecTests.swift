@@ -23,7 +23,9 @@ struct ExecTests {
         #expect(try box.run(["exec", "app", "--", "sh", "-c", "exit 7"], expecting: 7).stderr.isEmpty)
         try box.run(["exec", "app", "--", "sh", "-c", "kill -TERM $$"], expecting: 143)
         try box.run(["exec", "app", "--", "sh", "-c", "kill -KILL $$"], expecting: 137)
-        expectFailure(try box.runFailing(["exec", "app", "--", "no-such-command-here"], status: 127), 127, contains: "cannot run no-such-command-here")
+        expectFailure(
+            try box.runFailing(["exec", "app", "--", "no-such-command-here"], status: 127), 127, contains: "cannot run no-such-command-here"
+        )
         let file = box.root + "/not-executable"
         try "echo hi\n".write(toFile: file, atomically: true, encoding: .utf8)
         expectFailure(try box.runFailing(["exec", "app", "--", file], status: 126), 126, contains: "cannot run")

@@ -54,7 +54,8 @@ struct JSONPointerPathTests {
         expectFailure(
             try box.runFailing(["set", "user", "window", "--path", "/size/w", "1"], status: 1), 1,
             contains: "user/window: path /size/w: /size does not exist")
-        expectFailure(try box.runFailing(["set", "user", "window", "--path", "/tags/7", "1"], status: 1), 1, contains: "/tags/7 does not exist")
+        expectFailure(
+            try box.runFailing(["set", "user", "window", "--path", "/tags/7", "1"], status: 1), 1, contains: "/tags/7 does not exist")
         expectFailure(
             try box.runFailing(["set", "user", "window", "--path", "/w/x", "1"], status: 1), 1, contains: "/w is a number")
         expectFailure(try box.runFailing(["set", "user", "nothing", "--path", "/w", "1"], status: 1), 1, contains: "user/nothing")

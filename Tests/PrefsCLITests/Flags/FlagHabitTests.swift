@@ -24,7 +24,8 @@ struct FlagHabitTests {
         #expect(lint.stderr == "prefs: 3 errors, 1 warning\n", "\(lint)")
         // The import still names the first.
         expectFailure(
-            try box.runFailing(["flag", "import", file], status: 6), 6, contains: "many.json: $.flags.a.state: required, ENABLED or DISABLED")
+            try box.runFailing(["flag", "import", file], status: 6), 6,
+            contains: "many.json: $.flags.a.state: required, ENABLED or DISABLED")
     }
 
     @Test func importRefusesTargetingThatReturnsNoVariantWithOrWithoutDryRun() throws {
@@ -68,7 +69,9 @@ struct FlagHabitTests {
             try box.runOK(["get", "switch", "deploy-frozen"]).stdout
                 == #"{"state":"ENABLED","variants":{"on":true,"off":false},"defaultVariant":"on"}"# + "\n")
         let log = try box.runOK(["log", "switch", "deploy-frozen", "--limit", "1", "--json"]).stdout
-        #expect(log.contains(#""op":"set""#) && log.contains(#""old":{"state":"ENABLED","variants":{"on":true,"off":false},"defaultVariant":"off"}"#))
+        #expect(
+            log.contains(#""op":"set""#)
+                && log.contains(#""old":{"state":"ENABLED","variants":{"on":true,"off":false},"defaultVariant":"off"}"#))
         #expect(log.contains(#""defaultVariant":"on"},"actor":"ops"}"#), "\(log)")
 
         // A variant the flag does not have: exit 6, the variants listed, nothing written.

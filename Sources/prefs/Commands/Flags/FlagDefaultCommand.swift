@@ -22,7 +22,8 @@ extension Prefs {
         @Argument(help: "The variant to answer by default.")
         var variant: String
 
-        @Option(parsing: .unconditional, help: ArgumentHelp("Write only if the flag is at this version (exit 5 otherwise).", valueName: "n"))
+        @Option(
+            parsing: .unconditional, help: ArgumentHelp("Write only if the flag is at this version (exit 5 otherwise).", valueName: "n"))
         var ifVersion: Int64?
 
         func run() throws {
