@@ -63,8 +63,14 @@ struct ExecTests {
         try box.runOK(["set", "other", "x", "1"])
         try box.runOK(["set", "app", "theme", "blue"])
         #expect(running.waitForLines(3), "\(running.lines.snapshot())")
+        // A value export --format env refuses: a warning, the command goes on, nothing sent.
+        try box.runOK(["set", "app", "path", "/tmp/evil"])
+        try box.runOK(["rm", "app", "path"])
+        try box.runOK(["set", "app", "theme", "green"])
+        #expect(running.waitForLines(4), "\(running.lines.snapshot())")
         let result = running.finish(signal: SIGTERM)
-        #expect(result.stdout == "ready dark\nhup dark\nhup dark\n", "\(result)")
+        #expect(result.stdout == "ready dark\nhup dark\nhup dark\nhup dark\n", "\(result)")
+        #expect(result.stderr.contains("prefs: warning: app/path would set PATH"), "\(result)")
         #expect(result.status == 143, "SIGTERM passed on; the shell's end is prefs's: \(result)")
     }
 

@@ -52,12 +52,14 @@ extension Prefs {
             let domain = try parseDomain(domain)
             let stack = try global.openStack()
             try requireExisting([domain], in: stack)
+            let follow = restart || signal != nil
+            // The follower starts before the values are read: a change in between is seen.
+            let monitor = follow ? try stack.changeMonitor() : nil
+            let poller = follow ? try LogPoller(stack, filter: LogFilter(domain: domain)) : nil
             var values = try Self.environment(stack, domain, namePrefix: namePrefix)
             var supervisor = ExecSupervisor(command: command)
             try supervisor.start(values)
-            guard restart || signal != nil else { throw supervisor.waitForExit() }
-            let monitor = try stack.changeMonitor()
-            var poller = try LogPoller(stack, filter: LogFilter(domain: domain))
+            guard let monitor, var poller else { throw supervisor.waitForExit() }
             #if DEBUG
                 // Tests learn where the follower starts (instead of sleeping and hoping).
                 if let ready = ProcessEnvironment.value("PREFS_TEST_WATCH_READY") {
@@ -67,7 +69,14 @@ extension Prefs {
             while true {
                 let page = try poller.poll()
                 if !page.records.isEmpty {
-                    let next = try Self.environment(stack, domain, namePrefix: namePrefix)
+                    let next: [String: String]
+                    do {
+                        next = try Self.environment(stack, domain, namePrefix: namePrefix)
+                    } catch let error as PrefsError where error.kind == .invalidValue {
+                        // A value export refuses: the command keeps running with the values it has.
+                        Output.error("warning: \(error.message); the command keeps the values it has")
+                        next = values
+                    }
                     if next != values {
                         values = next
                         if let signal, let number = ExecSupervisor.signalNumber(signal) {
