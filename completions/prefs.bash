@@ -240,13 +240,13 @@ _prefs() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    get|set|rm|list|domains|export|import|batch|incr|apply|log|watch|schema|describe|reset|flag|refresh|remote|sync|serve|doctor|backup|restore|edit|help)
+    get|set|rm|list|domains|export|import|exec|batch|incr|apply|log|watch|schema|describe|reset|flag|refresh|remote|sync|serve|doctor|backup|restore|edit|help)
         # Offer subcommand argument completions
         "_prefs_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'get set rm list domains export import batch incr apply log watch schema describe reset flag refresh remote sync serve doctor backup restore edit help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'get set rm list domains export import exec batch incr apply log watch schema describe reset flag refresh remote sync serve doctor backup restore edit help' -- "${cur}"))
         ;;
     esac
 }
@@ -255,7 +255,7 @@ _prefs_get() {
     repeating_flags=()
     non_repeating_flags=(--json --show-meta --show-origin --version -h --help)
     repeating_options=(--override)
-    non_repeating_options=(--store --actor --prefix --default)
+    non_repeating_options=(--store --actor --prefix --default --path)
     __prefs_offer_flags_options -1
 
     # Offer option value completions
@@ -274,6 +274,9 @@ _prefs_get() {
         return
         ;;
     '--default')
+        return
+        ;;
+    '--path')
         return
         ;;
     esac
@@ -295,7 +298,7 @@ _prefs_set() {
     repeating_flags=()
     non_repeating_flags=(--string --force --if-absent --version -h --help)
     repeating_options=(--override)
-    non_repeating_options=(--store --actor --type --ttl --if-version --if-value)
+    non_repeating_options=(--store --actor --type --ttl --if-version --if-value --path)
     __prefs_offer_flags_options -1
 
     # Offer option value completions
@@ -320,6 +323,9 @@ _prefs_set() {
         return
         ;;
     '--if-value')
+        return
+        ;;
+    '--path')
         return
         ;;
     esac
@@ -493,6 +499,42 @@ _prefs_import() {
     case "${positional_number}" in
     1)
         __prefs_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_prefs_exec() {
+    repeating_flags=()
+    non_repeating_flags=(--restart --version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor --name-prefix --signal)
+    __prefs_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __prefs_add_completions -f
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    '--name-prefix')
+        return
+        ;;
+    '--signal')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion exec -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -828,13 +870,13 @@ _prefs_flag() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    import|export|list|show|eval|enabled|enable|disable|config|explain|diff|stats|lint)
+    import|export|list|show|eval|enabled|enable|default|disable|config|explain|diff|stats|lint)
         # Offer subcommand argument completions
         "_prefs_flag_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'import export list show eval enabled enable disable config explain diff stats lint' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'import export list show eval enabled enable default disable config explain diff stats lint' -- "${cur}"))
         ;;
     esac
 }
@@ -1047,6 +1089,39 @@ _prefs_flag_enable() {
     case "${positional_number}" in
     1)
         __prefs_add_custom_completions "$(__prefs_custom_complete ---completion flag enable -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_prefs_flag_default() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor --if-version)
+    __prefs_offer_flags_options 2
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __prefs_add_completions -f
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    '--if-version')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion flag default -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac

@@ -16,12 +16,15 @@ public enum FlagLint {
     /// - Parameters:
     ///   - validate: the validity check an import makes (``FlagDocument/validate(_:)``); its
     ///     error becomes a finding.
+    ///   - problems: all the problems that check finds (``FlagDocument/problems(_:)``), each a
+    ///     finding; used instead of `validate` when given.
     ///   - everEnabled: for a store, the keys of flags whose history shows them ENABLED; a
     ///     DISABLED flag not among them is reported. nil: no history (a file).
     ///   - bytes: the document as read (for line:column of each finding).
-    public static func lint(_ bytes: [UInt8], validate: ((JSONValue) throws -> Void)? = nil, everEnabled: Set<String>? = nil)
-        -> [FlagLintFinding]
-    {
+    public static func lint(
+        _ bytes: [UInt8], validate: ((JSONValue) throws -> Void)? = nil, problems: ((JSONValue) -> [PrefsError])? = nil,
+        everEnabled: Set<String>? = nil
+    ) -> [FlagLintFinding] {
         let document: JSONValue
         do {
             document = try JSONValue(parsingUTF8: bytes)
@@ -38,7 +41,14 @@ public enum FlagLint {
             return [FlagLintFinding(.error, "json", "\(error)", path: "$")]
         }
         var findings = check(document, everEnabled: everEnabled)
-        if let validate {
+        if let problems {
+            for error in problems(document) {
+                let (path, message) = split(error.message)
+                if !findings.contains(where: { $0.severity == .error && $0.path == path }) {
+                    findings.append(FlagLintFinding(.error, "invalid", message, path: path))
+                }
+            }
+        } else if let validate {
             do {
                 try validate(document)
             } catch let error as PrefsError {
@@ -57,6 +67,14 @@ public enum FlagLint {
             }
         }
         return findings.sorted { ($0.line ?? 0, $0.column ?? 0, $0.severity) < ($1.line ?? 0, $1.column ?? 0, $1.severity) }
+    }
+
+    /// The findings that make a document one an import refuses although it is valid: targeting
+    /// that returns a literal name that is not a variant of its flag (`unknown-variant`), or an
+    /// array or object where a name is returned (`not-a-name`). Each answers a GENERAL error at
+    /// evaluation for the contexts that reach it.
+    public static func returnsNoVariant(_ document: JSONValue) -> [FlagLintFinding] {
+        check(document, everEnabled: nil).filter { $0.check == "unknown-variant" || $0.check == "not-a-name" }
     }
 
     /// `"$.a.b: message"` → (`$.a.b`, `message`).
@@ -181,7 +199,11 @@ public enum FlagLint {
                 }
             }
         }
-        if !dynamic {
+        // A static boolean switch (no targeting, one true and one false variant): the variant
+        // that is not the default is the other position of the switch, not a mistake.
+        let staticSwitch =
+            targeting == nil && variants.count == 2 && Set(variants.map(\.value)) == [.bool(true), .bool(false)]
+        if !dynamic && !staticSwitch {
             for variant in variants where !reachable.contains(variant.key) {
                 findings.append(
                     FlagLintFinding(

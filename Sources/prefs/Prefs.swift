@@ -21,7 +21,7 @@ struct Prefs: ParsableCommand {
         version: PrefsVersion.current,
         subcommands: [
             GetCommand.self, SetCommand.self, RemoveCommand.self, ListCommand.self, DomainsCommand.self, ExportCommand.self,
-            ImportCommand.self, BatchCommand.self, IncrCommand.self,
+            ImportCommand.self, ExecCommand.self, BatchCommand.self, IncrCommand.self,
             ApplyCommand.self, LogCommand.self, WatchCommand.self, SchemaCommand.self, DescribeCommand.self, ResetCommand.self,
             FlagCommand.self, RefreshCommand.self, RemoteCommand.self,
             SyncCommand.self, ServeCommand.self, DoctorCommand.self, BackupCommand.self, RestoreCommand.self, EditCommand.self,

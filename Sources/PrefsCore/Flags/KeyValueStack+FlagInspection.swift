@@ -15,7 +15,7 @@ extension FlagDocument {
     ///   - everEnabled: for a store, the flags its history shows ENABLED at some time
     ///     (``KeyValueStack/flagsEverEnabled()``); nil for a file.
     public static func lint(_ bytes: [UInt8], everEnabled: Set<String>? = nil) -> [FlagLintFinding] {
-        FlagLint.lint(bytes, validate: { _ = try validate($0) }, everEnabled: everEnabled)
+        FlagLint.lint(bytes, problems: { problems($0) }, everEnabled: everEnabled)
     }
 }
 

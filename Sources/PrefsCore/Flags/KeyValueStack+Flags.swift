@@ -179,10 +179,16 @@ extension KeyValueStack {
     ///
     /// - Returns: what changed (see ``importDocument(_:replace:dryRun:)``).
     /// - Throws: `PrefsError` of kind `invalidValue` with the JSON path of the first
-    ///   problem; nothing changes then.
+    ///   problem (also targeting that returns a name that is not a variant:
+    ///   ``FlagLint/returnsNoVariant(_:)``), with or without `dryRun`; nothing changes then.
     @discardableResult
     public func importFlags(_ document: JSONValue, replace: Bool = false, dryRun: Bool = false) throws -> ImportPlan {
         var members = try FlagDocument.validate(document)
+        let noVariant = FlagLint.returnsNoVariant(document)
+        if let first = noVariant.first {
+            let more = noVariant.count > 1 ? " (and \(noVariant.count - 1) more: prefs flag lint lists them)" : ""
+            throw PrefsError(.invalidValue, "\(first.path): \(first.message)\(more)")
+        }
         if !replace {
             // Merge shared evaluators and set metadata by name, so flags already stored keep
             // the evaluators their $refs name.
@@ -274,6 +280,46 @@ extension KeyValueStack {
         }
         try set(updated, in: .switch, forKey: key, if: .value(current))
     }
+
+    /// Sets a flag's `defaultVariant` (`prefs flag default KEY VARIANT`: the everyday "turn the
+    /// kill switch on") and commits, as one write of the flag's key: checked against the flag's
+    /// variants and the schema, logged, and compare-and-set against the version read (or
+    /// `expectedVersion` when given). Returns the key's new version.
+    ///
+    /// ```swift
+    /// try stack.setFlagDefault("deploy-frozen", variant: "on")
+    /// ```
+    /// - Throws: `PrefsError`: `notFound` for a missing flag; `invalidValue` for a variant the
+    ///   flag does not have (the message lists its variants) or a plain value;
+    ///   `preconditionFailed` when the key is not at `expectedVersion` or changed meanwhile.
+    @discardableResult
+    public func setFlagDefault(_ key: String, variant: String, ifVersion expectedVersion: Int64? = nil) throws -> Int64 {
+        try flushSynchronously()
+        guard let entry = try storedEntry(in: .switch, forKey: key) else {
+            throw PrefsError(.notFound, "flag \(JSONValue.string(key).compactText) not found")
+        }
+        let current = try entry.value()
+        guard FlagSet.isDefinition(current), case .object(var members) = current, let variants = current["variants"]?.objectMembers
+        else {
+            throw PrefsError(
+                .invalidValue,
+                "switch/\(key) is a plain \(current.typeName), not a flag definition with variants (prefs flag enable/disable sets a boolean)"
+            )
+        }
+        guard variants.contains(where: { $0.key == variant }) else {
+            let names = variants.map { JSONValue.string($0.key).compactText }.joined(separator: ", ")
+            throw PrefsError(
+                .invalidValue,
+                "\(JSONValue.string(variant).compactText) is not a variant of flag \(JSONValue.string(key).compactText); its variants: \(names)"
+            )
+        }
+        if let index = members.firstIndex(where: { $0.key == "defaultVariant" }) {
+            members[index].value = .string(variant)
+        } else {
+            members.append(.init("defaultVariant", .string(variant)))
+        }
+        return try set(.object(members), in: .switch, forKey: key, if: .version(expectedVersion ?? entry.version))
+    }
 }
 
 /// Validation of flagd flag-definition documents.
@@ -299,61 +345,119 @@ public enum FlagDocument {
     }
 
     public static func validate(_ document: JSONValue) throws -> [JSONValue.Member] {
-        func fail(_ path: String, _ message: String) -> PrefsError { PrefsError(.invalidValue, "\(path): \(message)") }
-        guard let top = document.objectMembers else { throw fail("$", "a flagd document is a JSON object") }
-        for member in top where !["$schema", "flags", "$evaluators", "metadata"].contains(member.key) {
-            throw fail("$" + JSONPath.member(member.key), "unknown property")
+        var first: PrefsError?
+        let members = check(document) { if first == nil { first = $0 } }
+        if let first { throw first }
+        return members
+    }
+
+    /// Every problem ``validate(_:)`` would refuse the document for, in document order (it
+    /// throws the first): `flag lint` reports them all at once.
+    public static func problems(_ document: JSONValue) -> [PrefsError] {
+        var problems: [PrefsError] = []
+        _ = check(document) { problems.append($0) }
+        return problems
+    }
+
+    /// The checks of ``validate(_:)``, each problem given to `report`; a problem that makes the
+    /// rest of its flag (or document) unreadable ends the checks of that flag (or document).
+    private static func check(_ document: JSONValue, report: (PrefsError) -> Void) -> [JSONValue.Member] {
+        func fail(_ path: String, _ message: String) { report(PrefsError(.invalidValue, "\(path): \(message)")) }
+        guard let top = document.objectMembers else {
+            fail("$", "a flagd document is a JSON object")
+            return []
         }
-        guard let flags = document["flags"]?.objectMembers else { throw fail("$.flags", "required, an object of flags") }
+        for member in top where !["$schema", "flags", "$evaluators", "metadata"].contains(member.key) {
+            fail("$" + JSONPath.member(member.key), "unknown property")
+        }
+        let flagMembers = document["flags"]?.objectMembers
+        if flagMembers == nil { fail("$.flags", "required, an object of flags") }
         var result: [JSONValue.Member] = []
         var evaluators: [JSONValue.Member] = []
         if let value = document["$evaluators"] {
-            guard let members = value.objectMembers else { throw fail("$.$evaluators", "expected an object") }
-            evaluators = members
-            result.append(.init(FlagSet.evaluatorsKey, value))
+            if let members = value.objectMembers {
+                evaluators = members
+                result.append(.init(FlagSet.evaluatorsKey, value))
+            } else {
+                fail("$.$evaluators", "expected an object")
+            }
         }
         if let metadata = document["metadata"] {
-            try checkMetadata(metadata, path: "$.metadata")
-            result.append(.init(FlagSet.metadataKey, metadata))
+            do {
+                try checkMetadata(metadata, path: "$.metadata")
+                result.append(.init(FlagSet.metadataKey, metadata))
+            } catch let error as PrefsError {
+                report(error)
+            } catch {
+                fail("$.metadata", "\(error)")
+            }
         }
+        guard let flags = flagMembers else { return result }
         for flag in flags {
             let path = "$.flags" + JSONPath.member(flag.key)
+            var valid = true
+            func flagFail(_ path: String, _ message: String) {
+                fail(path, message)
+                valid = false
+            }
             do {
                 try KeyName.validate(flag.key)
             } catch let error as PrefsError {
-                throw fail(path, error.message)
+                flagFail(path, error.message)
+            } catch {
+                flagFail(path, "\(error)")
             }
-            if flag.key == FlagSet.evaluatorsKey || flag.key == FlagSet.metadataKey { throw fail(path, "reserved name") }
-            guard let members = flag.value.objectMembers else { throw fail(path, "expected an object") }
+            if flag.key == FlagSet.evaluatorsKey || flag.key == FlagSet.metadataKey { flagFail(path, "reserved name") }
+            guard let members = flag.value.objectMembers else {
+                fail(path, "expected an object")
+                continue
+            }
             let known: Set<String> = ["state", "variants", "defaultVariant", "targeting", "metadata"]
-            if let unknown = members.first(where: { !known.contains($0.key) }) {
-                throw fail(path + JSONPath.member(unknown.key), "unknown property")
+            for unknown in members where !known.contains(unknown.key) {
+                flagFail(path + JSONPath.member(unknown.key), "unknown property")
             }
-            guard let state = flag.value["state"]?.stringValue, state == "ENABLED" || state == "DISABLED" else {
-                throw fail(path + ".state", "required, ENABLED or DISABLED")
+            if flag.value["state"]?.stringValue.map({ $0 == "ENABLED" || $0 == "DISABLED" }) != true {
+                flagFail(path + ".state", "required, ENABLED or DISABLED")
             }
-            guard let variants = flag.value["variants"]?.objectMembers, !variants.isEmpty else {
-                throw fail(path + ".variants", "required, an object with at least one variant")
-            }
-            let types = Set(variants.map(\.value.typeName))
-            guard types.count == 1, let type = types.first, ["boolean", "string", "number", "object"].contains(type) else {
-                throw fail(path + ".variants", "all variants must be of one type: boolean, string, number or object")
-            }
-            switch flag.value["defaultVariant"] {
-            case nil, .null?: break
-            case .string(let name)?:
-                guard variants.contains(where: { $0.key == name }) else {
-                    throw fail(path + ".defaultVariant", "\(JSONValue.string(name).compactText) is not a variant")
+            if let variants = flag.value["variants"]?.objectMembers, !variants.isEmpty {
+                let types = Set(variants.map(\.value.typeName))
+                if !(types.count == 1 && types.first.map({ ["boolean", "string", "number", "object"].contains($0) }) == true) {
+                    flagFail(path + ".variants", "all variants must be of one type: boolean, string, number or object")
                 }
-            default: throw fail(path + ".defaultVariant", "expected a variant name or null")
+                switch flag.value["defaultVariant"] {
+                case nil, .null?: break
+                case .string(let name)?:
+                    if !variants.contains(where: { $0.key == name }) {
+                        flagFail(path + ".defaultVariant", "\(JSONValue.string(name).compactText) is not a variant")
+                    }
+                default: flagFail(path + ".defaultVariant", "expected a variant name or null")
+                }
+            } else {
+                flagFail(path + ".variants", "required, an object with at least one variant")
             }
-            if let targeting = flag.value["targeting"] {
-                guard case .object = targeting else { throw fail(path + ".targeting", "expected a JSONLogic object") }
+            if let targeting = flag.value["targeting"], case .object = targeting {
+            } else if flag.value["targeting"] != nil {
+                flagFail(path + ".targeting", "expected a JSONLogic object")
             }
-            if let metadata = flag.value["metadata"] { try checkMetadata(metadata, path: path + ".metadata") }
-            result.append(plainValue(of: flag.value).map { JSONValue.Member(flag.key, $0) } ?? flag)
+            if let metadata = flag.value["metadata"] {
+                do {
+                    try checkMetadata(metadata, path: path + ".metadata")
+                } catch let error as PrefsError {
+                    report(error)
+                    valid = false
+                } catch {
+                    flagFail(path + ".metadata", "\(error)")
+                }
+            }
+            if valid { result.append(plainValue(of: flag.value).map { JSONValue.Member(flag.key, $0) } ?? flag) }
         }
-        try checkReferences(evaluators: evaluators, flags: flags)
+        do {
+            try checkReferences(evaluators: evaluators, flags: flags.filter { $0.value.objectMembers != nil })
+        } catch let error as PrefsError {
+            report(error)
+        } catch {
+            fail("$", "\(error)")
+        }
         return result
     }
 

@@ -19,6 +19,10 @@ extension KeyValueStack {
             case remove
             /// Add to the integer under the key (missing = 0).
             case increment(by: Int64)
+            /// Store a value at a JSON Pointer inside the key's value (`prefs set --path`): the
+            /// key must exist (unless the pointer is empty) and so must every container on the
+            /// way; the schema checks the whole value that results. The key keeps its expiry.
+            case setMember(JSONPointer, JSONValue)
         }
 
         /// What to do.

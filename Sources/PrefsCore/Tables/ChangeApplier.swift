@@ -234,6 +234,22 @@ final class ChangeApplier {
                 }
                 results.append(KeyValueStack.OperationResult(json: old?.json, version: 0))
                 continue
+            case .setMember(let pointer, let member):
+                let whole = try numbered {
+                    do {
+                        guard let current = try old?.value() else {
+                            if pointer.tokens.isEmpty { return member }
+                            throw PrefsError(.notFound, "not found", domain: domain, key: key)
+                        }
+                        return try pointer.setting(member, in: current)
+                    } catch let error as PrefsError where error.kind == .notFound {
+                        throw PrefsError(.notFound, "\(domain.name)/\(key): \(error.message)", domain: domain, key: key)
+                    }
+                }
+                try numbered { try schema.validate(whole, in: domain, forKey: key) }
+                json = whole.compactText
+                try transaction.setOp(.set)
+                events.append(try store(json, in: domain, forKey: key, expiresAt: old?.expiresAt, old: old))
             case .increment(let delta):
                 let base = try numbered { try Increment.base(old.map { try $0.value() }, domain: domain, key: key) }
                 json = String(try Increment.sum(base, delta, domain: domain, key: key))

@@ -18,7 +18,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack_Operations {
         ]
         _ = ops
     }
-    // Sources/PrefsCore/Stack/KeyValueStack+Operations.swift:56
+    // Sources/PrefsCore/Stack/KeyValueStack+Operations.swift:60
     static func example2(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,

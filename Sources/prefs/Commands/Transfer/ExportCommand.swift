@@ -244,21 +244,47 @@ extension Prefs.ExportCommand {
     /// Every key of `domain` as shell, dotenv or GitHub Actions assignments; refuses collisions and
     /// unrepresentable keys or values before printing anything.
     func assignments(_ stack: KeyValueStack, _ domain: Domain) throws -> String {
-        if namePrefix == nil, let reason = try Self.writtenByOthers(stack, domain) {
+        var lines: [String] = []
+        for variable in try Self.variables(stack, domain, namePrefix: namePrefix, effective: effective) {
+            let (name, key, text) = (variable.name, variable.key, variable.text)
+            switch format {
+            case .env: lines.append("export \(name)='" + text.replacingLiteral("'", with: "'\\''") + "'")
+            case .github:
+                if text.contains("\r") {
+                    throw PrefsError(
+                        .invalidValue,
+                        "\(domain.name)/\(key): the value has a carriage return, which GitHub Actions reads as a line break; "
+                            + "use --format env or json")
+                }
+                lines.append(Self.githubBlock(name, text))
+            default: lines.append(name + "=" + (try Self.dotenvValue(text, "\(domain.name)/\(key)")))
+            }
+        }
+        return lines.map { $0 + "\n" }.joined()
+    }
+
+    /// Every key of `domain` as an environment variable (NAME, key, value as text), with the
+    /// checks of every `--format env|dotenv|github` (and of `prefs exec`): a domain others write
+    /// needs a prefix; a non-ASCII key, an unprefixed dangerous NAME, two keys with one NAME
+    /// and a value with a NUL character are refused (`invalidValue`).
+    static func variables(_ stack: KeyValueStack, _ domain: Domain, namePrefix: String?, effective: Bool) throws -> [(
+        name: String, key: String, text: String
+    )] {
+        if namePrefix == nil, let reason = try writtenByOthers(stack, domain) {
             throw PrefsError(
                 .invalidValue,
                 "\(reason), so its keys could name any variable: give --name-prefix PREFIX (such as --name-prefix APP_) "
                     + "and every NAME starts with it")
         }
-        var lines: [String] = []
+        var variables: [(name: String, key: String, text: String)] = []
         var names: [String: String] = [:]
         let read: (Entry) throws -> Void = { entry in
-            guard let name = Self.variableName(entry.key, prefix: namePrefix) else {
+            guard let name = variableName(entry.key, prefix: namePrefix) else {
                 throw PrefsError(
                     .invalidValue, "\(domain.name)/\(entry.key): the key has non-ASCII characters, which no variable name can hold")
             }
             // A prefixed name is outside every family by construction (the prefix was checked).
-            if namePrefix == nil && Self.isDangerousName(name) {
+            if namePrefix == nil && isDangerousName(name) {
                 throw PrefsError(
                     .invalidValue,
                     "\(domain.name)/\(entry.key) would set \(name), which changes how the shell or programs run; rename the key "
@@ -273,25 +299,14 @@ extension Prefs.ExportCommand {
             if text.utf8.contains(0) {
                 throw PrefsError(.invalidValue, "\(domain.name)/\(entry.key): the value has a NUL character, which a variable cannot hold")
             }
-            switch format {
-            case .env: lines.append("export \(name)='" + text.replacingLiteral("'", with: "'\\''") + "'")
-            case .github:
-                if text.contains("\r") {
-                    throw PrefsError(
-                        .invalidValue,
-                        "\(domain.name)/\(entry.key): the value has a carriage return, which GitHub Actions reads as a line break; "
-                            + "use --format env or json")
-                }
-                lines.append(Self.githubBlock(name, text))
-            default: lines.append(name + "=" + (try Self.dotenvValue(text, "\(domain.name)/\(entry.key)")))
-            }
+            variables.append((name, entry.key, text))
         }
         if effective {
             try stack.forEachEffectiveEntry(in: domain) { entry, _ in try read(entry) }
         } else {
             try stack.forEachEntry(in: domain, read)
         }
-        return lines.map { $0 + "\n" }.joined()
+        return variables
     }
 }
 

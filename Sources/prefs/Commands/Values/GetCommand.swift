@@ -17,7 +17,9 @@ extension Prefs {
                 object with --json; a missing key \
                 (without --default) prints nothing, and after the others the command exits 1 naming \
                 it. With --prefix P: KEY<TAB>VALUE lines of every key starting with P, or one JSON \
-                object with --json; exit 1 when none matches.
+                object with --json; exit 1 when none matches. With --path P (a JSON Pointer, RFC 6901: \
+                /window/w, /tags/0, ~1 for / and ~0 for ~ in a name): the member at P of the value; exit 1 \
+                when P does not exist in it.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -48,6 +50,11 @@ extension Prefs {
         @Flag(help: "Print where the value came from first: override, stored, default or fallback, then a tab.")
         var showOrigin = false
 
+        @Option(
+            parsing: .unconditional,
+            help: ArgumentHelp("Print the member at this JSON Pointer inside the value (/window/w, /tags/0).", valueName: "pointer"))
+        var path: String?
+
         func validate() throws {
             if showMeta && showOrigin { throw ValidationError("--show-meta and --show-origin cannot be used together") }
             if keys.isEmpty && prefix == nil { throw ValidationError("Missing expected argument '<keys>'") }
@@ -56,10 +63,11 @@ extension Prefs {
                 throw ValidationError("--show-meta and --show-origin take one key")
             }
             if prefix != nil && defaultValue != nil { throw ValidationError("--default takes keys, not --prefix") }
+            if path != nil && (keys.count != 1 || showMeta) { throw ValidationError("--path takes one key, without --show-meta") }
         }
 
         func run() throws {
-            if keys.count == 1, prefix == nil, defaultValue == nil, !showMeta, !showOrigin, global.override.isEmpty,
+            if keys.count == 1, prefix == nil, path == nil, defaultValue == nil, !showMeta, !showOrigin, global.override.isEmpty,
                 QuickGet.answer(store: global.store, domain: domain, key: key, json: json)
             {
                 return
@@ -73,6 +81,7 @@ extension Prefs {
             #endif
             let domain = try parseDomain(domain)
             for key in keys { try KeyName.validate(key) }
+            let pointer = try path.map { try JSONPointer($0) }
             let stack = try global.openStack()
             if let prefix {
                 try printPrefix(stack, domain: domain, prefix: prefix)
@@ -83,9 +92,17 @@ extension Prefs {
                 return
             }
             // One lookup (the library's order) answers the value, its origin and its metadata.
-            let answer: (value: JSONValue, origin: ValueOrigin, entry: Entry?)
+            var answer: (value: JSONValue, origin: ValueOrigin, entry: Entry?)
             if let resolved = try stack.resolution(in: domain, forKey: key, withEntry: showMeta) {
                 answer = resolved
+                if let pointer {
+                    do {
+                        answer.value = try pointer.value(in: resolved.value)
+                    } catch let error as PrefsError where error.kind == .notFound {
+                        guard let defaultValue else { throw error.prefixed("\(domain.name)/\(key): ") }
+                        answer = (try ValueType.auto.value(from: defaultValue), .fallback, nil)
+                    }
+                }
             } else if let defaultValue {
                 answer = (try ValueType.auto.value(from: defaultValue), .fallback, nil)
             } else {

@@ -11,7 +11,10 @@ extension Prefs {
                 otherwise the text as a string; text starting with { or [ must be valid JSON. \
                 Use - to read VALUE from standard input (one trailing newline is stripped). \
                 Negative numbers can be given directly: prefs set user offset -5. \
-                The value is committed before the command exits 0.
+                The value is committed before the command exits 0. With --path P (a JSON Pointer, RFC 6901: \
+                /window/w, /tags/0, /tags/- appends) VALUE replaces or adds the member at P of the stored value, \
+                in one transaction; the key and every container on the way must exist (exit 1 otherwise), and \
+                the schema checks the whole value.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -48,6 +51,11 @@ extension Prefs {
             help: ArgumentHelp("Write only if the key holds this JSON value (exit 5 otherwise).", valueName: "json"))
         var ifValue: String?
 
+        @Option(
+            parsing: .unconditional,
+            help: ArgumentHelp("Set the member at this JSON Pointer inside the value (/window/w; /tags/- appends).", valueName: "pointer"))
+        var path: String?
+
         func validate() throws {
             if [ifVersion != nil, ifAbsent, ifValue != nil].filter({ $0 }).count > 1 {
                 throw ValidationError("--if-version, --if-absent and --if-value cannot be used together")
@@ -78,15 +86,18 @@ extension Prefs {
                 throw ValidationError("Unknown option '\(text)'; to store a value starting with '-', write: prefs set DOMAIN KEY -- VALUE")
             }
             if string && type != nil { throw ValidationError("--string and --type cannot be used together") }
+            if path != nil && ttl != nil { throw ValidationError("--path keeps the key's expiry: it cannot be used with --ttl") }
         }
 
         func run() throws {
             let domain = try parseDomain(domain)
             try KeyName.validate(key)
+            let pointer = try path.map { try JSONPointer($0) }
             let stack = try global.openStack(force: force)
             try TypoHint.checkNewDomain(domain, in: stack)
             let schema = try stack.schema()
-            let spec = schema.spec(in: domain, forKey: key)
+            // With --path VALUE is a member: the schema's type of the key does not say how to read it.
+            let spec = pointer == nil ? schema.spec(in: domain, forKey: key) : nil
             // Without --type or --string the schema's type says how to read VALUE
             // (``Schema/value(fromText:in:forKey:)``, as batch's short lines and apply do).
             let text = try readValue(value.last ?? "", type: .auto, verbatim: true).stringValue ?? ""
@@ -95,6 +106,8 @@ extension Prefs {
                 parsed = .string(text)
             } else if let type = type?.type {
                 parsed = try type.value(from: text)
+            } else if pointer != nil {
+                parsed = try ValueType.auto.value(from: text)
             } else {
                 parsed = try schema.value(fromText: text, in: domain, forKey: key)
             }
@@ -106,7 +119,9 @@ extension Prefs {
                 Output.error("warning: \(domain.name)/\(key) is deprecated\(deprecated.stringValue.map { ": " + $0 } ?? "")")
             }
             do {
-                if let condition {
+                if let pointer {
+                    try stack.perform([KeyValueStack.Operation(.setMember(pointer, parsed), in: domain, forKey: key, if: condition)])
+                } else if let condition {
                     try stack.set(parsed, in: domain, forKey: key, if: condition, expiresIn: ttl?.duration)
                 } else {
                     try stack.set(parsed, in: domain, forKey: key, expiresIn: ttl?.duration)
