@@ -51,8 +51,8 @@ enum DocExample_PrefsCore_Flags_KeyValueStack_Flags {
     ) async throws {
         try stack.setFractionalVersion(.v2)
     }
-    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:235
-    static func example5(
+    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:289
+    static func example6(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
