@@ -45,6 +45,12 @@ public enum ValueOrigin: String, Sendable {
     case override
     /// The store.
     case stored
+    /// The project layer (`.prefs.json`; see ``Layers``).
+    case project
+    /// The system layer (`/etc/prefs/*.json`).
+    case system
+    /// The system layer's value of a key a lock covers (`/etc/prefs/locks/*`).
+    case locked
     /// A registered default (in code, or the schema's `default`).
     case `default`
     /// The caller's own fallback (`get --default`).
@@ -64,18 +70,39 @@ extension KeyValueStack {
         self.defaults.register(defaults)
     }
 
-    /// The value of a key by the lookup order — override, stored, registered default — with
-    /// its origin; nil when none answers.
+    /// The value of a key by the lookup order — override, stored, project, system,
+    /// registered default — with its origin; nil when none answers. A key a system lock
+    /// covers answers the system value (origin `locked`), else its default, whatever the
+    /// override, the store and the project hold.
     ///
     /// ```swift
     /// if let (value, origin) = try stack.resolve(in: .user, forKey: "theme") { print(value, origin) }
     /// ```
     /// - Throws: `PrefsError`: `usage` for a bad key; `storeUnreadable`.
     public func resolve(in domain: Domain, forKey key: String) throws -> (value: JSONValue, origin: ValueOrigin)? {
+        if layers.lock(in: domain, forKey: key) != nil {
+            try KeyName.validate(key)
+            if let value = layers.system[domain]?[key] { return (value.value, .locked) }
+            if let value = try defaultValue(in: domain, forKey: key) { return (value, .default) }
+            return nil
+        }
         if let value = overrides[domain]?[key] { return (value, .override) }
         if let value = try storedValue(in: domain, forKey: key) { return (value, .stored) }
+        if let (value, origin) = layers.layered(in: domain, forKey: key) { return (value.value, origin) }
         if let value = try defaultValue(in: domain, forKey: key) { return (value, .default) }
         return nil
+    }
+
+    /// The file behind an answer of ``resolve(in:forKey:)`` with this origin: the project or
+    /// system file of a `project` or `system` value, the lock file of a `locked` one; nil for
+    /// the other origins.
+    public func layerFile(of origin: ValueOrigin, in domain: Domain, forKey key: String) -> String? {
+        switch origin {
+        case .project: layers.project[domain]?[key]?.file
+        case .system: layers.system[domain]?[key]?.file
+        case .locked: layers.lock(in: domain, forKey: key)?.file
+        default: nil
+        }
     }
 
     /// The registered default of a key: from code first, else from the schema.
@@ -183,6 +210,7 @@ extension KeyValueStack {
     public func knownDomains() throws -> [Domain] {
         var result = Set(try domains())
         result.formUnion(overrides.keys)
+        result.formUnion(layers.domains)
         result.formUnion(defaults.registeredDomains)
         result.formUnion(try schema().domains.keys)
         return result.sorted()
@@ -203,6 +231,7 @@ extension KeyValueStack {
         let listingAll = domain == nil
         var domains = Set(try domain.map { [$0] } ?? self.domains())
         if domain == nil {
+            domains.formUnion(layers.domains)
             domains.formUnion(overrides.keys)
             domains.formUnion(defaults.registeredDomains)
             domains.formUnion(schema.domains.keys)
@@ -213,10 +242,26 @@ extension KeyValueStack {
                 if let value = spec.defaultValue { extras[BytewiseString(spec.key)] = (value, .default) }
             }
             for (key, value) in defaults.registered(in: domain) { extras[BytewiseString(key)] = (value, .default) }
+            for (key, value) in layers.system[domain] ?? [:] { extras[BytewiseString(key)] = (value.value, .system) }
+            for (key, value) in layers.project[domain] ?? [:] { extras[BytewiseString(key)] = (value.value, .project) }
             for (key, value) in overrides[domain] ?? [:] { extras[BytewiseString(key)] = (value, .override) }
+            // A locked key answers the system value, else its default, else nothing: the visit
+            // below skips the stored row of a locked key that no entry here answers.
+            if !layers.locks.isEmpty {
+                for (key, _) in extras where layers.lock(in: domain, forKey: key.value) != nil {
+                    if let value = layers.system[domain]?[key.value] {
+                        extras[key] = (value.value, .locked)
+                    } else if let value = try defaultValue(in: domain, forKey: key.value) {
+                        extras[key] = (value, .default)
+                    } else {
+                        extras[key] = nil
+                    }
+                }
+            }
             var pending = extras.filter { prefix == nil || $0.key.value.utf8.starts(with: prefix!.utf8) }
                 .map { (key: $0.key.value, value: $0.value.0, origin: $0.value.1) }
                 .sorted { BytewiseString.precedes($0.key, $1.key) }[...]
+            let locks = layers.locks.filter { $0.domain == domain }
             func extraEntry(_ item: (key: String, value: JSONValue, origin: ValueOrigin)) -> Entry {
                 Entry(domain: domain, key: item.key, json: item.value.compactText, version: 0, updatedAt: 0)
             }
@@ -232,13 +277,15 @@ extension KeyValueStack {
                     pending.removeFirst()
                     try body(extraEntry(next), next.origin)
                 }
+                let locked = !locks.isEmpty && locks.contains { $0.covers(domain, entry.key) }
                 if let next = pending.first, BytewiseString.equal(next.key, entry.key) {
                     pending.removeFirst()
-                    if next.origin == .override {
-                        try body(extraEntry(next), .override)
+                    if next.origin == .override || locked {
+                        try body(extraEntry(next), next.origin)
                         return
                     }
                 }
+                if locked { return }  // no system value nor default: the stored row is not read
                 try body(entry, .stored)
             }
             for item in pending { try body(extraEntry(item), item.origin) }
