@@ -20,7 +20,8 @@ struct Prefs: ParsableCommand {
             """,
         version: PrefsVersion.current,
         subcommands: [
-            GetCommand.self, SetCommand.self, RemoveCommand.self, ListCommand.self, DomainsCommand.self, ExportCommand.self,
+            GetCommand.self, SetCommand.self, RemoveCommand.self, ListCommand.self, DomainsCommand.self, WritableCommand.self,
+            ExportCommand.self,
             ImportCommand.self, BatchCommand.self, IncrCommand.self,
             ApplyCommand.self, LogCommand.self, WatchCommand.self, SchemaCommand.self, DescribeCommand.self, ResetCommand.self,
             FlagCommand.self, RefreshCommand.self, RemoteCommand.self,
