@@ -99,6 +99,36 @@ public struct Layers: Sendable {
         return result
     }
 
+    /// Whether this process may have a layer file (the process environment and current
+    /// directory): false only when `PREFS_SYSTEM_DIR` (or `/etc/prefs`) does not exist and no
+    /// `.prefs.json` is found (or `PREFS_PROJECT_FILE` is empty). `stat` calls on C strings
+    /// only, for `get`'s start-up path, which steps aside when this is true.
+    package static func mayHaveFiles() -> Bool {
+        var status = stat()
+        if let system = getenv("PREFS_SYSTEM_DIR"), system[0] != 0 {
+            if stat(system, &status) == 0 { return true }
+        } else if stat(defaultSystemDirectory, &status) == 0 {
+            return true
+        }
+        if let project = getenv("PREFS_PROJECT_FILE") { return project[0] != 0 }
+        guard let cwd = getcwd(nil, 0) else { return true }
+        defer { free(cwd) }
+        let length = strlen(cwd)
+        guard length > 0, cwd[0] == 0x2F else { return true }
+        let path = UnsafeMutablePointer<CChar>.allocate(capacity: length + 13)  // + "/.prefs.json" and NUL
+        defer { path.deallocate() }
+        path.initialize(from: cwd, count: length)
+        var end = length == 1 ? 0 : length  // "/" is the empty prefix
+        while true {
+            _ = strcpy(path + end, "/.prefs.json")
+            if stat(path, &status) == 0 { return true }
+            _ = strcpy(path + end, "/.git")
+            if stat(path, &status) == 0 { return false }
+            if end == 0 { return false }
+            repeat { end -= 1 } while end > 0 && path[end] != 0x2F
+        }
+    }
+
     /// ``current(variable:)`` for an environment given as a dictionary.
     public static func current(environment: [String: String]) -> Layers {
         current { environment[$0] }

@@ -20,7 +20,7 @@ enum QuickGet {
         if let overrides = getenv("PREFS_OVERRIDES"), overrides[0] != 0 { return false }
         guard store.map({ !$0.isEmpty }) ?? true else { return false }
         // A project or system layer file (or a lock): the full command answers, and warns.
-        if Layers.current(variable: { getenv($0).map { String(cString: $0) } }).hasFiles { return false }
+        if Layers.mayHaveFiles() { return false }
         let path = StoreLocation.resolve(explicit: store, variable: variable)
         guard let busyTimeout = busyTimeoutMilliseconds(),
             let text = QuickRead.storedJSON(path: path, domain: domain, key: key, busyTimeout: busyTimeout),
