@@ -52,4 +52,25 @@ struct LayerLockTests {
         #expect(try stack.storedValue(in: .user, forKey: "endpoint") == .string("mine"))
         try stack.close()
     }
+
+    @Test func aPulledValueOfALockedKeyIsStoredAndStaysShadowed() throws {
+        let store = try TemporaryStore()
+        let system = store.directory + "/system"
+        try FileManager.default.createDirectory(atPath: system + "/locks", withIntermediateDirectories: true)
+        try #"{"team":{"endpoint":"https://corp.example"}}"#.write(toFile: system + "/10.json", atomically: false, encoding: .utf8)
+        try "team/endpoint\n".write(toFile: system + "/locks/admin", atomically: false, encoding: .utf8)
+        #expect(chmod(system, 0o755) == 0 && chmod(system + "/10.json", 0o644) == 0 && chmod(system + "/locks/admin", 0o644) == 0)
+        let stack = try KeyValueStack(
+            path: store.path, options: .init(environment: ["PREFS_SYSTEM_DIR": system, "PREFS_PROJECT_FILE": ""]))
+        try stack.setRemote(try RemoteURL(parsing: "postgres://u@127.0.0.1:1/db"), domains: nil)  // never connected to
+        let team = Domain("team")
+        let pulled = SyncOperation(
+            id: UUID().uuidString, domain: "team", key: "endpoint", json: #""https://peer.example""#, expiresAt: nil, hlc: 1_000,
+            node: "n", actor: "t")
+        #expect(try stack.applyRemoteOperations([pulled], through: 1) == 1)
+        #expect(try stack.storedValue(in: team, forKey: "endpoint") == .string("https://peer.example"))
+        #expect(try stack.value(in: team, forKey: "endpoint") == .string("https://corp.example"))
+        #expect(try stack.resolve(in: team, forKey: "endpoint")?.origin == .locked)
+        try stack.close()
+    }
 }
