@@ -252,4 +252,17 @@ struct LayersTests {
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout == "region eu-west\ncheckout on\nproject:\(repo)/.prefs.json\teu-west\n", "\(result)")
     }
+
+    @Test func aPlainGetStaysOnItsStartUpPathOnlyWithoutLayerFiles() throws {
+        let layout = try Layout()
+        let quick = ["PREFS_REQUIRE_QUICK": "1"]
+        // No system directory and no .prefs.json up to the git root: the start-up path answers.
+        let bare = layout.box.root + "/elsewhere/checkout"
+        try FileManager.default.createDirectory(atPath: bare + "/.git", withIntermediateDirectories: true)
+        let none = layout.environment(system: layout.box.root + "/none").merging(quick) { $1 }
+        #expect(try layout.run(["get", "user", "a"], in: bare, expecting: 0, environment: none).stdout == "store\n")
+        // A project file, or a system directory: the full command answers (97 under the switch).
+        try layout.run(["get", "user", "a"], in: layout.repository, expecting: 97, environment: none)
+        try layout.run(["get", "user", "a"], in: bare, expecting: 97, environment: layout.environment().merging(quick) { $1 })
+    }
 }
