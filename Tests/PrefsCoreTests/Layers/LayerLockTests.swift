@@ -30,6 +30,7 @@ struct LayerLockTests {
         #expect(stack.lock(in: .user, forKey: "telemetry.opt-out") != nil && stack.lock(in: .user, forKey: "theme") == nil)
 
         let key = Key<String>("endpoint", in: .user, default: "none")
+        #expect(stack[key] == "https://corp.example" && stack.reading(key).origin == .locked)
         let attempts: [(String, () throws -> Void)] = [
             ("set", { try stack.set("x", in: .user, forKey: "endpoint") }),
             ("remove", { _ = try stack.remove(in: .user, keys: ["endpoint"]) }),
