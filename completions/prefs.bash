@@ -240,13 +240,13 @@ _prefs() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    get|set|rm|list|domains|export|import|exec|batch|incr|apply|log|watch|schema|describe|reset|flag|refresh|remote|sync|serve|doctor|backup|restore|edit|help)
+    get|set|rm|list|domains|writable|export|import|exec|batch|incr|apply|log|watch|schema|describe|reset|flag|refresh|remote|sync|serve|doctor|backup|restore|edit|help)
         # Offer subcommand argument completions
         "_prefs_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'get set rm list domains export import exec batch incr apply log watch schema describe reset flag refresh remote sync serve doctor backup restore edit help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'get set rm list domains writable export import exec batch incr apply log watch schema describe reset flag refresh remote sync serve doctor backup restore edit help' -- "${cur}"))
         ;;
     esac
 }
@@ -436,6 +436,40 @@ _prefs_domains() {
         return
         ;;
     '--override')
+        return
+        ;;
+    esac
+}
+
+_prefs_writable() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor)
+    __prefs_offer_flags_options 2
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __prefs_add_completions -f
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion writable -- positional@0 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        return
+        ;;
+    2)
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion writable -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac

@@ -15,13 +15,18 @@ struct Prefs: ParsableCommand {
             (RAM only, shared by this user's processes until reboot) and custom ones. \
             Global options go before the command: prefs --store PATH get user theme.
 
+            Reads answer from an override, the store, the project file (.prefs.json up to the \
+            git root; PREFS_PROJECT_FILE), the system files (/etc/prefs/*.json; \
+            PREFS_SYSTEM_DIR), then defaults. A key locked in /etc/prefs/locks answers the \
+            system value and refuses writes (exit 4).
+
             Exit codes: 0 success, 1 key not found, 2 usage, 3 store unreadable, \
             4 cannot write, 5 precondition failed, 6 invalid value, 7 remote unreachable.
             """,
         version: PrefsVersion.current,
         subcommands: [
-            GetCommand.self, SetCommand.self, RemoveCommand.self, ListCommand.self, DomainsCommand.self, ExportCommand.self,
-            ImportCommand.self, ExecCommand.self, BatchCommand.self, IncrCommand.self,
+            GetCommand.self, SetCommand.self, RemoveCommand.self, ListCommand.self, DomainsCommand.self, WritableCommand.self,
+            ExportCommand.self, ImportCommand.self, ExecCommand.self, BatchCommand.self, IncrCommand.self,
             ApplyCommand.self, LogCommand.self, WatchCommand.self, SchemaCommand.self, DescribeCommand.self, ResetCommand.self,
             FlagCommand.self, RefreshCommand.self, RemoteCommand.self,
             SyncCommand.self, ServeCommand.self, DoctorCommand.self, BackupCommand.self, RestoreCommand.self, EditCommand.self,

@@ -50,10 +50,14 @@ extension KeyValueStack {
     public func reading<Value>(_ key: Key<Value>) -> KeyReading<Value> {
         let found: (JSONValue, ValueOrigin)?
         do {
-            if let value = overrides[key.domain]?[key.name] {
+            if layers.lock(in: key.domain, forKey: key.name) != nil {
+                found = layers.system[key.domain]?[key.name].map { ($0.value, .locked) }
+            } else if let value = overrides[key.domain]?[key.name] {
                 found = (value, .override)
+            } else if let value = try storedValue(in: key.domain, forKey: key.name) {
+                found = (value, .stored)
             } else {
-                found = try storedValue(in: key.domain, forKey: key.name).map { ($0, .stored) }
+                found = layers.layered(in: key.domain, forKey: key.name).map { ($0.value.value, $0.origin) }
             }
         } catch let error as PrefsError {
             return KeyReading(value: key.defaultValue, origin: .default, failure: error.naming(key.domain, key.name), json: key.defaultJSON)

@@ -4,8 +4,8 @@ import Glibc
 extension KeyValueStack {
     /// Visits the flags of `switch`, the one rule every flag path uses (`flag list`, `eval`,
     /// `enabled`, `explain`, `diff`, `stats`, `export`, `show`, and `prefs serve`'s OFREP answers
-    /// and inspector): a key is a flag when its value is stored or given by an override
-    /// (`--override`, `PREFS_OVERRIDES`). A default, the schema's or one registered in code, is
+    /// and inspector): a key is a flag when its value is stored, given by an override
+    /// (`--override`, `PREFS_OVERRIDES`) or by the project or system layer (``Layers``). A default, the schema's or one registered in code, is
     /// a configuration value that `get` answers, not a flag. `$evaluators` and `$metadata` are
     /// visited too (they are not flags; ``FlagSet`` reads them apart).
     ///
@@ -21,8 +21,9 @@ extension KeyValueStack {
     ///
     /// - Throws: `PrefsError` when the store cannot be read.
     public func flagValue(_ key: String) throws -> JSONValue? {
+        if layers.lock(in: .switch, forKey: key) != nil { return layers.system[.switch]?[key]?.value }
         if let value = overrides[.switch]?[key] { return value }
-        return try storedValue(in: .switch, forKey: key)
+        return try storedValue(in: .switch, forKey: key) ?? layers.layered(in: .switch, forKey: key)?.value.value
     }
 
     /// The flags of the `switch` domain (overrides included, defaults not: see
@@ -67,8 +68,8 @@ extension KeyValueStack {
 
     /// The names of the flags (`FlagSet/sortedKeys` of ``flags(fractionalVersion:)``), read
     /// without their definitions: the keys of `switch` that are flags (stored keys, queued
-    /// writes, overrides; a default is no flag) but `$evaluators` and `$metadata`, in bytewise
-    /// order. What a "did you mean" after FLAG_NOT_FOUND needs, at the cost of
+    /// writes, overrides, the project and system layers; a default is no flag) but
+    /// `$evaluators` and `$metadata`, in bytewise order. What a "did you mean" after FLAG_NOT_FOUND needs, at the cost of
     /// reading names, not of parsing and compiling every flag.
     ///
     /// ```swift
@@ -93,6 +94,9 @@ extension KeyValueStack {
             }
         }
         added.formUnion((overrides[.switch] ?? [:]).keys.map(BytewiseString.init))
+        // The project and system layers' keys are flags too (``forEachFlagEntry(_:)``).
+        added.formUnion((layers.project[.switch] ?? [:]).keys.map(BytewiseString.init))
+        added.formUnion((layers.system[.switch] ?? [:]).keys.map(BytewiseString.init))
         // Where `name` is or would go in `names` (binary search, bytewise).
         func position(_ name: String) -> (index: Int, found: Bool) {
             var low = 0

@@ -192,6 +192,7 @@ extension KeyValueStack {
             }
             for orphan in orphans { add(.warning, "memory-other", "orphaned memory-tier file \(orphan)") }
         }
+        findings += layerFindings()
         return findings
     }
 
@@ -359,6 +360,7 @@ extension KeyValueStack {
             throw PrefsError(
                 .storeUnreadable, "cannot restore \(source): \(PrefsError.database(error, path: source, writing: false).message)")
         }
+        if let queue = copied, let (lock, domain, key) = try lockedRow(in: queue) { throw lock.refusal(domain, key) }
         report(summary)
 
         try flushSynchronously()
@@ -395,6 +397,25 @@ extension KeyValueStack {
                 if try DomainTable(domain).hasRows(db) { return true }
             }
             return false
+        }
+    }
+
+    /// A row of the restored copy that a system lock covers: a restore would write it, so it is
+    /// refused (exit 4, naming the lock file).
+    private func lockedRow(in queue: DatabaseQueue) throws -> (LayerLock, Domain, String)? {
+        guard !layers.locks.isEmpty else { return nil }
+        return try queue.read { db -> (LayerLock, Domain, String)? in
+            for lock in layers.locks where try db.tableExists("kv_" + lock.domain.name) {
+                let table = DomainTable(lock.domain).table
+                let key =
+                    lock.isPrefix
+                    ? try String.fetchOne(
+                        db, sql: "SELECT key FROM \(table) WHERE substr(CAST(key AS BLOB), 1, ?) = CAST(? AS BLOB) LIMIT 1",
+                        arguments: [Int64(lock.key.utf8.count), lock.key])
+                    : try String.fetchOne(db, sql: "SELECT key FROM \(table) WHERE key = ?", arguments: [lock.key])
+                if let key { return (lock, lock.domain, key) }
+            }
+            return nil
         }
     }
 

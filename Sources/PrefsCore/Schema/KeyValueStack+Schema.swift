@@ -45,6 +45,12 @@ public enum ValueOrigin: String, Sendable {
     case override
     /// The store.
     case stored
+    /// The project layer (`.prefs.json`; see ``Layers``).
+    case project
+    /// The system layer (`/etc/prefs/*.json`).
+    case system
+    /// The system layer's value of a key a lock covers (`/etc/prefs/locks/*`).
+    case locked
     /// A registered default (in code, or the schema's `default`).
     case `default`
     /// The caller's own fallback (`get --default`).
@@ -64,8 +70,10 @@ extension KeyValueStack {
         self.defaults.register(defaults)
     }
 
-    /// The value of a key by the lookup order — override, stored, registered default — with
-    /// its origin; nil when none answers.
+    /// The value of a key by the lookup order — override, stored, project, system,
+    /// registered default — with its origin; nil when none answers. A key a system lock
+    /// covers answers the system value (origin `locked`), else its default, whatever the
+    /// override, the store and the project hold.
     ///
     /// ```swift
     /// if let (value, origin) = try stack.resolve(in: .user, forKey: "theme") { print(value, origin) }
@@ -75,19 +83,39 @@ extension KeyValueStack {
         try resolution(in: domain, forKey: key, withEntry: false).map { ($0.value, $0.origin) }
     }
 
-    /// The one lookup order behind ``resolve(in:forKey:)``; with `withEntry`, a stored value
-    /// comes with its entry (version and times, for `get --show-meta`).
+    /// The one lookup order behind ``resolve(in:forKey:)`` (override, store, project, system,
+    /// default; a locked key answers the system value); with `withEntry`, a stored value comes
+    /// with its entry (version and times, for `get --show-meta`).
     package func resolution(in domain: Domain, forKey key: String, withEntry: Bool) throws -> (
         value: JSONValue, origin: ValueOrigin, entry: Entry?
     )? {
+        if layers.lock(in: domain, forKey: key) != nil {
+            try KeyName.validate(key)
+            if let value = layers.system[domain]?[key] { return (value.value, .locked, nil) }
+            if let value = try defaultValue(in: domain, forKey: key) { return (value, .default, nil) }
+            return nil
+        }
         if let value = overrides[domain]?[key] { return (value, .override, nil) }
         if withEntry {
             if let entry = try entry(in: domain, forKey: key) { return (try entry.value(), .stored, entry) }
         } else if let value = try storedValue(in: domain, forKey: key) {
             return (value, .stored, nil)
         }
+        if let (value, origin) = layers.layered(in: domain, forKey: key) { return (value.value, origin, nil) }
         if let value = try defaultValue(in: domain, forKey: key) { return (value, .default, nil) }
         return nil
+    }
+
+    /// The file behind an answer of ``resolve(in:forKey:)`` with this origin: the project or
+    /// system file of a `project` or `system` value, the lock file of a `locked` one; nil for
+    /// the other origins.
+    public func layerFile(of origin: ValueOrigin, in domain: Domain, forKey key: String) -> String? {
+        switch origin {
+        case .project: layers.project[domain]?[key]?.file
+        case .system: layers.system[domain]?[key]?.file
+        case .locked: layers.lock(in: domain, forKey: key)?.file
+        default: nil
+        }
     }
 
     /// The registered default of a key: from code first, else from the schema.
@@ -195,6 +223,7 @@ extension KeyValueStack {
     public func knownDomains() throws -> [Domain] {
         var result = Set(try domains())
         result.formUnion(overrides.keys)
+        result.formUnion(layers.domains)
         result.formUnion(defaults.registeredDomains)
         result.formUnion(try schema().domains.keys)
         return result.sorted()
@@ -215,6 +244,7 @@ extension KeyValueStack {
         let listingAll = domain == nil
         var domains = Set(try domain.map { [$0] } ?? self.domains())
         if domain == nil {
+            domains.formUnion(layers.domains)
             domains.formUnion(overrides.keys)
             domains.formUnion(defaults.registeredDomains)
             domains.formUnion(schema.domains.keys)
@@ -225,10 +255,26 @@ extension KeyValueStack {
                 if let value = spec.defaultValue { extras[BytewiseString(spec.key)] = (value, .default) }
             }
             for (key, value) in defaults.registered(in: domain) { extras[BytewiseString(key)] = (value, .default) }
+            for (key, value) in layers.system[domain] ?? [:] { extras[BytewiseString(key)] = (value.value, .system) }
+            for (key, value) in layers.project[domain] ?? [:] { extras[BytewiseString(key)] = (value.value, .project) }
             for (key, value) in overrides[domain] ?? [:] { extras[BytewiseString(key)] = (value, .override) }
+            // A locked key answers the system value, else its default, else nothing: the visit
+            // below skips the stored row of a locked key that no entry here answers.
+            if !layers.locks.isEmpty {
+                for (key, _) in extras where layers.lock(in: domain, forKey: key.value) != nil {
+                    if let value = layers.system[domain]?[key.value] {
+                        extras[key] = (value.value, .locked)
+                    } else if let value = try defaultValue(in: domain, forKey: key.value) {
+                        extras[key] = (value, .default)
+                    } else {
+                        extras[key] = nil
+                    }
+                }
+            }
             var pending = extras.filter { prefix == nil || $0.key.value.utf8.starts(with: prefix!.utf8) }
                 .map { (key: $0.key.value, value: $0.value.0, origin: $0.value.1) }
                 .sorted { BytewiseString.precedes($0.key, $1.key) }[...]
+            let locks = layers.locks.filter { $0.domain == domain }
             func extraEntry(_ item: (key: String, value: JSONValue, origin: ValueOrigin)) -> Entry {
                 Entry(domain: domain, key: item.key, json: item.value.compactText, version: 0, updatedAt: 0)
             }
@@ -244,13 +290,15 @@ extension KeyValueStack {
                     pending.removeFirst()
                     try body(extraEntry(next), next.origin)
                 }
+                let locked = !locks.isEmpty && locks.contains { $0.covers(domain, entry.key) }
                 if let next = pending.first, BytewiseString.equal(next.key, entry.key) {
                     pending.removeFirst()
-                    if next.origin == .override {
-                        try body(extraEntry(next), .override)
+                    if next.origin == .override || locked {
+                        try body(extraEntry(next), next.origin)
                         return
                     }
                 }
+                if locked { return }  // no system value nor default: the stored row is not read
                 try body(entry, .stored)
             }
             for item in pending { try body(extraEntry(item), item.origin) }

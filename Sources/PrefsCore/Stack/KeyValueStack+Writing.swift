@@ -51,6 +51,7 @@ extension KeyValueStack {
         _ text: String, _ value: @autoclosure () throws -> JSONValue, in domain: Domain, forKey key: String, expiresIn lifetime: Duration?
     ) throws {
         try KeyName.validate(key)
+        try refuseLocked(domain, key)
         _ = try database(for: domain).writer()  // a damaged or newer store fails here, not at the flush
         try validateWrite(value(), in: domain, forKey: key)
         queue.enqueue(PendingKey(domain: domain, key: key), .set(text, expiresAt: Self.expiry(lifetime)))
@@ -74,7 +75,10 @@ extension KeyValueStack {
     ///   is missing, `cannotWrite` when the store cannot be written.
     @discardableResult
     public func remove(in domain: Domain, keys: [String], mustExist: Bool = false) throws -> [String] {
-        for key in keys { try KeyName.validate(key) }
+        for key in keys {
+            try KeyName.validate(key)
+            try refuseLocked(domain, key)
+        }
         if mustExist {
             try flushSynchronously()
             let changes = keys.map { (PendingKey(domain: domain, key: $0), PendingChange.remove) }
@@ -100,6 +104,7 @@ extension KeyValueStack {
     ///   overflows 64 bits; `usage` for a bad key.
     @discardableResult
     public func increment(in domain: Domain, forKey key: String, by delta: Int64 = 1) throws -> Int64 {
+        try refuseLocked(domain, key)
         let base = try Increment.base(try storedValue(in: domain, forKey: key), domain: domain, key: key)
         let sum = try Increment.sum(base, delta, domain: domain, key: key)
         _ = try database(for: domain).writer()

@@ -92,6 +92,10 @@ public final class KeyValueStack: Sendable {
         /// command that flushes before it exits turns it off: arming the timer starts
         /// libdispatch's manager thread and event loop, which such a command never needs.
         package var flushesOnTimer = true
+        /// The project and system layers; nil (the default) reads them for ``environment``
+        /// and the current directory (``Layers/current(environment:)``), ``Layers/none``
+        /// turns them off.
+        public var layers: Layers?
 
         /// Creates options.
         ///
@@ -129,6 +133,8 @@ public final class KeyValueStack: Sendable {
     public let overrides: [Domain: [String: JSONValue]]
     /// Whether writes are checked against the schema (``Options/validatesWrites``).
     public let validatesWrites: Bool
+    /// The project and system layers this stack reads beneath the store, and their locks.
+    public let layers: Layers
 
     /// Opens the store at `path`. Nothing is read or created until the first call that needs
     /// it; a store that does not exist reads as empty.
@@ -151,17 +157,21 @@ public final class KeyValueStack: Sendable {
         }
         // SQLite names -wal and -shm after the file a symbolic link leads to: so do the checks.
         let resolved = StoreLocation.resolvingSymbolicLinks(path)
+        let layers = options.layers ?? Layers.current(environment: options.environment)
+        self.layers = layers
         let main = StoreDatabase(
-            location: .file(resolved), kind: .main, busyTimeout: options.busyTimeout, actor: actor, linkPath: path)
+            location: .file(resolved), kind: .main, busyTimeout: options.busyTimeout, actor: actor, linkPath: path,
+            locks: layers.locks)
         let memory: StoreDatabase
         switch options.memoryTier {
         case .inProcess:
-            memory = StoreDatabase(location: .inProcess, kind: .memoryTier, busyTimeout: options.busyTimeout, actor: actor)
+            memory = StoreDatabase(
+                location: .inProcess, kind: .memoryTier, busyTimeout: options.busyTimeout, actor: actor, locks: layers.locks)
         case .shared:
             let file = StoreLocation.memoryFile(forStore: resolved, environment: options.environment)
             memory = StoreDatabase(
                 location: .file(file), kind: .memoryTier, busyTimeout: options.busyTimeout, actor: actor,
-                ownerPath: StoreLocation.absolutePath(resolved))
+                ownerPath: StoreLocation.absolutePath(resolved), locks: layers.locks)
         }
         let observers = ChangeObservers()
         self.main = main

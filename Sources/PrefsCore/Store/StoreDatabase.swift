@@ -48,11 +48,14 @@ final class StoreDatabase: Sendable {
     /// For a shared memory tier: the store file it belongs to (recorded in its meta table,
     /// so `prefs doctor` can find memory files whose store is gone).
     let ownerPath: String?
+    /// The system layer's locks: ``ChangeApplier`` refuses local writes to the keys they cover.
+    let locks: [LayerLock]
 
     init(
         location: Location, kind: Kind, busyTimeout: TimeInterval, actor: String = "unknown", ownerPath: String? = nil,
-        linkPath: String? = nil
+        linkPath: String? = nil, locks: [LayerLock] = []
     ) {
+        self.locks = locks
         self.currentLocation = Mutex(location)
         self.linkPath = location == .file(linkPath ?? "") ? nil : linkPath
         self.kind = kind

@@ -19,9 +19,12 @@ final class WriteTransaction {
     /// Set when a placeholder stands for skipped records: retention must remove it (and the
     /// records before it) at this commit, not in a later batch.
     private(set) var prunesExactly = false
+    /// The system layer's locks of the store (``StoreDatabase/locks``).
+    let locks: [LayerLock]
 
-    private init(_ db: Database, log: ChangeLog, op: LogOperation, recordsSync: Bool) throws {
+    private init(_ db: Database, log: ChangeLog, op: LogOperation, recordsSync: Bool, locks: [LayerLock]) throws {
         self.db = db
+        self.locks = locks
         self.log = log
         self.op = op
         try ChangeLog.checkRoom(db)
@@ -35,7 +38,8 @@ final class WriteTransaction {
     ///   `storeUnreadable`).
     static func run<T>(on database: StoreDatabase, op: LogOperation, _ body: (WriteTransaction) throws -> T) throws -> T {
         try database.write { db in
-            let transaction = try WriteTransaction(db, log: database.changeLog, op: op, recordsSync: database.recordsSync)
+            let transaction = try WriteTransaction(
+                db, log: database.changeLog, op: op, recordsSync: database.recordsSync, locks: database.locks)
             let result = try body(transaction)
             try transaction.captureSync()
             if database.kind == .memoryTier {

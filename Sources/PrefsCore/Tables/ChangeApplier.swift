@@ -90,6 +90,7 @@ final class ChangeApplier {
         events wantEvents: Bool = true,
         check: IncrementCheck? = nil
     ) throws -> (events: [ChangeEvent], rejected: [String]) {
+        try refuseLocked(changes.lazy.map(\.0), op: op)
         var outcome = (events: [ChangeEvent](), rejected: [String]())
         if wantEvents { outcome.events.reserveCapacity(changes.count) }
         let unlogged = try unloggedHead(of: changes, events: wantEvents)
@@ -189,6 +190,18 @@ final class ChangeApplier {
         }
     }
 
+    /// The lock hook: refuses the whole write when a change touches a key a system lock
+    /// covers. A sync pull and a refresh are not refused: what they store stays shadowed by
+    /// the lock (reads answer the system value) and shows again when the lock goes.
+    private func refuseLocked(_ targets: some Sequence<PendingKey>, op: LogOperation?) throws {
+        guard !transaction.locks.isEmpty, op != .sync, op != .refresh else { return }
+        for target in targets {
+            if let lock = transaction.locks.first(where: { $0.covers(target.domain, target.key) }) {
+                throw lock.refusal(target.domain, target.key)
+            }
+        }
+    }
+
     private static func notFound(_ target: PendingKey) -> PrefsError {
         PrefsError(.notFound, "\(target.domain.name)/\(target.key) not found", domain: target.domain, key: target.key)
     }
@@ -215,6 +228,7 @@ final class ChangeApplier {
                 }
             }
             let (domain, key) = (operation.domain, operation.key)
+            try numbered { try refuseLocked(CollectionOfOne(PendingKey(domain: domain, key: key)), op: nil) }
             let exists = try prepare(domain, create: operation.action != .remove)
             let old = exists ? try entry(in: domain, forKey: key) : nil
             if let condition = operation.precondition {

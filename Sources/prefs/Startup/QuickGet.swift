@@ -9,7 +9,7 @@ import PrefsCore
 /// `prefs get` runs in shell loops, so its cost matters. ``Prefs/GetCommand`` asks this first when
 /// the command line has one key and no option but `--json` and `--store`: the value is read
 /// with ``QuickRead`` and printed with the same code as the full command. When anything is
-/// unusual — overrides, the memory domain, a missing store, key or table, an expired value,
+/// unusual — overrides, a project or system layer file, the memory domain, a missing store, key or table, an expired value,
 /// a store of another schema version, any SQLite error — it answers false and the full
 /// command runs, so behaviour and messages stay those of the full path.
 enum QuickGet {
@@ -19,6 +19,8 @@ enum QuickGet {
         if let flag = getenv("PREFS_QUICK_GET"), String(cString: flag) == "0" { return false }
         if let overrides = getenv("PREFS_OVERRIDES"), overrides[0] != 0 { return false }
         guard store.map({ !$0.isEmpty }) ?? true else { return false }
+        // A project or system layer file (or a lock): the full command answers, and warns.
+        if Layers.mayHaveFiles() { return false }
         let path = StoreLocation.resolve(explicit: store, variable: variable)
         guard let busyTimeout = busyTimeoutMilliseconds(),
             let text = QuickRead.storedJSON(path: path, domain: domain, key: key, busyTimeout: busyTimeout),

@@ -63,6 +63,9 @@ struct GlobalOptions: ParsableArguments {
         options.flushesOnTimer = window != nil
         options.actor = actor
         options.overrides = try overrides()
+        let layers = Layers.current(environment: options.environment)
+        for warning in layers.warnings { Output.error("warning: " + warning) }
+        options.layers = layers
         if force {
             options.validatesWrites = false
             Output.error("warning: --force: values are not checked against the schema")

@@ -118,6 +118,7 @@ final class Sandbox: Sendable {
         env["XDG_DATA_HOME"] = root + "/data"
         env["HOME"] = root + "/home"
         env.removeValue(forKey: "PREFS_STORE")
+        env["PREFS_SYSTEM_DIR"] = root + "/system"  // the machine's /etc/prefs stays out of the tests
         env.removeValue(forKey: "NO_COLOR")
         for key in env.keys where key.hasPrefix("PG") { env.removeValue(forKey: key) }  // no stray PGPASSWORD etc.
         for (k, v) in extra { env[k] = v }

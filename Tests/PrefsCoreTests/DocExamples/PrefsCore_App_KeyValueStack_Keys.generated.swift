@@ -26,7 +26,7 @@ enum DocExample_PrefsCore_App_KeyValueStack_Keys {
         print(reading.value, reading.origin, reading.failure?.reason as Any)
         _ = reading
     }
-    // Sources/PrefsCore/App/KeyValueStack+Keys.swift:89
+    // Sources/PrefsCore/App/KeyValueStack+Keys.swift:93
     static func example3(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -35,7 +35,7 @@ enum DocExample_PrefsCore_App_KeyValueStack_Keys {
         try stack.set(.volume, 0.8)
         try stack.set(.sessionToken, "abc", expiresIn: .seconds(3600))
     }
-    // Sources/PrefsCore/App/KeyValueStack+Keys.swift:112
+    // Sources/PrefsCore/App/KeyValueStack+Keys.swift:116
     static func example4(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -43,7 +43,7 @@ enum DocExample_PrefsCore_App_KeyValueStack_Keys {
     ) async throws {
         try stack.set(.volume, 0.9, if: .value(0.8))
     }
-    // Sources/PrefsCore/App/KeyValueStack+Keys.swift:137
+    // Sources/PrefsCore/App/KeyValueStack+Keys.swift:141
     static func example5(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -51,7 +51,7 @@ enum DocExample_PrefsCore_App_KeyValueStack_Keys {
     ) async throws {
         try stack.update(.launches) { $0 += 1 }
     }
-    // Sources/PrefsCore/App/KeyValueStack+Keys.swift:175
+    // Sources/PrefsCore/App/KeyValueStack+Keys.swift:179
     static func example6(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -59,7 +59,7 @@ enum DocExample_PrefsCore_App_KeyValueStack_Keys {
     ) async throws {
         try stack.reset(.volume)
     }
-    // Sources/PrefsCore/App/KeyValueStack+Keys.swift:193
+    // Sources/PrefsCore/App/KeyValueStack+Keys.swift:197
     static func example7(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,

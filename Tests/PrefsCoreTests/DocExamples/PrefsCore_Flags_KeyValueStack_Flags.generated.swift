@@ -6,7 +6,7 @@ import PrefsCore
 
 
 enum DocExample_PrefsCore_Flags_KeyValueStack_Flags {
-    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:31
+    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:32
     static func example1(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -15,7 +15,7 @@ enum DocExample_PrefsCore_Flags_KeyValueStack_Flags {
         let result = try stack.flags().evaluate("new-checkout", type: .boolean, default: .bool(false))
         _ = result
     }
-    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:52
+    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:53
     static func example2(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -24,7 +24,7 @@ enum DocExample_PrefsCore_Flags_KeyValueStack_Flags {
         let result = try stack.flags(only: "new-checkout").evaluate("new-checkout", type: .boolean, default: .bool(false))
         _ = result
     }
-    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:74
+    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:75
     static func example3(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -33,7 +33,7 @@ enum DocExample_PrefsCore_Flags_KeyValueStack_Flags {
         let names = try stack.flagNames()
         _ = names
     }
-    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:124
+    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:128
     static func example4(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -43,7 +43,7 @@ enum DocExample_PrefsCore_Flags_KeyValueStack_Flags {
                                        context: JSONValue(parsing: #"{"email":"a@example.com"}"#))
         _ = r
     }
-    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:163
+    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:167
     static func example5(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -51,7 +51,7 @@ enum DocExample_PrefsCore_Flags_KeyValueStack_Flags {
     ) async throws {
         try stack.setFractionalVersion(.v2)
     }
-    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:289
+    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:293
     static func example6(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,

@@ -22,7 +22,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack_Writing {
     ) async throws {
         try stack.set(try CompactJSON(parsing: "[1, 2]"), in: .user, forKey: "recent")
     }
-    // Sources/PrefsCore/Stack/KeyValueStack+Writing.swift:70
+    // Sources/PrefsCore/Stack/KeyValueStack+Writing.swift:71
     static func example3(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -30,7 +30,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack_Writing {
     ) async throws {
         try stack.remove(in: .user, keys: ["a", "b"])
     }
-    // Sources/PrefsCore/Stack/KeyValueStack+Writing.swift:96
+    // Sources/PrefsCore/Stack/KeyValueStack+Writing.swift:100
     static func example4(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -39,7 +39,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack_Writing {
         let launches = try stack.increment(in: .user, forKey: "launches")
         _ = launches
     }
-    // Sources/PrefsCore/Stack/KeyValueStack+Writing.swift:115
+    // Sources/PrefsCore/Stack/KeyValueStack+Writing.swift:120
     static func example5(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -47,7 +47,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack_Writing {
     ) async throws {
         try await stack.flush()
     }
-    // Sources/PrefsCore/Stack/KeyValueStack+Writing.swift:177
+    // Sources/PrefsCore/Stack/KeyValueStack+Writing.swift:182
     static func example6(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -55,7 +55,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack_Writing {
     ) async throws {
         try stack.set(.number("2"), in: .user, forKey: "step", if: .version(1))
     }
-    // Sources/PrefsCore/Stack/KeyValueStack+Writing.swift:193
+    // Sources/PrefsCore/Stack/KeyValueStack+Writing.swift:198
     static func example7(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -63,7 +63,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack_Writing {
     ) async throws {
         try stack.remove(in: .user, forKey: "lock", if: .value(.string("me")))
     }
-    // Sources/PrefsCore/Stack/KeyValueStack+Writing.swift:206
+    // Sources/PrefsCore/Stack/KeyValueStack+Writing.swift:211
     static func example8(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -72,7 +72,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack_Writing {
         let n = try stack.incrementNow(in: .user, forKey: "builds")
         _ = n
     }
-    // Sources/PrefsCore/Stack/KeyValueStack+Writing.swift:250
+    // Sources/PrefsCore/Stack/KeyValueStack+Writing.swift:255
     static func example9(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -80,7 +80,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack_Writing {
     ) async throws {
         try stack.remove(in: .user, prefix: "onboarding.")
     }
-    // Sources/PrefsCore/Stack/KeyValueStack+Writing.swift:326
+    // Sources/PrefsCore/Stack/KeyValueStack+Writing.swift:331
     static func example10(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,

@@ -39,7 +39,7 @@ extension Prefs {
         }
 
         func evaluate(_ stack: KeyValueStack, _ key: String, type: FlagType, default value: JSONValue) throws -> FlagResolution {
-            guard FileManager.default.fileExists(atPath: stack.path) else {
+            guard stack.layers.holdsFlags || FileManager.default.fileExists(atPath: stack.path) else {
                 throw PrefsError(.usage, "no store at \(stack.path): import flags first (prefs flag import FILE)")
             }
             return try stack.evaluateFlag(

@@ -40,7 +40,7 @@ extension Prefs {
         func run() throws {
             try KeyName.validate(key)
             let stack = try global.openStack()
-            guard FileManager.default.fileExists(atPath: stack.path) else {
+            guard stack.layers.holdsFlags || FileManager.default.fileExists(atPath: stack.path) else {
                 throw PrefsError(.usage, "no store at \(stack.path): import flags first (prefs flag import FILE)")
             }
             // Only this flag is read and compiled; for a missing one, the flags' names (the hint).

@@ -54,7 +54,10 @@ extension Prefs {
         func run() throws {
             let version = try FlagSource.fractionalVersion(fractionalVersion, global: global)
             if document == nil {
-                guard FileManager.default.fileExists(atPath: global.storePath) else {
+                guard
+                    Layers.current(environment: ProcessEnvironment.current()).holdsFlags
+                        || FileManager.default.fileExists(atPath: global.storePath)
+                else {
                     throw PrefsError(.usage, "no store at \(global.storePath): import flags first (prefs flag import FILE)")
                 }
             }

@@ -47,7 +47,10 @@ extension Prefs {
         @Flag(help: "Print one JSON object with the value, version, updatedAt and expiresAt.")
         var showMeta = false
 
-        @Flag(help: "Print where the value came from first: override, stored, default or fallback, then a tab.")
+        @Flag(
+            help:
+                "Print where the value came from first: override, stored, project:FILE, system:FILE, locked:LOCKFILE, default or fallback, then a tab."
+        )
         var showOrigin = false
 
         @Option(
@@ -112,7 +115,9 @@ extension Prefs {
                 Output.standard.write(metaJSON(answer.value, entry: answer.entry).compactText + "\n")
                 return
             }
-            if showOrigin { Output.standard.write(answer.origin.rawValue + "\t") }
+            if showOrigin {
+                Output.standard.write(originText(answer.origin, stack.layerFile(of: answer.origin, in: domain, forKey: key)) + "\t")
+            }
             Output.standard.writeValue(answer.value, json: json)
         }
 
@@ -155,6 +160,11 @@ extension Prefs {
             if json { out.write(JSONValue.object(found).compactText + "\n") }
         }
     }
+}
+
+/// An origin for `--show-origin`: its name, and `:FILE` for a layer's.
+func originText(_ origin: ValueOrigin, _ file: String?) -> String {
+    file.map { origin.rawValue + ":" + $0 } ?? origin.rawValue
 }
 
 /// `{"value":…,"version":N,"updatedAt":"…","expiresAt":"…"|null}` for `--show-meta`/`--meta`.

@@ -33,7 +33,10 @@ extension Prefs {
         @Flag(help: "With --json: each value as {value, version, updatedAt, expiresAt}.")
         var meta = false
 
-        @Flag(help: "Start each line with the origin (override, stored or default) and a tab; with --json, {value, origin}.")
+        @Flag(
+            help:
+                "Start each line with the origin (override, stored, project:FILE, system:FILE, locked:LOCKFILE or default) and a tab; with --json, {value, origin}."
+        )
         var showOrigin = false
 
         @Flag(help: "A DOMAIN that does not exist lists as an empty one (exit 0), not exit 1.")
@@ -58,7 +61,7 @@ extension Prefs {
             let end = nullTerminated ? UInt8(0) : UInt8(ascii: "\n")
             try stack.forEachEffectiveEntry(in: domain, prefix: prefix) { entry, origin in
                 if showOrigin {
-                    out.write(origin.rawValue)
+                    out.write(originText(origin, stack.layerFile(of: origin, in: entry.domain, forKey: entry.key)))
                     out.write(byte: UInt8(ascii: "\t"))
                 }
                 if domain == nil {
@@ -100,7 +103,8 @@ extension Prefs {
                 } else if showOrigin && !keysOnly {
                     write(":")
                     let value = try entry.value()
-                    write(JSONValue.object([.init("value", value), .init("origin", .string(origin.rawValue))]).compactText)
+                    let file = stack.layerFile(of: origin, in: entry.domain, forKey: entry.key)
+                    write(JSONValue.object([.init("value", value), .init("origin", .string(originText(origin, file)))]).compactText)
                 } else if !keysOnly {
                     write(":")
                     write(try entry.checkedJSON())

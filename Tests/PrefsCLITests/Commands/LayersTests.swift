@@ -1,0 +1,268 @@
+import Foundation
+import PrefsTestSupport
+import Testing
+
+/// The project and system layers and the system locks, as a user sees them: the lookup order
+/// (override → store → project → system → default, a lock answering the system value), every
+/// write path refusing a locked key with the store unchanged, untrusted and oversized files.
+@Suite("LayersTests")
+struct LayersTests {
+    static let isRoot = getuid() == 0
+
+    /// A sandbox with a system directory (two JSON files, one lock file), a git repository
+    /// holding `.prefs.json` (with a subdirectory and a nested repository), and a store.
+    final class Layout: Sendable {
+        let box: Sandbox
+        let system: String
+        let repository: String
+        let project: String
+        let lockFile: String
+        let schema: String
+
+        init() throws {
+            box = try Sandbox()
+            system = box.root + "/etc-prefs"
+            repository = box.root + "/repo"
+            project = repository + "/.prefs.json"
+            lockFile = system + "/locks/00-admin"
+            schema = box.root + "/schema.json"
+            let files = FileManager.default
+            for directory in [
+                system + "/locks", repository + "/.git", repository + "/sub/deeper", repository + "/nested/.git", box.root + "/elsewhere",
+            ] {
+                try files.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            }
+            #expect(chmod(system, 0o755) == 0 && chmod(system + "/locks", 0o755) == 0)
+            try Self.write(
+                system + "/10-base.json",
+                #"{"user":{"a":"sys","b":"sys","c":"sys","d":"sys","lk":"sys-locked","lp.x":"sys-lp","f2":"sys"},"switch":{"kill":false}}"#)
+            try Self.write(system + "/20-more.json", #"{"user":{"b":"sys2"}}"#)
+            try Self.write(lockFile, "# pinned by the admin\nuser/lk\nuser/lp.*   # every lp. key\n\nswitch/kill\n")
+            try Self.write(project, #"{"user":{"a":"proj","c":"proj","e":"proj","lk":"proj","f":"proj"},"switch":{"new-ui":true}}"#)
+            try Self.write(
+                schema,
+                #"{"user":{"f":{"type":"string","default":"schema"},"f2":{"type":"string","default":"schema"},"g":{"type":"string","default":"schema"}}}"#
+            )
+            // The store, written before the locks apply (no system directory): values for
+            // locked keys too, as a sync pull or an old store would hold them.
+            let unlocked = ["PREFS_SYSTEM_DIR": box.root + "/none", "PREFS_PROJECT_FILE": ""]
+            try box.runOK(["schema", "load", schema], environment: unlocked)
+            for (key, value) in [("a", "store"), ("d", "store"), ("lk", "store"), ("lp.y", "store"), ("g", "store")] {
+                try box.runOK(["set", "user", key, value], environment: unlocked)
+            }
+            try box.runOK(["set", "switch", "kill", "true"], environment: unlocked)
+        }
+
+        static func write(_ path: String, _ text: String, mode: mode_t = 0o644) throws {
+            try text.write(toFile: path, atomically: false, encoding: .utf8)
+            #expect(chmod(path, mode) == 0)
+        }
+
+        /// The environment of the layers: system directory and project discovery (or a file).
+        func environment(project setting: String? = nil, system: String? = nil) -> [String: String] {
+            var env = ["PREFS_SYSTEM_DIR": system ?? self.system]
+            if let setting { env["PREFS_PROJECT_FILE"] = setting }
+            return env
+        }
+
+        /// Runs `prefs --store STORE ARGS` in `directory` (project discovery starts there).
+        @discardableResult
+        func run(
+            _ arguments: [String], in directory: String, expecting status: Int32, environment extra: [String: String],
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) throws -> RunResult {
+            let result = try Sandbox.exec(
+                "/usr/bin/env", ["-C", directory, Sandbox.binary, "--store", box.store] + arguments, stdin: nil,
+                environment: box.environment(extra), sourceLocation: sourceLocation)
+            #expect(
+                result.status == status, "prefs \(arguments.joined(separator: " ")) in \(directory): \(result)",
+                sourceLocation: sourceLocation)
+            return result
+        }
+    }
+
+    @Test func lookupOrderTable() throws {
+        let layout = try Layout()
+        let repo = layout.repository
+        let sys = layout.system
+        let here = layout.environment()
+        let noProject = layout.environment(project: "")
+        let emptySystem = layout.environment(system: layout.box.root + "/elsewhere")
+        // (directory, arguments, environment, exit status, stdout)
+        let cases: [(String, [String], [String: String], Int32, String)] = [
+            (repo, ["get", "--show-origin", "user", "a"], here, 0, "stored\tstore\n"),
+            (repo, ["--override", "user:a=ov", "get", "--show-origin", "user", "a"], here, 0, "override\tov\n"),
+            (repo, ["get", "--show-origin", "user", "c"], here, 0, "project:\(repo)/.prefs.json\tproj\n"),
+            (repo, ["get", "--show-origin", "user", "e"], here, 0, "project:\(repo)/.prefs.json\tproj\n"),
+            (repo, ["--override", "user:e=ov", "get", "--show-origin", "user", "e"], here, 0, "override\tov\n"),
+            (repo, ["get", "--show-origin", "user", "b"], here, 0, "system:\(sys)/20-more.json\tsys2\n"),
+            (repo, ["get", "--show-origin", "user", "d"], here, 0, "stored\tstore\n"),
+            (repo, ["get", "--show-origin", "user", "lk"], here, 0, "locked:\(sys)/locks/00-admin\tsys-locked\n"),
+            (
+                repo, ["--override", "user:lk=ov", "get", "--show-origin", "user", "lk"], here, 0,
+                "locked:\(sys)/locks/00-admin\tsys-locked\n"
+            ),
+            (repo, ["get", "--show-origin", "user", "lp.x"], here, 0, "locked:\(sys)/locks/00-admin\tsys-lp\n"),
+            (repo, ["get", "user", "lp.y"], here, 1, ""),
+            (repo, ["get", "--show-origin", "user", "f"], here, 0, "project:\(repo)/.prefs.json\tproj\n"),
+            (repo, ["get", "--show-origin", "user", "f2"], here, 0, "system:\(sys)/10-base.json\tsys\n"),
+            (repo, ["get", "--show-origin", "user", "g"], here, 0, "stored\tstore\n"),
+            (repo, ["get", "--show-origin", "user", "h"], here, 1, ""),
+            (repo, ["get", "user", "a"], here, 0, "store\n"),
+            (repo, ["get", "user", "lk"], here, 0, "sys-locked\n"),
+            (repo, ["get", "--show-origin", "user", "c"], noProject, 0, "system:\(sys)/10-base.json\tsys\n"),
+            (repo, ["get", "--show-origin", "user", "f"], noProject, 0, "default\tschema\n"),
+            (repo, ["get", "user", "e"], noProject, 1, ""),
+            (repo, ["get", "--show-origin", "user", "c"], emptySystem, 0, "project:\(repo)/.prefs.json\tproj\n"),
+            (repo, ["get", "--show-origin", "user", "lk"], emptySystem, 0, "stored\tstore\n"),
+            (repo, ["get", "user", "b"], emptySystem, 1, ""),
+            (repo + "/sub/deeper", ["get", "--show-origin", "user", "c"], here, 0, "project:\(repo)/.prefs.json\tproj\n"),
+            (repo + "/nested", ["get", "--show-origin", "user", "c"], here, 0, "system:\(sys)/10-base.json\tsys\n"),
+            (layout.box.root + "/elsewhere", ["get", "--show-origin", "user", "e"], here, 1, ""),
+            (
+                layout.box.root + "/elsewhere", ["get", "--show-origin", "user", "e"], layout.environment(project: layout.project), 0,
+                "project:\(repo)/.prefs.json\tproj\n"
+            ),
+            (repo, ["flag", "enabled", "new-ui"], here, 0, ""),
+            (repo, ["flag", "enabled", "kill"], here, 1, ""),
+            (repo, ["flag", "enabled", "kill"], emptySystem, 0, ""),
+            (repo, ["writable", "user", "a"], here, 0, ""),
+            (repo, ["writable", "user", "lp.anything"], here, 1, "locked by \(sys)/locks/00-admin\n"),
+            (
+                repo, ["list", "--show-origin", "user", "--prefix", "l"], here, 0,
+                "locked:\(sys)/locks/00-admin\tlk\t\"sys-locked\"\nlocked:\(sys)/locks/00-admin\tlp.x\t\"sys-lp\"\n"
+            ),
+            (
+                repo, ["list", "--show-origin", "user"], noProject, 0,
+                "stored\ta\t\"store\"\nsystem:\(sys)/20-more.json\tb\t\"sys2\"\nsystem:\(sys)/10-base.json\tc\t\"sys\"\nstored\td\t\"store\"\n"
+                    + "default\tf\t\"schema\"\nsystem:\(sys)/10-base.json\tf2\t\"sys\"\nstored\tg\t\"store\"\n"
+                    + "locked:\(sys)/locks/00-admin\tlk\t\"sys-locked\"\nlocked:\(sys)/locks/00-admin\tlp.x\t\"sys-lp\"\n"
+            ),
+        ]
+        #expect(cases.count >= 25)
+        for (directory, arguments, environment, status, stdout) in cases {
+            let result = try layout.run(arguments, in: directory, expecting: status, environment: environment)
+            #expect(result.stdout == stdout, "prefs \(arguments.joined(separator: " ")) in \(directory) with \(environment)")
+            #expect(result.stderr.isEmpty || status != 0, "\(result.stderr)")
+        }
+        // The export of what reads answer follows the same order.
+        let export = try layout.run(["export", "--effective", "user"], in: repo, expecting: 0, environment: here)
+        #expect(export.stdout.contains(#""lk":"sys-locked""#) && export.stdout.contains(#""c":"proj""#), "\(export)")
+    }
+
+    @Test func everyWritePathRefusesALockedKey() throws {
+        let layout = try Layout()
+        let box = layout.box
+        let env = layout.environment(project: "")
+        let backup = box.root + "/backup.db"
+        try box.runOK(["backup", backup], environment: env)
+        let editor = box.root + "/editor.sh"
+        try Layout.write(editor, "#!/bin/sh\necho '\"edited\"' > \"$1\"\n", mode: 0o755)
+        let opsFile = box.root + "/ops.json"
+        try Layout.write(
+            opsFile, #"[{"op":"set","domain":"user","key":"ok","value":1},{"op":"set","domain":"user","key":"lk","value":"x"}]"#)
+        let importFile = box.root + "/import.json"
+        try Layout.write(importFile, #"{"user":{"ok":1,"lp.z":2}}"#)
+        let before = try box.storeSnapshot()
+        let refusals: [([String], String?, [String: String])] = [
+            (["set", "user", "lk", "mine"], nil, [:]),
+            (["set", "user", "lp.new", "mine"], nil, [:]),
+            (["set", "user", "lk", "mine", "--if-absent"], nil, [:]),
+            (["rm", "user", "lk"], nil, [:]),
+            (["rm", "user", "lp.y", "--must-exist"], nil, [:]),
+            (["incr", "user", "lp.count"], nil, [:]),
+            (["apply", opsFile], nil, [:]),
+            (["batch"], "set user lk 2\n", [:]),
+            (["import", importFile], nil, [:]),
+            (["edit", "user", "lk"], nil, ["EDITOR": editor, "VISUAL": editor]),
+            (["reset", "user", "lk"], nil, [:]),
+            (["restore", backup, "--force"], nil, [:]),
+        ]
+        for (arguments, stdin, extra) in refusals {
+            let result = try box.runFailing(arguments, status: 4, stdin: stdin, environment: env.merging(extra) { $1 })
+            #expect(result.stderr.contains("is locked by \(layout.lockFile)"), "prefs \(arguments.joined(separator: " ")): \(result)")
+            #expect(try box.storeSnapshot() == before, "prefs \(arguments.joined(separator: " ")) changed the store")
+        }
+        // An unlocked key is still written.
+        try box.runOK(["set", "user", "free", "1"], environment: env)
+    }
+
+    @Test(.enabled(if: isRoot, "needs root to give a file to another user"))
+    func aProjectFileOfAnotherUserIsIgnored() throws {
+        let layout = try Layout()
+        #expect(chown(layout.project, 65534, 65534) == 0)
+        let env = layout.environment()
+        let ignored = try layout.run(["get", "--show-origin", "user", "c"], in: layout.repository, expecting: 0, environment: env)
+        #expect(ignored.stdout == "system:\(layout.system)/10-base.json\tsys\n")
+        #expect(ignored.stderr.contains("warning: ignoring \(layout.project): owned by uid 65534"), "\(ignored)")
+        // Named in PREFS_PROJECT_FILE it is trusted (the opt-in).
+        let named = try layout.run(
+            ["get", "user", "c"], in: layout.repository, expecting: 0, environment: layout.environment(project: layout.project))
+        #expect(named.stdout == "proj\n" && named.stderr.isEmpty, "\(named)")
+        // A system file writable by others, or owned by another user, is ignored too.
+        #expect(chmod(layout.system + "/20-more.json", 0o666) == 0)
+        #expect(chown(layout.system + "/10-base.json", 65534, 65534) == 0)
+        let system = try layout.run(["get", "user", "b"], in: layout.box.root, expecting: 1, environment: env)
+        #expect(system.stderr.contains("ignoring \(layout.system)/20-more.json: writable by group or others"), "\(system)")
+        #expect(system.stderr.contains("ignoring \(layout.system)/10-base.json: owned by uid 65534"), "\(system)")
+    }
+
+    @Test func aHugeOrDeepProjectFileIsIgnored() throws {
+        let layout = try Layout()
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        try Layout.write(layout.project, #"{"user":{"c":"# + deep + "}}")
+        let deepRun = try layout.run(["get", "user", "c"], in: layout.repository, expecting: 0, environment: layout.environment())
+        #expect(deepRun.stdout == "sys\n")
+        #expect(
+            deepRun.stderr.contains("warning: ignoring \(layout.project): ") && deepRun.stderr.contains("nested deeper than 512"),
+            "\(deepRun)")
+        let huge = #"{"user":{"c":""# + String(repeating: "x", count: 9 << 20) + #""}}"#
+        try Layout.write(layout.project, huge)
+        let hugeRun = try layout.run(["get", "user", "c"], in: layout.repository, expecting: 0, environment: layout.environment())
+        #expect(hugeRun.stdout == "sys\n")
+        #expect(hugeRun.stderr.contains("warning: ignoring \(layout.project): larger than 8 MiB"), "\(hugeRun)")
+        let doctor = try layout.run(["doctor"], in: layout.repository, expecting: 0, environment: layout.environment())
+        #expect(doctor.stdout.contains("ok\tlayers\tsystem: \(layout.lockFile): 3 lock(s)"), "\(doctor)")
+        #expect(doctor.stdout.contains("warning\tlayers\tignoring \(layout.project): larger than 8 MiB"), "\(doctor)")
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/git"), "needs git"))
+    func aCIScriptReadsTheRepositorysPrefsFile() throws {
+        let box = try Sandbox()
+        let repo = box.root + "/checkout"
+        let script = """
+            set -eu
+            git init -q "$REPO"
+            cd "$REPO"
+            cat > .prefs.json <<'JSON'
+            {"ci": {"retries": 3, "region": "eu-west"},
+             "switch": {"deploy-frozen": false, "new-checkout": true}}
+            JSON
+            mkdir -p build && cd build
+            test "$(prefs get ci retries)" = 3
+            echo "region $(prefs get ci region)"
+            if prefs flag enabled deploy-frozen; then echo frozen; exit 1; fi
+            prefs flag enabled new-checkout && echo "checkout on"
+            prefs get --show-origin ci region
+            """
+        let binDirectory = (Sandbox.binary as NSString).deletingLastPathComponent
+        var env = box.environment(["REPO": repo, "PREFS_STORE": box.store, "PREFS_SYSTEM_DIR": box.root + "/no-system"])
+        env["PATH"] = binDirectory + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+        let result = try Sandbox.exec("/bin/bash", ["-c", script], stdin: nil, environment: env)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == "region eu-west\ncheckout on\nproject:\(repo)/.prefs.json\teu-west\n", "\(result)")
+    }
+
+    @Test func aPlainGetStaysOnItsStartUpPathOnlyWithoutLayerFiles() throws {
+        let layout = try Layout()
+        let quick = ["PREFS_REQUIRE_QUICK": "1"]
+        // No system directory and no .prefs.json up to the git root: the start-up path answers.
+        let bare = layout.box.root + "/elsewhere/checkout"
+        try FileManager.default.createDirectory(atPath: bare + "/.git", withIntermediateDirectories: true)
+        let none = layout.environment(system: layout.box.root + "/none").merging(quick) { $1 }
+        #expect(try layout.run(["get", "user", "a"], in: bare, expecting: 0, environment: none).stdout == "store\n")
+        // A project file, or a system directory: the full command answers (97 under the switch).
+        try layout.run(["get", "user", "a"], in: layout.repository, expecting: 97, environment: none)
+        try layout.run(["get", "user", "a"], in: bare, expecting: 97, environment: layout.environment().merging(quick) { $1 })
+    }
+}
