@@ -5,7 +5,7 @@ import PrefsTestSupport
 import Testing
 
 /// The inspector's JSON carries text other parties wrote as JSON strings, exactly (issue 28).
-@Suite("inspector: stored text is data")
+@Suite("inspector: stored text is data", .timeLimit(.minutes(5)))
 struct InspectorInjectionTests {
     static let hostile = [
         "</script><script>alert(1)</script>", "$(touch /tmp/x)", "a\"b", #"back\slash"#, "line\u{2028}sep", "<img src=x onerror=1>",

@@ -5,7 +5,7 @@ import PrefsTestSupport
 import Testing
 
 /// The serving core without sockets: OFREP shapes and codes, ETags, limits, tokens, Host.
-@Suite("prefs serve core")
+@Suite("prefs serve core", .timeLimit(.minutes(5)))
 struct ServeCoreTests {
     static let document = """
         {"metadata": {"flagSetId": "shop"},
@@ -327,7 +327,7 @@ struct ServeCoreTests {
 }
 
 /// Issue 30: OFREP answers flagd's `lower`, `upper` and `rollout` as `flag eval` does.
-@Suite("prefs serve core: flagd's lower, upper and rollout")
+@Suite("prefs serve core: flagd's lower, upper and rollout", .timeLimit(.minutes(5)))
 struct ServeCoreOperatorTests {
     @Test func ofrepEvaluatesLowerUpperAndRollout() throws {
         let directory = try makeTemporaryDirectory(prefix: "prefs-serve")

@@ -3,7 +3,7 @@ import PrefsCore
 import PrefsTestSupport
 import Testing
 
-@Suite("prefs batch")
+@Suite("prefs batch", .timeLimit(.minutes(5)))
 struct BatchTests {
     @Test func appliesJSONLinesAndShortCommands() throws {
         let box = try Sandbox()

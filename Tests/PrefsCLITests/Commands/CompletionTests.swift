@@ -6,11 +6,10 @@ import Testing
 /// full of shell syntax (`$(touch MARKER)`, backticks, quotes, `;`, `|`, `&`, …), that the
 /// completed command line reads exactly the stored key, and that nothing runs and nothing is
 /// written. Interactive shells run in tmux (which types TAB and reads the screen).
-@Suite("shell completion")
+@Suite("shell completion", .timeLimit(.minutes(5)))
 struct CompletionTests {
-    static func installed(_ tool: String) -> Bool {
-        ["/usr/bin", "/bin", "/usr/local/bin"].contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") }
-    }
+    /// Whether `tool` is on PATH, where ``run(_:timeout:)`` and `env` look for it.
+    static func installed(_ tool: String) -> Bool { toolInstalled(tool) }
 
     /// Runs `command` (looked up on PATH) with standard output and error in a file
     /// (``spawnDetached(_:output:)``), killed when it takes longer than `timeout` seconds.
@@ -250,7 +249,7 @@ struct CompletionTests {
         try run(["env"] + fixture.environment + shell + ["-c", command])
     }
 
-    @Test(.enabled(if: installed("bash"), "needs bash"))
+    @Test(.tags(.shells), .enabled(if: installed("bash"), "needs bash"))
     func bashOffersStoredKeysQuotedAndRunsNone() throws {
         let fixture = try Fixture()
         let script = try fixture.script("bash")
@@ -371,7 +370,7 @@ struct CompletionTests {
         }
     }
 
-    @Test(.enabled(if: installed("tmux") && installed("bash"), "needs tmux and bash"))
+    @Test(.tags(.shells), .enabled(if: installed("tmux") && installed("bash"), "needs tmux and bash"))
     func bashCompletesKeysWhenTabIsPressed() throws {
         let fixture = try Fixture()
         let script = try fixture.script("bash")
@@ -410,7 +409,7 @@ struct CompletionTests {
 
     // MARK: - zsh
 
-    @Test(.enabled(if: installed("tmux") && installed("zsh"), "needs tmux and zsh"))
+    @Test(.tags(.shells), .enabled(if: installed("tmux") && installed("zsh"), "needs tmux and zsh"))
     func zshCompletesKeysWhenTabIsPressed() throws {
         let fixture = try Fixture()
         let script = try fixture.script("zsh")
@@ -465,7 +464,7 @@ struct CompletionTests {
         try fixture.expectUntouched()
     }
 
-    @Test(.enabled(if: installed("tmux") && installed("fish"), "needs tmux and fish"))
+    @Test(.tags(.shells), .enabled(if: installed("tmux") && installed("fish"), "needs tmux and fish"))
     func fishCompletesKeysWhenTabIsPressed() throws {
         let fixture = try Fixture()
         let script = try fixture.script("fish")

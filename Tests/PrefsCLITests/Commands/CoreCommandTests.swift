@@ -9,7 +9,7 @@ func version(_ box: Sandbox, _ key: String) throws -> Int64 {
     return (object?["version"] as? NSNumber)?.int64Value ?? -1
 }
 
-@Suite("get, set, rm")
+@Suite("get, set, rm", .timeLimit(.minutes(5)))
 struct GetSetRemoveTests {
     @Test func missingKeyExitsOneAndCreatesNothing() throws {
         let box = try Sandbox()
@@ -169,7 +169,7 @@ struct GetSetRemoveTests {
     }
 }
 
-@Suite("list and domains")
+@Suite("list and domains", .timeLimit(.minutes(5)))
 struct ListTests {
     func populated() throws -> Sandbox {
         let box = try Sandbox()
@@ -221,7 +221,7 @@ struct ListTests {
     }
 }
 
-@Suite("memory domain")
+@Suite("memory domain", .timeLimit(.minutes(5)))
 struct MemoryTests {
     @Test func sharedBetweenProcessesAndNeverInTheStoreFile() throws {
         let box = try Sandbox()
@@ -245,7 +245,7 @@ struct MemoryTests {
     }
 }
 
-@Suite("export and import")
+@Suite("export and import", .timeLimit(.minutes(5)))
 struct TransferTests {
     @Test func roundTripIsByteIdentical() throws {
         let box = try Sandbox()
@@ -329,7 +329,7 @@ struct TransferTests {
     }
 }
 
-@Suite("memory directory safety")
+@Suite("memory directory safety", .timeLimit(.minutes(5)))
 struct MemoryDirectoryTests {
     @Test func refusesADirectoryOthersCanRead() throws {
         let box = try Sandbox()

@@ -9,7 +9,7 @@ import Testing
 /// ROOT). Cases that must take the table run with `PREFS_REQUIRE_TABLE=1`, which makes a debug
 /// build exit 97 when the table declined the command line; `dispatched: false` cases (the
 /// parser's own answers) run without it.
-@Suite("start-up dispatch")
+@Suite("start-up dispatch", .timeLimit(.minutes(5)))
 struct DispatchTests {
     let fast: Sandbox
     let full: Sandbox

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `--opt=` is an empty value in both parsers, then checked like any value (issue 28).
-@Suite("empty option values")
+@Suite("empty option values", .timeLimit(.minutes(5)))
 struct EmptyOptionValueTests {
     @Test(arguments: [false, true]) func anEmptyStoreIsAUsageErrorAndRemovesNothing(fullParse: Bool) throws {
         let box = try Sandbox()

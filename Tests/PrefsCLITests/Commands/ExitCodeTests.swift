@@ -4,7 +4,7 @@ import PrefsTestSupport
 import Testing
 
 /// One test per row of the exit-code table, and bad input that must leave the store as it was.
-@Suite("exit codes and bad input")
+@Suite("exit codes and bad input", .timeLimit(.minutes(5)))
 struct ExitCodeTests {
     @Test func zeroForSuccessDefaultAndRemovingAMissingKey() throws {
         let box = try Sandbox()
@@ -153,7 +153,7 @@ struct ExitCodeTests {
     }
 }
 
-@Suite("store files and processes")
+@Suite("store files and processes", .timeLimit(.minutes(5)))
 struct StoreFileTests {
     @Test func permissionsAreOwnerOnlyWhateverTheUmask() throws {
         let box = try Sandbox()
@@ -215,7 +215,7 @@ final class ResultBox: @unchecked Sendable {
     var all: [RunResult?] { lock.withLock { results } }
 }
 
-@Suite("generated files")
+@Suite("generated files", .timeLimit(.minutes(5)))
 struct GeneratedFileTests {
     static let root = URL(fileURLWithPath: repositoryRoot)
 

@@ -7,7 +7,7 @@ import Testing
 /// from a server or a sync peer cannot name a variable that runs code, a value cannot run
 /// code when the output is evaluated or sourced, and a row edited behind prefs' back cannot
 /// add members to a JSON document.
-@Suite("export treats stored text as data")
+@Suite("export treats stored text as data", .timeLimit(.minutes(5)))
 struct ExportInjectionTests {
     /// Keys a hostile `dynamic` document could hold, with values that run `touch MARKER` when
     /// their unprefixed names reach bash, git or less.
@@ -164,7 +164,7 @@ struct ExportInjectionTests {
         #expect(!FileManager.default.fileExists(atPath: marker), "sourcing the .env ran a value")
     }
 
-    @Test(.enabled(if: DotenvPython.python != nil, "python-dotenv could not be installed with pip"))
+    @Test(.tags(.network), .enabled(if: DotenvPython.python != nil, "python-dotenv could not be installed with pip"))
     func dotenvReadsBackExactlyInPythonDotenv() throws {
         let box = try Sandbox()
         let marker = box.root + "/MARKER"

@@ -4,7 +4,7 @@ import Testing
 
 /// The habits users bring from git config, defaults, gsettings, etcdctl, flagd and jq
 /// (issue 43): verbs of other tools, `DOMAIN.KEY` shapes, typos, GitHub Actions' env files.
-@Suite("habits from other tools")
+@Suite("habits from other tools", .timeLimit(.minutes(5)))
 struct HabitTests {
     @Test(arguments: [
         (["remove", "user", "zip"], "unknown command 'remove'; prefs calls it 'rm' (see 'prefs rm --help')"),

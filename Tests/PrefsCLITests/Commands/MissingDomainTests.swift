@@ -4,7 +4,7 @@ import Testing
 /// `export` and `list` of a domain that does not exist are exit 1 (not found) with the
 /// nearest domain's name on stderr, never an empty answer a script takes for "no keys"
 /// (issue 30, item 3); `--allow-missing` gives the empty answer.
-@Suite("missing domains")
+@Suite("missing domains", .timeLimit(.minutes(5)))
 struct MissingDomainTests {
     static func store() throws -> Sandbox {
         let box = try Sandbox()

@@ -6,7 +6,7 @@ import Testing
 /// protocol's OpenAPI document (Fixtures/ofrep: open-feature/protocol's openapi.yaml and what
 /// OFREP 0.2/0.3 add), checked by jsonschema in the Python clients' venv; the bulk answer
 /// advertises its event stream, which a real HTTP client (curl) follows.
-@Suite("prefs serve: OFREP as written", .serialized)
+@Suite("prefs serve: OFREP as written", .serialized, .timeLimit(.minutes(5)))
 struct OFREPSchemaTests {
     static let single = "/ofrep/v1/evaluate/flags/{key}"
     static let bulk = "/ofrep/v1/evaluate/flags"
@@ -34,7 +34,7 @@ struct OFREPSchemaTests {
             python, [PythonClients.fixtures + "/ofrep_schema.py", file], stdin: nil, environment: ProcessInfo.processInfo.environment)
     }
 
-    @Test(.enabled(if: PythonClients.available, "needs python3 -m venv and PyPI (jsonschema, PyYAML)"))
+    @Test(.tags(.network), .enabled(if: PythonClients.available, "needs python3 -m venv and PyPI (jsonschema, PyYAML)"))
     func everyAnswerValidatesAgainstTheOpenAPIDocument() throws {
         let box = try ServeTests().imported()
         let server = try ServeProcess(box)
@@ -119,7 +119,7 @@ struct OFREPSchemaTests {
         #expect(lines.contains("literal bulk: fails"), "\(validated)")
     }
 
-    @Test(.enabled(if: PythonClients.available, "needs python3 -m venv and PyPI (jsonschema, PyYAML)"))
+    @Test(.tags(.network), .enabled(if: PythonClients.available, "needs python3 -m venv and PyPI (jsonschema, PyYAML)"))
     func theEventStreamAnnouncesChangesAndTheRefetchAnswersTheNewFlags() throws {
         let box = try ServeTests().imported()
         let server = try ServeProcess(box)

@@ -4,7 +4,7 @@ import Testing
 
 /// Newcomer papercuts (issue 20): negative option values, unknown commands, removals vs
 /// `null` in the log, `describe` of a missing key, trailing `#` in batch.
-@Suite("newcomer papercuts")
+@Suite("newcomer papercuts", .timeLimit(.minutes(5)))
 struct PapercutTests {
     @Test func negativeNumbersWorkForEveryNumericOption() throws {
         let box = try Sandbox()

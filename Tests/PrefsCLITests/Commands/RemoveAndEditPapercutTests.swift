@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `rm --domain` of an empty built-in domain and `edit` whose editor deleted the file (issue 28).
-@Suite("rm and edit papercuts")
+@Suite("rm and edit papercuts", .timeLimit(.minutes(5)))
 struct RemoveAndEditPapercutTests {
     @Test func emptyingAnEmptyBuiltInDomainSucceeds() throws {
         let box = try Sandbox()

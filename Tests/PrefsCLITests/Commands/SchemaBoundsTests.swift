@@ -4,7 +4,7 @@ import Testing
 
 /// The work one value check may do, integers as JSON Schema counts them, and the nesting
 /// limit as the messages state it.
-@Suite("schema bounds")
+@Suite("schema bounds", .timeLimit(.minutes(5)))
 struct SchemaBoundsTests {
     func loaded(_ schema: String) throws -> Sandbox {
         let box = try Sandbox()

@@ -2,7 +2,7 @@ import Foundation
 import PrefsCore
 import Testing
 
-@Suite("schema, defaults, overrides, reset")
+@Suite("schema, defaults, overrides, reset", .timeLimit(.minutes(5)))
 struct SchemaTests {
     static let schema = """
         {"user": {"theme": {"type": "string", "default": "light", "enum": ["light", "dark"], "description": "UI theme"},
@@ -180,7 +180,7 @@ struct SchemaTests {
     }
 }
 
-@Suite("schema edge cases")
+@Suite("schema edge cases", .timeLimit(.minutes(5)))
 struct SchemaEdgeCaseTests {
     @Test func boundsAreComparedExactlyAndShownAsWritten() throws {
         let box = try Sandbox()

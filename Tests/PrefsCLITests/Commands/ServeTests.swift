@@ -117,7 +117,7 @@ struct HTTPExchange {
 }
 
 /// Issue 23: `prefs serve` with real clients.
-@Suite("prefs serve", .serialized)
+@Suite("prefs serve", .serialized, .timeLimit(.minutes(5)))
 struct ServeTests {
     static let testbed = URL(fileURLWithPath: repositoryRoot + "/Tests/PrefsCLITests/Fixtures/flag-testbed.json")
         .path
@@ -480,7 +480,7 @@ enum PythonClients {
 }
 
 /// Issue 23: real clients — the OpenFeature Python SDK and headless Chromium.
-@Suite("prefs serve clients", .serialized)
+@Suite("prefs serve clients", .serialized, .timeLimit(.minutes(5)))
 struct ServeClientTests {
     static let contexts: [String] = [
         "{}", #"{"targetingKey":"u1"}"#, #"{"targetingKey":"5c3d8535-f81a-4478-a6d3-afaa4d51199e"}"#,
@@ -496,7 +496,7 @@ struct ServeClientTests {
         ("error-flag", "string", "x"), ("missing-flag", "string", "x"), ("string-flag", "integer", "0"),
     ]
 
-    @Test(.enabled(if: PythonClients.available, PythonClients.requirement))
+    @Test(.tags(.network), .enabled(if: PythonClients.available, PythonClients.requirement))
     func theOpenFeaturePythonSDKAnswersAsFlagEval() throws {
         let python = try PythonClients.python.get()
         let box = try ServeTests().imported()
@@ -583,7 +583,7 @@ struct ServeClientTests {
     }
 
     /// docs/serve.md's Python snippet prints the SDK's answer (against a server on a free port).
-    @Test(.enabled(if: PythonClients.available, PythonClients.requirement))
+    @Test(.tags(.network), .enabled(if: PythonClients.available, PythonClients.requirement))
     func theDocsPythonExampleRuns() throws {
         let python = try PythonClients.python.get()
         let docs = try String(contentsOfFile: PythonClients.root + "/docs/serve.md", encoding: .utf8)
@@ -602,7 +602,7 @@ struct ServeClientTests {
 
     /// docs/serve.md's second Python snippet: the SDK over the unix socket the systemd unit
     /// listens on (`$XDG_RUNTIME_DIR/prefs-serve/socket`).
-    @Test(.enabled(if: PythonClients.available, PythonClients.requirement))
+    @Test(.tags(.network), .enabled(if: PythonClients.available, PythonClients.requirement))
     func theDocsUnixSocketPythonExampleRuns() throws {
         let python = try PythonClients.python.get()
         let docs = try String(contentsOfFile: PythonClients.root + "/docs/serve.md", encoding: .utf8)
@@ -630,7 +630,7 @@ struct ServeClientTests {
     }
 
     @Test(
-        .enabled(if: PythonClients.available, PythonClients.requirement),
+        .tags(.network, .browser), .enabled(if: PythonClients.available, PythonClients.requirement),
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "needs chromium (apt-get install chromium)"))
     func theInspectorWorksInHeadlessChromium() throws {
         let python = try PythonClients.python.get()

@@ -10,7 +10,7 @@ import Testing
 /// every command: their options, flags and positional arguments with awkward values, in
 /// any order, with global options before the command, `=` forms, repeats, `--`, dashes,
 /// unknown options.
-@Suite("command table")
+@Suite("command table", .timeLimit(.minutes(5)))
 struct TableParserTests {
     struct Command {
         var path: [String]

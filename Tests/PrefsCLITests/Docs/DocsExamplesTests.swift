@@ -17,7 +17,7 @@ import Testing
 /// it, up to the next `$ `, are its whole standard output, compared in full (```` ```console tty ````
 /// runs the commands on a terminal, for output that differs there). Other fences
 /// (```` ```text ````, JSON, Swift) are not shell examples.
-@Suite("docs examples")
+@Suite("docs examples", .timeLimit(.minutes(5)))
 struct DocsExamplesTests {
     static let repository = repositoryRoot
 
@@ -27,6 +27,11 @@ struct DocsExamplesTests {
             .filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
         return ["README.md"] + docs
     }()
+
+    /// The pages with a ```sh postgres block: they run only where PostgreSQL is installed.
+    static let postgresPages: [String] = pages.filter {
+        ((try? blocks(of: $0)) ?? []).contains { $0.tags.contains("postgres") }
+    }
 
     /// One ```sh block: where it starts, the words after `sh` in its fence, its lines.
     struct Block {
@@ -161,8 +166,19 @@ struct DocsExamplesTests {
         }
     }
 
-    @Test(arguments: pages)
+    @Test(arguments: pages.filter { !postgresPages.contains($0) })
     func everyShellExampleRunsAsItsCommentSays(page: String) throws {
+        try runExamples(of: page)
+    }
+
+    @Test(
+        .tags(.postgres), .enabled(if: TestPostgres.isAvailable, "PostgreSQL is not installed (apt-get install postgresql)"),
+        arguments: postgresPages)
+    func everyShellExampleRunsAsItsCommentSaysAgainstPostgreSQL(page: String) throws {
+        try runExamples(of: page)
+    }
+
+    private func runExamples(of page: String) throws {
         let blocks = try Self.blocks(of: page)
         guard !blocks.isEmpty else { return }
         let box = try Sandbox()
@@ -182,10 +198,6 @@ struct DocsExamplesTests {
             "EMAIL": "ada@example.com",
         ]
         if blocks.contains(where: { $0.tags.contains("postgres") }) {
-            guard TestPostgres.isAvailable else {
-                Issue.record("\(page) has a ```sh postgres block and PostgreSQL is not installed (apt-get install postgresql)")
-                return
-            }
             let server = try TestPostgres.shared.get()
             let database = try server.createDatabase()
             extra["PGHOST"] = server.root

@@ -4,7 +4,7 @@ import Testing
 /// `flag eval`, `enabled` and `explain` read and compile only the flag asked for (with the
 /// `$evaluators` it names and the flag-set metadata), so its answer and its cost do not depend
 /// on the other flags of `switch` (issue 30, item 5).
-@Suite("one flag among many")
+@Suite("one flag among many", .timeLimit(.minutes(5)))
 struct FlagCostTests {
     static let evaluators =
         #"{"is_staff": {"ends_with": [{"var": "email"}, "@example.com"]}, "beta": {"in": [{"var": "tier"}, ["gold", "beta"]]}}"#

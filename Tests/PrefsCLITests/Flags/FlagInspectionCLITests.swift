@@ -3,7 +3,7 @@ import PrefsTestSupport
 import Testing
 
 /// Issue 21: `prefs flag explain`, `diff`, `stats` and `lint` as a user runs them.
-@Suite("prefs flag explain, diff, stats, lint")
+@Suite("prefs flag explain, diff, stats, lint", .timeLimit(.minutes(5)))
 struct FlagInspectionCLITests {
     static let examples = repositoryRoot + "/examples"
 
@@ -203,7 +203,7 @@ struct FlagInspectionCLITests {
 
 /// Issue 30: a flag file written for current flagd (`lower`, `upper`, `rollout`) imports,
 /// evaluates, explains and lints.
-@Suite("prefs flag: flagd's lower, upper and rollout")
+@Suite("prefs flag: flagd's lower, upper and rollout", .timeLimit(.minutes(5)))
 struct FlagdOperatorCLITests {
     @Test func aFileWithLowerUpperAndRolloutImportsEvaluatesExplainsAndLints() throws {
         let box = try Sandbox()

@@ -8,7 +8,7 @@ import Testing
 /// `schema load`) is a configuration value `get` answers, never a flag — not in `flag list`,
 /// `flag diff @store`, `flag export`, `flag eval`/`enabled`/`show`, nor in `prefs serve`'s OFREP
 /// single and bulk answers and inspector.
-@Suite("what is a flag", .serialized)
+@Suite("what is a flag", .serialized, .timeLimit(.minutes(5)))
 struct FlagRuleTests {
     /// The README tour's flags and schema: `switch.max_retries` has the schema default 3.
     static func tour() throws -> Sandbox {
@@ -86,7 +86,7 @@ struct FlagRuleTests {
 /// Issue 38, item 1: a plain value of `switch` is a static flag with the variant `static` on
 /// every path, and the OpenFeature Python SDK with `openfeature-provider-ofrep` (PyPI) reads it,
 /// a DISABLED flag and a flag without a default variant without an error.
-@Suite("static and code-default answers", .serialized)
+@Suite("static and code-default answers", .serialized, .timeLimit(.minutes(5)))
 struct StaticFlagAnswerTests {
     @Test func aPlainValueHasTheVariantStaticEverywhere() throws {
         let box = try Sandbox()
@@ -116,7 +116,7 @@ struct StaticFlagAnswerTests {
     /// The answers against the current OFREP document (0.3.0, `Fixtures/ofrep/openapi-0.3.0.yaml`):
     /// a static flag, single and bulk, and a disabled flag are valid; a code default with reason
     /// DEFAULT fails only the document's reason enum, which omits DEFAULT (docs/serve.md).
-    @Test(.enabled(if: PythonClients.available, PythonClients.requirement))
+    @Test(.tags(.network), .enabled(if: PythonClients.available, PythonClients.requirement))
     func theAnswersAreValidOFREP030SaveTheDefaultReason() throws {
         let python = try PythonClients.python.get()
         let box = try Sandbox()
@@ -155,7 +155,7 @@ struct StaticFlagAnswerTests {
         #expect(cases.count == 4 && checked.status == 1, "\(checked)")
     }
 
-    @Test(.enabled(if: PythonClients.available, PythonClients.requirement))
+    @Test(.tags(.network), .enabled(if: PythonClients.available, PythonClients.requirement))
     func thePythonProviderReadsStaticDisabledAndCodeDefaultAnswers() throws {
         let python = try PythonClients.python.get()
         let box = try ServeTests().imported()

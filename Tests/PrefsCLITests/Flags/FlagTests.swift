@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("prefs flag")
+@Suite("prefs flag", .timeLimit(.minutes(5)))
 struct FlagCLITests {
     static let document = """
         {"$schema": "https://flagd.dev/schema/v0/flags.json",
@@ -162,7 +162,7 @@ struct FlagCLITests {
     }
 }
 
-@Suite("prefs flag review cases")
+@Suite("prefs flag review cases", .timeLimit(.minutes(5)))
 struct FlagCLIReviewTests {
     @Test func aPlainImportKeepsExistingEvaluators() throws {
         let box = try Sandbox()
@@ -203,7 +203,7 @@ struct FlagCLIReviewTests {
 
 /// Issue 16, finding 2: `$ref` expansion was exponential (each level referring twice to the
 /// next), and every evaluation of any flag in `switch` then died.
-@Suite("prefs flag $ref limits")
+@Suite("prefs flag $ref limits", .timeLimit(.minutes(5)))
 struct FlagReferenceLimitTests {
     /// `e0` … `e39` where each refers twice to the next: 2 KB that expands to 2^40 nodes.
     static func doublingChain(levels: Int = 40) -> String {
@@ -297,7 +297,7 @@ struct FlagReferenceLimitTests {
 }
 
 /// Issue 17: bucketing as current flagd providers do, and the targeting key's spellings.
-@Suite("prefs flag conformance")
+@Suite("prefs flag conformance", .timeLimit(.minutes(5)))
 struct FlagConformanceTests {
     func evaluations(_ box: Sandbox, _ extra: [String] = []) throws -> [String] {
         try (0..<24).map { i in

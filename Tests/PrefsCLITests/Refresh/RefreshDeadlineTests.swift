@@ -4,7 +4,7 @@ import Testing
 
 /// `refresh --timeout` covers the whole run: the fetch, checking the document and replacing
 /// the domain.
-@Suite("prefs refresh deadline")
+@Suite("prefs refresh deadline", .timeLimit(.minutes(5)))
 struct RefreshDeadlineTests {
     /// Every value passes an expensive pattern (well within its step budget), but checking
     /// them all takes far longer than the timeout: the refresh ends at the deadline with

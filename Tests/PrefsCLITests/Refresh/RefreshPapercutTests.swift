@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Small refresh failures named for what they are (issue 28).
-@Suite("refresh papercuts")
+@Suite("refresh papercuts", .timeLimit(.minutes(5)))
 struct RefreshPapercutTests {
     @Test func aTwoMegabyteHeaderIsNamedNotOutOfMemory() throws {
         let box = try Sandbox()

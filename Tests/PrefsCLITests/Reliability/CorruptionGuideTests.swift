@@ -6,7 +6,7 @@ import Testing
 /// each item either cannot happen through prefs or is refused with a clear error.
 /// (Locks cancelled by a close of another descriptor: `LifecycleTests`; files another user
 /// can write: `LocalUserTests`; a rogue overwrite of pages: `TortureTests`.)
-@Suite("how to corrupt a store")
+@Suite("how to corrupt a store", .timeLimit(.minutes(5)))
 struct CorruptionGuideTests {
     /// 2.4 Multiple links to the same file: SQLite names the WAL after the path, so two hard
     /// links would each get a WAL of their own.

@@ -3,7 +3,7 @@ import Testing
 
 /// Hostile input in one table: each case gets its documented exit code, exactly one stderr
 /// line, no crash signal, and leaves the store as it was.
-@Suite("hostile input")
+@Suite("hostile input", .timeLimit(.minutes(5)))
 struct HostileInputTests {
     struct Case: CustomStringConvertible, Sendable {
         var arguments: [String]

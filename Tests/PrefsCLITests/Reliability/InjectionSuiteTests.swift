@@ -5,7 +5,7 @@ import Testing
 /// A hostile refresh source (a real HTTP server on 127.0.0.1) serves keys and values made of
 /// shell metacharacters and dangerous variable names; every way the text leaves prefs prints
 /// it exactly or refuses with the documented exit code, and nothing runs (issue 28).
-@Suite("injection: a server's text leaving prefs")
+@Suite("injection: a server's text leaving prefs", .timeLimit(.minutes(5)))
 struct InjectionSuiteTests {
     /// Each entry touches its own marker when a shell runs it; `MARK` is replaced by the path.
     static let corpus: [String] = [

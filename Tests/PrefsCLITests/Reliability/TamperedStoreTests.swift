@@ -6,7 +6,7 @@ import Testing
 /// largest version) is reported as unreadable (exit 3) or written over; the program never
 /// stops on it. The table definitions stay byte-identical: NOT NULL is lifted with
 /// `writable_schema` for the edit and put back afterwards.
-@Suite("tampered store contents")
+@Suite("tampered store contents", .timeLimit(.minutes(5)))
 struct TamperedStoreTests {
     /// Runs `edit` on the store with the NOT NULL constraints lifted, then restores them.
     func tamper(_ box: Sandbox, _ edit: String) throws {

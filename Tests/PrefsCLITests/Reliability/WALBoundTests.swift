@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The store's `-wal` stays bounded however many one-shot commands write to it (issue 29).
-@Suite("bounded WAL")
+@Suite("bounded WAL", .timeLimit(.minutes(20)))
 struct WALBoundTests {
     /// Size of a file in bytes, or nil when it does not exist.
     static func size(_ path: String) -> Int? {

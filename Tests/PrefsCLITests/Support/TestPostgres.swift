@@ -170,11 +170,3 @@ struct TestPostgresError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }
-
-extension Tag {
-    /// Runs against the PostgreSQL server of ``TestPostgres``; skipped where it is not installed.
-    @Tag static var postgres: Self
-    /// Many processes for many seconds (the checker, the torture runs, lifecycle rounds); a
-    /// quick local run leaves them out with `swift test --skip 'Checker|Torture|Lifecycle'`.
-    @Tag static var slow: Self
-}

@@ -8,7 +8,8 @@ import Testing
 /// installed.
 @Suite(
     .serialized, .tags(.postgres),
-    .enabled(if: TestPostgres.isAvailable, "PostgreSQL is not installed (initdb, pg_ctl and psql; apt-get install postgresql)"))
+    .enabled(if: TestPostgres.isAvailable, "PostgreSQL is not installed (initdb, pg_ctl and psql; apt-get install postgresql)"),
+    .timeLimit(.minutes(10)))
 struct SyncTests {
     let server: TestPostgres
     let database: String

@@ -9,7 +9,7 @@ extension Keys {
     fileprivate static let raw = Key<JSONValue>("raw", default: ["a": 1])
 }
 
-@Suite("Typed keys and values")
+@Suite("Typed keys and values", .timeLimit(.minutes(5)))
 struct TypedKeyTests {
     struct Window: Codable, Sendable, Equatable {
         var width: Int

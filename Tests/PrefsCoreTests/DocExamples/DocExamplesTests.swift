@@ -5,7 +5,7 @@ import Testing
 /// Every Swift block of docs/library.md, the DocC catalog and PrefsCore's doc comments is
 /// compiled with the tests (scripts/doc-examples writes them into *.generated.swift); the
 /// blocks that are whole programs run here.
-@Suite("Doc examples")
+@Suite("Doc examples", .timeLimit(.minutes(5)))
 struct DocExamplesTests {
     /// The directories the programs make under the temporary directory (removed afterwards).
     static let scratchPrefixes = ["prefs-tour-", "prefs-json-tour-", "prefs-docc-"]

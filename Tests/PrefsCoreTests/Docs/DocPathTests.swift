@@ -4,7 +4,7 @@ import Testing
 
 /// Every repository path the docs write in backticks exists, so a move or a rename cannot
 /// leave a pointer to nothing (issue 39: decisions.md named `PrefsCore/Input/JSONParser.swift`).
-@Suite("paths named in the docs")
+@Suite("paths named in the docs", .timeLimit(.minutes(5)))
 struct DocPathTests {
     /// The documents read: docs/, CONTRIBUTING.md, README.md and the DocC catalog.
     static func documents() throws -> [String] {

@@ -7,7 +7,7 @@ func logic(_ rule: String, _ data: String = "{}", version: FractionalVersion = .
     try JSONLogic(JSONValue(parsing: rule), fractionalVersion: version).evaluate(LogicValue(JSONValue(parsing: data))).json
 }
 
-@Suite("JSONLogic operators")
+@Suite("JSONLogic operators", .timeLimit(.minutes(5)))
 struct JSONLogicTests {
     @Test(arguments: [
         // var, missing
@@ -99,7 +99,7 @@ struct JSONLogicTests {
     }
 }
 
-@Suite("fractional and hashing")
+@Suite("fractional and hashing", .timeLimit(.minutes(5)))
 struct FractionalTests {
     @Test(arguments: [("ejOoVL", UInt32(0)), ("bY9fO-", 1), ("SI7p-", 2_147_483_647), ("6LvT0", 2_147_483_648), ("ceQdGm", 4_294_967_295)])
     func murmurCheckValues(text: String, hash: UInt32) {
@@ -174,7 +174,7 @@ struct FractionalTests {
     }
 }
 
-@Suite("flag evaluation")
+@Suite("flag evaluation", .timeLimit(.minutes(5)))
 struct FlagEvaluationTests {
     static let document = """
         {"metadata": {"flagSetId": "shop", "version": 3},
@@ -301,7 +301,7 @@ struct FlagEvaluationTests {
 }
 
 /// Issue 17: edges where prefs differed from json-logic-js and the JSONLogic suites.
-@Suite("JSONLogic edge semantics")
+@Suite("JSONLogic edge semantics", .timeLimit(.minutes(5)))
 struct JSONLogicEdgeTests {
     @Test(arguments: [
         // cat: null and missing values concatenate as empty (Array.prototype.join).
@@ -325,7 +325,7 @@ struct JSONLogicEdgeTests {
     }
 }
 
-@Suite("JSONLogic review cases")
+@Suite("JSONLogic review cases", .timeLimit(.minutes(5)))
 struct JSONLogicReviewTests {
     @Test func hugeAndNonFiniteNumbersNeverCrash() throws {
         #expect(try logic(#"{"substr":["abc",{"var":"from"}]}"#, #"{"from":1e19}"#) == .string(""))
@@ -375,7 +375,7 @@ struct JSONLogicReviewTests {
 
 /// Inputs found by fuzzing the evaluator (scripts/fuzz json-logic): each used to exhaust
 /// memory, the stack or the CPU.
-@Suite("evaluation limits")
+@Suite("evaluation limits", .timeLimit(.minutes(5)))
 struct EvaluationLimitTests {
     /// `reduce` doubling a string 40 times wanted 2^40 bytes: the fuzzer's out-of-memory.
     @Test func doublingStringIsStopped() throws {
@@ -454,7 +454,7 @@ struct EvaluationLimitTests {
 
 /// Issue 16, finding 2: a flag document planted in `switch` without `flag import` (as a
 /// hostile sync peer could) must not take evaluation down.
-@Suite("$ref expansion limits")
+@Suite("$ref expansion limits", .timeLimit(.minutes(5)))
 struct ReferenceExpansionTests {
     /// `e0` … `e39`, each `or` of two `$ref`s to the next: 2^40 nodes when expanded.
     static func doublingEvaluators(levels: Int = 40) -> JSONValue {

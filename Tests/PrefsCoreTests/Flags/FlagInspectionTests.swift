@@ -4,7 +4,7 @@ import Testing
 
 /// Issue 21: explain, diff, stats and lint on the documents the evaluation tests use, and on
 /// adversarial ones.
-@Suite("flag inspection")
+@Suite("flag inspection", .timeLimit(.minutes(5)))
 struct FlagInspectionTests {
     /// A document in the manner of flagd's test kit: every operator family, $refs, fractional
     /// with and without bucketBy, sem_ver, errors of each kind.

@@ -328,7 +328,7 @@ enum GoVectors {
     }()
 }
 
-@Suite("flagd Go evaluator vectors")
+@Suite("flagd Go evaluator vectors", .timeLimit(.minutes(5)))
 struct FlagdGoVectorTests {
     static func flagSet(key: String, targeting: String, version: FractionalVersion) throws -> FlagSet {
         let document =
@@ -465,7 +465,7 @@ struct FlagdGoVectorTests {
 
 /// docs/flags.md's table "where prefs follows flagd's Go evaluator, where it follows
 /// json-logic-js, and why": one test per row.
-@Suite("flagd Go evaluator decisions")
+@Suite("flagd Go evaluator decisions", .timeLimit(.minutes(5)))
 struct FlagdDecisionTests {
     static func flags(_ flags: String) throws -> FlagSet {
         let members = try FlagDocument.validate(JSONValue(parsing: #"{"flags": {\#(flags)}}"#))

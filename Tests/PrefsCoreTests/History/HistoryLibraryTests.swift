@@ -3,7 +3,7 @@ import PrefsCore
 import Synchronization
 import Testing
 
-@Suite("history and watch in the library")
+@Suite("history and watch in the library", .timeLimit(.minutes(5)))
 struct HistoryLibraryTests {
     @Test func watchSeesWritesOfAnotherConnectionInOrder() async throws {
         let store = try TemporaryStore()

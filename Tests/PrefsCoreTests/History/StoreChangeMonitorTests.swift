@@ -4,7 +4,7 @@ import Testing
 
 /// The wake-up mechanism of watchers: inotify, not a timer. Each test asks for inotify only
 /// (`PREFS_WATCH=inotify`), so a monitor that polled would wake while nothing changes.
-@Suite("store change monitor")
+@Suite("store change monitor", .timeLimit(.minutes(5)))
 struct StoreChangeMonitorTests {
     static let inotifyOnly = ["PREFS_WATCH": "inotify"]
 

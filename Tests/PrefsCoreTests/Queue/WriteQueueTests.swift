@@ -10,7 +10,7 @@ final class FlushLog: Sendable {
     var all: [FlushReport] { reports.withLock { $0 } }
 }
 
-@Suite("write queue")
+@Suite("write queue", .timeLimit(.minutes(5)))
 struct WriteQueueTests {
     func open(_ store: TemporaryStore, window: Duration = .seconds(60), busyTimeout: TimeInterval = 5, log: FlushLog? = nil) throws
         -> KeyValueStack

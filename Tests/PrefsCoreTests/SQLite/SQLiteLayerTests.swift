@@ -4,7 +4,7 @@ import Testing
 
 /// PrefsCore's own SQLite layer: the behaviours the store relies on (transaction kinds,
 /// rollback, read-only reads, errors, foreign files), checked against SQLite itself.
-@Suite("SQLite layer")
+@Suite("SQLite layer", .timeLimit(.minutes(5)))
 struct SQLiteLayerTests {
     func makeTable(_ store: TemporaryStore) throws -> DatabaseQueue {
         let queue = try DatabaseQueue(path: store.path)

@@ -7,7 +7,7 @@ import Testing
 /// mean): seeded random patterns over every escape inside and outside classes, quantifiers,
 /// anchors, groups and alternation, each tried on many values, all in one `node` process.
 /// `PREFS_PATTERN_SEED=N` replays a seed, `PREFS_PATTERN_CASES` sets how many patterns.
-@Suite("schema patterns against node")
+@Suite("schema patterns against node", .timeLimit(.minutes(5)))
 struct PatternDifferentialTests {
     static let node: String? = ["/usr/bin/node", "/usr/bin/nodejs", "/usr/local/bin/node"].first {
         FileManager.default.isExecutableFile(atPath: $0)

@@ -2,7 +2,7 @@ import PrefsCore
 import Testing
 
 /// Schema patterns run on prefs' own engine (ECMA-262 syntax, Unicode scalars, linear time).
-@Suite("schema patterns")
+@Suite("schema patterns", .timeLimit(.minutes(5)))
 struct PatternTests {
     /// A schema with one string key `k` whose pattern is `pattern`.
     static func schema(_ pattern: String) throws -> Schema {

@@ -2,7 +2,7 @@ import Foundation
 import PrefsCore
 import Testing
 
-@Suite("schema and defaults in the library")
+@Suite("schema and defaults in the library", .timeLimit(.minutes(5)))
 struct SchemaLibraryTests {
     struct Window: Codable, Equatable {
         var width: Int

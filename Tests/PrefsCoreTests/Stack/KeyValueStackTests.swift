@@ -2,7 +2,7 @@ import Foundation
 import PrefsCore
 import Testing
 
-@Suite("KeyValueStack")
+@Suite("KeyValueStack", .timeLimit(.minutes(5)))
 struct KeyValueStackTests {
     struct Window: Codable, Equatable {
         var width: Int

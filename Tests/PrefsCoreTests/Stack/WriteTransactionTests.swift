@@ -4,7 +4,7 @@ import Testing
 
 /// What every write transaction guarantees, whichever writer runs it: all or nothing for
 /// keys, change-log records and pending sync operations.
-@Suite("write transaction")
+@Suite("write transaction", .timeLimit(.minutes(5)))
 struct WriteTransactionTests {
     let remote: RemoteURL
 

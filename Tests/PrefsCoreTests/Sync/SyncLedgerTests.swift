@@ -3,7 +3,7 @@ import PrefsCore
 import Testing
 
 /// The local side of sync, without a server: applying remote operations and the clock.
-@Suite("sync ledger")
+@Suite("sync ledger", .timeLimit(.minutes(5)))
 struct SyncLedgerTests {
     let remote: RemoteURL
 

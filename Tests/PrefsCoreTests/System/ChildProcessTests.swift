@@ -5,7 +5,7 @@ import Testing
 
 @testable import PrefsCore
 
-@Suite("Child processes (posix_spawn)")
+@Suite("Child processes (posix_spawn)", .timeLimit(.minutes(5)))
 struct ChildProcessTests {
     @Test func exitStatusAndSignal() throws {
         var ok = try ChildProcess(["sh", "-c", "exit 0"])

@@ -2,7 +2,7 @@ import Foundation
 import PrefsCore
 import Testing
 
-@Suite("Path helpers (NSString's results)")
+@Suite("Path helpers (NSString's results)", .timeLimit(.minutes(5)))
 struct PathTextTests {
     /// Foundation 6.3.1's NSString traps on a relative path of one component ("a", "a/",
     /// ".") and answers "" for "//": those are spelled out below instead.

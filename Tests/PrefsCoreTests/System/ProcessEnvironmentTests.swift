@@ -4,7 +4,7 @@ import Testing
 
 @testable import PrefsCore
 
-@Suite("process environment")
+@Suite("process environment", .timeLimit(.minutes(5)))
 struct ProcessEnvironmentTests {
     // (No setenv here: tests run in parallel, and setenv while another thread reads the
     // environment is undefined behaviour.)

@@ -2,7 +2,7 @@ import Testing
 
 @testable import PrefsCore
 
-@Suite("duration text")
+@Suite("duration text", .timeLimit(.minutes(5)))
 struct DurationTextTests {
     /// How messages show a number of seconds ("timed out after 2.5s"), for refresh in process,
     /// its curl helper and the CLI alike.

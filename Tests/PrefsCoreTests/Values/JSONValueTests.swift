@@ -1,7 +1,7 @@
 import PrefsCore
 import Testing
 
-@Suite("JSON values")
+@Suite("JSON values", .timeLimit(.minutes(5)))
 struct JSONValueTests {
     @Test(arguments: [
         "0", "-0", "0.1", "1e400", "-1.5E-7", "12345678901234567890123456789", "true", "false", "null", "\"\"",
@@ -61,7 +61,7 @@ struct JSONValueTests {
     }
 }
 
-@Suite("value typing")
+@Suite("value typing", .timeLimit(.minutes(5)))
 struct ValueTypeTests {
     @Test func autoTyping() throws {
         #expect(try ValueType.auto.value(from: "3") == .number("3"))
@@ -89,7 +89,7 @@ struct ValueTypeTests {
     }
 }
 
-@Suite("domains and keys")
+@Suite("domains and keys", .timeLimit(.minutes(5)))
 struct DomainKeyTests {
     @Test(arguments: ["user", "a", "ci-cache", "x_1", String(repeating: "a", count: 64)])
     func validDomains(name: String) throws {

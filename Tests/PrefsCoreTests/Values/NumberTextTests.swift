@@ -2,7 +2,7 @@ import Foundation
 import PrefsCore
 import Testing
 
-@Suite("Number formatting (printf's results)")
+@Suite("Number formatting (printf's results)", .timeLimit(.minutes(5)))
 struct NumberTextTests {
     static let values: [Double] = [
         0, -0.0, 1, -1, 0.5, 1.5, 2.5, -2.5, 0.05, 0.15, 0.25, 0.35, 0.45, 1.25, 1.35, 9.95, 99.95, 0.04, -0.04, 123.456,

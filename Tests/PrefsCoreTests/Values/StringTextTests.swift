@@ -2,7 +2,7 @@ import Foundation
 import PrefsCore
 import Testing
 
-@Suite("String helpers (Foundation's results)")
+@Suite("String helpers (Foundation's results)", .timeLimit(.minutes(5)))
 struct StringTextTests {
     static let texts = [
         "", " ", "\t", "abc", "  abc  ", "\t a b \t", "\n abc \r\n", "\u{A0}x\u{2003}", "\u{2028}x\u{85}", "\u{FEFF}x", "é ",

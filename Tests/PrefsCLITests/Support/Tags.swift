@@ -1,0 +1,18 @@
+import Testing
+
+/// What a suite needs beyond the package's own build. A default `swift test` needs none of
+/// it: a suite whose tool or network is missing is skipped and says why (`.enabled(if:)`),
+/// and `.ci/run` with `CI=true`, which installs everything, fails on any skip.
+extension Tag {
+    /// Runs against the PostgreSQL server of ``TestPostgres``; skipped where it is not installed.
+    @Tag static var postgres: Self
+    /// Many processes for many seconds (the checker, the torture runs, lifecycle rounds); a
+    /// quick local run leaves them out with `swift test --skip 'Checker|Torture|Lifecycle'`.
+    @Tag static var slow: Self
+    /// Types into real interactive shells (bash, zsh, fish) through tmux.
+    @Tag static var shells: Self
+    /// Drives headless Chromium.
+    @Tag static var browser: Self
+    /// Installs packages from PyPI into a venv under `.build` on first use (network).
+    @Tag static var network: Self
+}
