@@ -3,7 +3,7 @@ import PrefsCore
 import PrefsTestSupport
 import Testing
 
-@Suite("history, watch, expiry, CAS, counters, apply")
+@Suite("history, watch, expiry, CAS, counters, apply", .timeLimit(.minutes(5)))
 struct HistoryTests {
     /// Runs `count` shell scripts at once and returns their results.
     func parallel(_ box: Sandbox, _ scripts: [String]) -> [RunResult?] {
@@ -103,14 +103,12 @@ struct HistoryTests {
         let outFile = box.root + "/events.txt"
         let script = "printf '%s|%s|%s|%s\\n' \"$PREFS_EVENT\" \"$PREFS_DOMAIN\" \"$PREFS_KEY\" \"$PREFS_VALUE\" >> \(outFile)"
         try box.runOK(["set", "user", "init", "1"])
-        let process = box.process(["watch", "user", "--once", "--", "/bin/sh", "-c", script])
-        process.standardOutput = FileHandle.nullDevice
-        try launch(process)
-        Thread.sleep(forTimeInterval: 0.4)
+        // Waits until the watcher has taken its starting point (no fixed sleep).
+        let (watcher, _) = try Running.watch(["watch", "user", "--once", "--", "/bin/sh", "-c", script], box: box)
         try box.runOK(["set", "switch", "ignored", "1"])
         try box.runOK(["set", "user", "evil", "$(touch \(box.root)/pwned); `id`"])
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let finished = watcher.finish(timeout: 30)
+        #expect(finished.status == 0, "\(finished)")
         let events = try String(contentsOfFile: outFile, encoding: .utf8)
         #expect(events == "set|user|evil|\"$(touch \(box.root)/pwned); `id`\"\n")
         #expect(!FileManager.default.fileExists(atPath: box.root + "/pwned"), "values are never executed")
@@ -327,7 +325,7 @@ struct HistoryTests {
     }
 }
 
-@Suite("history edge cases")
+@Suite("history edge cases", .timeLimit(.minutes(5)))
 struct HistoryEdgeCaseTests {
     @Test func versionsNeverRepeatAfterARemoval() throws {
         let box = try Sandbox()
@@ -364,21 +362,11 @@ struct HistoryEdgeCaseTests {
     @Test func aWatcherStartingOnAnEmptyLogNoticesPrunedRecords() throws {
         let box = try Sandbox()
         try box.runOK(["log", "--retain", "5"])
-        let process = box.process(["watch"])
-        let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try launch(process)
-        Thread.sleep(forTimeInterval: 0.3)
+        let (watcher, _) = try Running.watch(["watch"], box: box)
         let lines = (0..<10).map { "set user k\($0) \($0)" }.joined(separator: "\n") + "\n"
         try box.runOK(["batch"], stdin: lines)
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 3)
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(stderr.contains("pruned"))
+        let finished = watcher.finish(timeout: 30)
+        #expect(finished.status == 3 && finished.stderr.contains("pruned"), "\(finished)")
     }
 
     /// A log keeping 1,024 records or more is pruned in batches, so the file holds records
