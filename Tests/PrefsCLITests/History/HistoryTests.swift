@@ -104,7 +104,7 @@ struct HistoryTests {
         let script = "printf '%s|%s|%s|%s\\n' \"$PREFS_EVENT\" \"$PREFS_DOMAIN\" \"$PREFS_KEY\" \"$PREFS_VALUE\" >> \(outFile)"
         try box.runOK(["set", "user", "init", "1"])
         // Waits until the watcher has taken its starting point (no fixed sleep).
-        let (watcher, _) = try Running.watch(["watch", "user", "--once", "--", "/bin/sh", "-c", script], box: box)
+        let (watcher, _) = try Running.watch(["--store", box.store, "watch", "user", "--once", "--", "/bin/sh", "-c", script], box: box)
         try box.runOK(["set", "switch", "ignored", "1"])
         try box.runOK(["set", "user", "evil", "$(touch \(box.root)/pwned); `id`"])
         let finished = watcher.finish(timeout: 30)
@@ -362,7 +362,7 @@ struct HistoryEdgeCaseTests {
     @Test func aWatcherStartingOnAnEmptyLogNoticesPrunedRecords() throws {
         let box = try Sandbox()
         try box.runOK(["log", "--retain", "5"])
-        let (watcher, _) = try Running.watch(["watch"], box: box)
+        let (watcher, _) = try Running.watch(["--store", box.store, "watch"], box: box)
         let lines = (0..<10).map { "set user k\($0) \($0)" }.joined(separator: "\n") + "\n"
         try box.runOK(["batch"], stdin: lines)
         let finished = watcher.finish(timeout: 30)
