@@ -4,7 +4,7 @@ import PrefsTestSupport
 import Testing
 
 /// `prefs exec DOMAIN -- COMMAND` (envconsul's job; issue 43 item 8), with real processes.
-@Suite("exec")
+@Suite("exec", .timeLimit(.minutes(5)))
 struct ExecTests {
     @Test func theCommandGetsTheDomainAsVariablesAndPrefsEndsAsItDoes() throws {
         let box = try Sandbox()

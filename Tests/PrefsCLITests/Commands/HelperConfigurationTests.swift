@@ -7,7 +7,7 @@ import Testing
 /// description (`--experimental-dump-help`), each is given a value that is not its default,
 /// and the helper prints what it decoded (`PREFS_HELPER_DUMP_CONFIGURATION`). An option added
 /// to the CLI but not to the configuration fails here.
-@Suite("helper configuration")
+@Suite("helper configuration", .timeLimit(.minutes(5)))
 struct HelperConfigurationTests {
     /// The long names of a command's options and flags, and the value names of its
     /// positional arguments, from `prefs --experimental-dump-help`.

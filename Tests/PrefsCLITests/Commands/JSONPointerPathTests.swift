@@ -3,7 +3,7 @@ import PrefsCore
 import Testing
 
 /// `get --path` and `set --path`: one member of a JSON value, by JSON Pointer (issue 43 item 4).
-@Suite("paths into JSON values")
+@Suite("paths into JSON values", .timeLimit(.minutes(5)))
 struct JSONPointerPathTests {
     func windowBox() throws -> Sandbox {
         let box = try Sandbox()

@@ -4,7 +4,7 @@ import Testing
 /// A value given as text is read by the key's schema type the same way in `set`, in `batch`'s
 /// short lines and in `apply` (from the value's JSON text); `get --show-meta` answers from
 /// the same lookup as `get`.
-@Suite("schema typing")
+@Suite("schema typing", .timeLimit(.minutes(5)))
 struct SchemaTypingTests {
     static let schema = #"{"user":{"beta":{"type":"boolean"},"zip":{"type":"string"},"n":{"type":"integer"}}}"#
 

@@ -5,7 +5,7 @@ import Testing
 
 /// Flag files and switching a flag as users expect from flagd and a kill switch (issue 43,
 /// items 6 and 7).
-@Suite("flag habits")
+@Suite("flag habits", .timeLimit(.minutes(5)))
 struct FlagHabitTests {
     @Test func lintReportsEverySchemaErrorAtOnce() throws {
         let box = try Sandbox()

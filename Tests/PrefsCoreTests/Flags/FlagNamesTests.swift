@@ -5,7 +5,7 @@ import Testing
 /// `flagNames()` (the did-you-mean of a missing flag) lists what `flags().sortedKeys` lists,
 /// without parsing a definition: stored keys in order, queued writes and removals, defaults
 /// registered in code, overrides; never `$evaluators` or `$metadata` (issue 41).
-@Suite("flag names")
+@Suite("flag names", .timeLimit(.minutes(5)))
 struct FlagNamesTests {
     @Test func theNamesAreTheFlagSetsKeys() throws {
         let store = try TemporaryStore()

@@ -5,7 +5,7 @@ import Testing
 /// The library's reads and setters under a system lock: reads answer the system value, every
 /// setter (queued, conditional, typed, `update`, `perform`, import, reset) is refused with
 /// `cannotWrite` naming the lock file, and the stored value stays.
-@Suite("LayerLockTests")
+@Suite("LayerLockTests", .timeLimit(.minutes(5)))
 struct LayerLockTests {
     @Test func settersRefuseALockedKeyAndReadsAnswerTheSystemValue() throws {
         let store = try TemporaryStore()

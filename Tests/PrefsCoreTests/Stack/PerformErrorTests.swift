@@ -4,7 +4,7 @@ import Testing
 
 /// `perform` names the failing operation in the message and keeps everything else of the
 /// error: its reason, domain and key are what the single write would report.
-@Suite("perform errors")
+@Suite("perform errors", .timeLimit(.minutes(5)))
 struct PerformErrorTests {
     @Test func aVersionConflictInAListKeepsItsReasonDomainAndKey() throws {
         let store = try TemporaryStore()
