@@ -7,7 +7,7 @@ extension KeyValueStack {
     /// and inspector): a key is a flag when its value is stored, given by an override
     /// (`--override`, `PREFS_OVERRIDES`) or by the project or system layer (``Layers``). A default, the schema's or one registered in code, is
     /// a configuration value that `get` answers, not a flag. `$evaluators` and `$metadata` are
-    /// visited too (they are not flags; ``FlagSet`` reads them apart).
+    /// visited too (they are not flags; `FlagSet` reads them apart).
     ///
     /// - Throws: `PrefsError` when the store cannot be read, or what `body` throws.
     public func forEachFlagEntry(_ body: (Entry, ValueOrigin) throws -> Void) throws {
@@ -184,7 +184,7 @@ extension KeyValueStack {
     /// - Returns: what changed (see ``importDocument(_:replace:dryRun:)``).
     /// - Throws: `PrefsError` of kind `invalidValue` with the JSON path of the first
     ///   problem (also targeting that returns a name that is not a variant:
-    ///   ``FlagLint/returnsNoVariant(_:)``), with or without `dryRun`; nothing changes then.
+    ///   `FlagLint.returnsNoVariant(_:)`), with or without `dryRun`; nothing changes then.
     @discardableResult
     public func importFlags(_ document: JSONValue, replace: Bool = false, dryRun: Bool = false) throws -> ImportPlan {
         var members = try FlagDocument.validate(document)
@@ -221,7 +221,7 @@ extension KeyValueStack {
 
     /// The flags of `switch` (``forEachFlagEntry(_:)``: stored or overridden, no defaults) as a
     /// flagd document. Plain values become flags with one variant named `static`
-    /// (``FlagSet/staticVariant``) and the metadata `{"prefsPlainValue":true}`, so a flagd provider
+    /// (`FlagSet.staticVariant`) and the metadata `{"prefsPlainValue":true}`, so a flagd provider
     /// evaluates them the same, and importing the document stores the plain values again
     /// (export → import → export is byte-identical, and `get` answers the same). Plain arrays and nulls cannot be flagd variants: they are
     /// left out and their keys returned in `skipped`.

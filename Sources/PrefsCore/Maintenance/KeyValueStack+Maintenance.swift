@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
 
-/// One finding of ``KeyValueStack/doctor(environment:)``.
+/// One finding of ``KeyValueStack/doctor(environment:fix:otherStores:)``.
 public struct DoctorFinding: Sendable, Equatable {
     /// How serious it is.
     public enum Level: String, Sendable {
@@ -38,7 +38,9 @@ extension KeyValueStack {
     /// let healthy = try stack.doctor().allSatisfy { $0.level != .error }
     /// ```
     /// - Parameters:
-    ///   - fix: remove the leftover temporary copies no process holds (``LeftoverTemporary``).
+    ///   - environment: where the memory tier's directory is looked up (`XDG_RUNTIME_DIR` and
+    ///     the like; the process's environment by default).
+    ///   - fix: remove the leftover temporary copies no process holds (`LeftoverTemporary`).
     ///   - otherStores: also list the memory-tier files of other stores that are gone (check
     ///     `memory-other`), which concern no store in particular.
     /// - Throws: `PrefsError` of kind `storeUnreadable` when the store cannot be opened.

@@ -15,7 +15,7 @@ extension Schema {
     /// let dark = try schema.value(fromText: "yes", in: .user, forKey: "dark")  // .bool(true)
     /// let zip = try schema.value(fromText: "01234", in: .user, forKey: "zip")  // .string("01234")
     /// ```
-    /// - Throws: ``PrefsError`` of kind `invalidValue` for text starting with `{` or `[` that
+    /// - Throws: `PrefsError` of kind `invalidValue` for text starting with `{` or `[` that
     ///   is not valid JSON.
     public func value(fromText text: String, in domain: Domain, forKey key: String) throws -> JSONValue {
         switch spec(in: domain, forKey: key)?.type {
