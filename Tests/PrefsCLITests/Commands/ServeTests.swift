@@ -184,18 +184,28 @@ struct ServeTests {
         try #require(copied.status == 0, "\(copied)")
         try box.runOK(["--store", copy, "flag", "disable", "boolean-flag"], store: false)
         try #require(rename(copy, box.store) == 0, "rename: \(String(cString: strerror(errno)))")
-        let replacedAt = Date()
+        try Self.expectDisabledFlagServed(server, box, "the replaced store's flag is served within 5 s")
+    }
+
+    /// After the store at `box.store` was replaced by one where boolean-flag is disabled: the
+    /// server answers DISABLED within 5 s, then stops with exit 0 and the note of a replaced store.
+    static func expectDisabledFlagServed(
+        _ server: ServeProcess, _ box: Sandbox, _ what: Comment, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let body = #"{"context":{"targetingKey":"u1"}}"#
+        let started = Date()
         var served = false
-        while !served && Date().timeIntervalSince(replacedAt) < 5 {
+        while !served && Date().timeIntervalSince(started) < 5 {
             let reply = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/boolean-flag", body)
             served = reply.status == 200 && reply.body.contains(#""reason":"DISABLED""#)
             if !served { usleep(20_000) }
         }
-        #expect(served, "the replaced store's flag is served within 5 s")
+        #expect(served, what, sourceLocation: sourceLocation)
         let stopped = server.stop()
-        #expect(stopped.status == 0, "\(stopped)")
+        #expect(stopped.status == 0, "\(stopped)", sourceLocation: sourceLocation)
         #expect(
-            stopped.stderr.contains("\(box.store) was replaced, moved or removed; reading what is at that path now"), "\(stopped.stderr)")
+            stopped.stderr.contains("\(box.store) was replaced, moved or removed; reading what is at that path now"), "\(stopped.stderr)",
+            sourceLocation: sourceLocation)
     }
 
     /// A store path that is a symbolic link, pointed at another store file (`ln -sfn b.db
@@ -216,18 +226,7 @@ struct ServeTests {
         #expect(before.status == 200 && before.body.contains(#""value":true"#), "\(before)")
         let retargeted = try Sandbox.exec("/bin/ln", ["-sfn", "b.db", box.store], stdin: nil, environment: box.environment())
         try #require(retargeted.status == 0, "\(retargeted)")
-        let retargetedAt = Date()
-        var served = false
-        while !served && Date().timeIntervalSince(retargetedAt) < 5 {
-            let reply = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/boolean-flag", body)
-            served = reply.status == 200 && reply.body.contains(#""reason":"DISABLED""#)
-            if !served { usleep(20_000) }
-        }
-        #expect(served, "the flag of the file the link names now is served within 5 s")
-        let stopped = server.stop()
-        #expect(stopped.status == 0, "\(stopped)")
-        #expect(
-            stopped.stderr.contains("\(box.store) was replaced, moved or removed; reading what is at that path now"), "\(stopped.stderr)")
+        try Self.expectDisabledFlagServed(server, box, "the flag of the file the link names now is served within 5 s")
     }
 
     /// Every answer of the running server but the inspector's page (OFREP, `/api/*`, errors,
