@@ -314,6 +314,7 @@ _prefs_set() {
         return
         ;;
     '--type')
+        __prefs_add_completions -W 'string'$'\n''number'$'\n''integer'$'\n''boolean'$'\n''object'$'\n''array'$'\n''json'
         return
         ;;
     '--ttl')
@@ -338,6 +339,10 @@ _prefs_set() {
         ;;
     2)
         __prefs_add_custom_completions "$(__prefs_custom_complete ---completion set -- positional@1 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
+        return
+        ;;
+    *)
+        __prefs_add_custom_completions "$(__prefs_custom_complete ---completion set -- positional@2 "${COMP_CWORD}" "$(__prefs_cursor_index_in_current_word)")"
         return
         ;;
     esac

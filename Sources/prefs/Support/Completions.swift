@@ -34,6 +34,22 @@ enum Completions {
         return shell.listed(flags(words: words.map(shell.unquoted), prefix: shell.unquoted(prefix)))
     }
 
+    /// `set DOMAIN KEY TAB`: the values the schema allows for the key (its `enum`), strings as
+    /// their text and other values as JSON, as `set` reads them back.
+    static let value = CompletionKind.custom { words, index, prefix in
+        let shell = Shell.requesting
+        return shell.listed(values(words: words.map(shell.unquoted), index: index, prefix: shell.unquoted(prefix)))
+    }
+
+    static func values(words: [String], index: Int, prefix: String) -> [String] {
+        let positionals = positionalWords(words, before: index)
+        // positionals: [set, domain, key].
+        guard positionals.count == 3, let domain = try? Domain(positionals[1]), let stack = open(words),
+            let allowed = (try? stack.schema())?.spec(in: domain, forKey: positionals[2])?.allowed
+        else { return [] }
+        return allowed.map { $0.stringValue ?? $0.compactText }.filter { $0.hasPrefix(prefix) }
+    }
+
     static func domains(words: [String], prefix: String) -> [String] {
         guard let stack = open(words) else { return [] }
         return ((try? stack.domains()) ?? Domain.builtInPersistent + [.memory]).map(\.name).filter { $0.hasPrefix(prefix) }

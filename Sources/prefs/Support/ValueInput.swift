@@ -11,6 +11,9 @@ struct ValueTypeArgument: ExpressibleByArgument {
     }
 
     static var allValueStrings: [String] { ValueType.allCases.filter { $0 != .auto }.map(\.rawValue) }
+
+    /// `--type TAB` offers the types.
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 }
 
 /// Turns a VALUE argument into a value: `-` reads standard input.

@@ -1,4 +1,5 @@
 import Foundation
+import PrefsCore
 import PrefsTestSupport
 import Testing
 
@@ -292,6 +293,39 @@ struct CompletionTests {
                 "flag \(command)")
         }
         try fixture.expectUntouched()
+    }
+
+    /// `set DOMAIN KEY TAB` offers the values the schema's `enum` allows (quoted for the shell,
+    /// run by none), and `--type TAB` the types (issue 43).
+    @Test(.tags(.shells), .enabled(if: installed("bash"), "needs bash"))
+    func bashOffersASchemasValuesAndTheTypes() throws {
+        let fixture = try Fixture()
+        let hostile = "$(touch \(fixture.box.root)/marker-subst)"
+        let schema = JSONValue.object([
+            .init(
+                "user",
+                .object([
+                    .init("mode", .object([.init("type", "string"), .init("enum", .array(["light", "dark mode", .string(hostile)]))])),
+                    .init("level", .object([.init("type", "integer"), .init("enum", [1, 2, 3])])),
+                ]))
+        ])
+        let file = fixture.box.root + "/schema.json"
+        try Data(schema.compactText.utf8).write(to: URL(fileURLWithPath: file))
+        try fixture.box.runOK(["schema", "load", file])
+        let script = try fixture.script("bash")
+        var read: [String] = []
+        for reply in try Self.bashReplies(fixture, script: script, line: "prefs set user mode", word: "") {
+            let word = try Self.evaluate(fixture, ["bash", "--norc", "--noprofile"], "printf '%s\\n' \(reply)")
+            read.append(String(word.stdout.dropLast()))
+        }
+        #expect(read.sorted() == [hostile, "dark mode", "light"].sorted(), "\(read)")
+        #expect(try Self.bashReplies(fixture, script: script, line: "prefs set user level", word: "") == ["1", "2", "3"])
+        #expect(try Self.bashReplies(fixture, script: script, line: "prefs set user mode", word: "li") == ["light"])
+        #expect(try Self.bashReplies(fixture, script: script, line: "prefs set user other", word: "").isEmpty)
+        #expect(try Self.bashReplies(fixture, script: script, line: "prefs set user other --type", word: "in") == ["integer"])
+        for marker in fixture.markers {
+            #expect(!FileManager.default.fileExists(atPath: marker), "a shell ran a value: \(marker) exists")
+        }
     }
 
     /// An interactive shell in tmux: ``complete(_:into:)`` types a command line, TAB, and

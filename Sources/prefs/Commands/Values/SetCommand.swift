@@ -25,7 +25,9 @@ extension Prefs {
         @Argument(help: "The key.", completion: Completions.key)
         var key: String
 
-        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The value, or - for standard input.", valueName: "value"))
+        @Argument(
+            parsing: .allUnrecognized, help: ArgumentHelp("The value, or - for standard input.", valueName: "value"),
+            completion: Completions.value)
         var value: [String] = []
 
         @Flag(help: "Store VALUE verbatim as a string.")
