@@ -446,6 +446,22 @@ enum PythonClients {
         "PyYAML==6.0.3",
     ]
 
+    /// Each case (`{"flag","type","default","context"}`) evaluated by the OpenFeature Python SDK
+    /// through its OFREP provider against `url` (Fixtures/ofrep_sdk.py): one JSON line an answer,
+    /// in order; the script's exit status and the count are checked at the caller's line.
+    static func sdkAnswers(
+        _ python: String, url: String, cases: [JSONValue], directory: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> [Substring] {
+        let casesFile = directory + "/cases.json"
+        try JSONValue.array(cases).compactText.write(toFile: casesFile, atomically: true, encoding: .utf8)
+        let sdk = try Sandbox.exec(
+            python, [fixtures + "/ofrep_sdk.py", url, "eval", casesFile], stdin: nil, environment: ProcessInfo.processInfo.environment)
+        #expect(sdk.status == 0, "\(sdk)", sourceLocation: sourceLocation)
+        let answers = sdk.stdout.split(separator: "\n")
+        #expect(answers.count == cases.count, "\(sdk)", sourceLocation: sourceLocation)
+        return answers
+    }
+
     /// Whether the venv is there or could be made (tests that need it are skipped otherwise).
     static var available: Bool { (try? python.get()) != nil }
 
@@ -511,14 +527,7 @@ struct ServeClientTests {
                     ]))
             }
         }
-        let casesFile = box.root + "/cases.json"
-        try JSONValue.array(cases).compactText.write(toFile: casesFile, atomically: true, encoding: .utf8)
-        let sdk = try Sandbox.exec(
-            python, [PythonClients.fixtures + "/ofrep_sdk.py", server.url, "eval", casesFile], stdin: nil,
-            environment: ProcessInfo.processInfo.environment)
-        #expect(sdk.status == 0, "\(sdk)")
-        let answers = sdk.stdout.split(separator: "\n")
-        #expect(answers.count == cases.count, "\(sdk)")
+        let answers = try PythonClients.sdkAnswers(python, url: server.url, cases: cases, directory: box.root)
         var index = 0
         var reasons: Swift.Set<String> = []
         for (flag, type, fallback) in Self.flags {

@@ -180,14 +180,7 @@ struct StaticFlagAnswerTests {
                 .init("context", try JSONValue(parsing: context)),
             ])
         }
-        let casesFile = box.root + "/cases.json"
-        try JSONValue.array(input).compactText.write(toFile: casesFile, atomically: true, encoding: .utf8)
-        let sdk = try Sandbox.exec(
-            python, [PythonClients.fixtures + "/ofrep_sdk.py", server.url, "eval", casesFile], stdin: nil,
-            environment: ProcessInfo.processInfo.environment)
-        #expect(sdk.status == 0, "\(sdk)")
-        let answers = sdk.stdout.split(separator: "\n")
-        #expect(answers.count == cases.count, "\(sdk)")
+        let answers = try PythonClients.sdkAnswers(python, url: server.url, cases: input, directory: box.root)
         for (index, (flag, _, _, context, value, variant, reason)) in cases.enumerated() where index < answers.count {
             let answer = try JSONValue(parsing: String(answers[index]))
             let expected: JSONValue = .object([

@@ -298,6 +298,17 @@ extension SyncTests {
         #expect(watcher.terminationStatus == 0)
     }
 
+    /// Whether `box`, syncing every 100 ms, reads `value` for default/`key` within `seconds`.
+    func seen(by box: Sandbox, _ key: String, _ value: String, within seconds: Double) throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            _ = try sync(box)
+            if try box.runOK(["get", "default", key, "--default", "none"]).stdout == value + "\n" { return true }
+            usleep(100_000)
+        }
+        return false
+    }
+
     /// The store file replaced by a rename under a running watcher (`cp s.db new.db;
     /// mv new.db s.db`, twice): the watcher says so once on stderr each time and syncs the
     /// file now at the path (its pending writes reach the remote), never the old one.
@@ -315,21 +326,12 @@ extension SyncTests {
         try watcher.run()
         defer { if watcher.isRunning { watcher.terminate() } }
         usleep(2_500_000)  // connected and synced
-        func seenBy(_ box: Sandbox, _ value: String, within seconds: Double) throws -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                _ = try sync(box)
-                if try box.runOK(["get", "default", "replaced", "--default", "none"]).stdout == value + "\n" { return true }
-                usleep(100_000)
-            }
-            return false
-        }
         for round in 1...2 {
             let copy = a.root + "/store/new.db"
             try WatchWakeupTests.copyStore(a, to: copy)
             try #require(rename(copy, a.store) == 0, "rename: \(String(cString: strerror(errno)))")
             try a.runOK(["set", "default", "replaced", "\(round)"])
-            #expect(try seenBy(b, "\(round)", within: 10), "round \(round): the write to the new file was not pushed")
+            #expect(try seen(by: b, "replaced", "\(round)", within: 10), "round \(round): the write to the new file was not pushed")
         }
         #expect(watcher.isRunning)
         watcher.terminate()
@@ -361,22 +363,13 @@ extension SyncTests {
         try watcher.run()
         defer { if watcher.isRunning { watcher.terminate() } }
         usleep(2_500_000)  // connected and synced
-        func seenBy(_ box: Sandbox, _ value: String, within seconds: Double) throws -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                _ = try sync(box)
-                if try box.runOK(["get", "default", "linked", "--default", "none"]).stdout == value + "\n" { return true }
-                usleep(100_000)
-            }
-            return false
-        }
         for round in 1...2 {
             // A copy of the file the link names now, then the link pointed at it.
             try WatchWakeupTests.copyStore(a, to: a.root + "/store/round\(round).db")
             let retargeted = try Sandbox.exec("/bin/ln", ["-sfn", "round\(round).db", a.store], stdin: nil, environment: a.environment())
             try #require(retargeted.status == 0, "\(retargeted)")
             try a.runOK(["set", "default", "linked", "\(round)"])
-            #expect(try seenBy(b, "\(round)", within: 10), "round \(round): the write through the link was not pushed")
+            #expect(try seen(by: b, "linked", "\(round)", within: 10), "round \(round): the write through the link was not pushed")
         }
         #expect(watcher.isRunning)
         watcher.terminate()
