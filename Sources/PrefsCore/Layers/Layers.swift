@@ -170,7 +170,11 @@ public struct Layers: Sendable {
             guard let bytes = readTrusted(path, trustedOwners: [0, owner], checkMode: true) else { continue }
             systemFiles.append(path)
             var number = 0
-            for rawLine in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
+            // A lock must not be lost to how an editor saved the file: CRLF ("\r\n" is one
+            // Character, so lines are split on any line break) and a leading UTF-8 BOM.
+            var text = String(decoding: bytes, as: UTF8.self)
+            if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+            for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
                 number += 1
                 var line = rawLine
                 if let hash = line.firstIndex(of: "#") { line = line[..<hash] }

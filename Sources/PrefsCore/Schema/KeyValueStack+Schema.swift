@@ -305,3 +305,17 @@ extension KeyValueStack {
         }
     }
 }
+
+extension KeyValueStack {
+    /// Whether `domain` is one ``knownDomains()`` lists, asked of this one domain: a built-in
+    /// domain, one with queued writes, a custom domain written to, an override's, a registered
+    /// default's or the schema's. One indexed lookup, however many domains the store holds
+    /// (the CLI asks it before every write that could create a domain).
+    package func knowsDomain(_ domain: Domain) throws -> Bool {
+        if domain == .memory || Domain.builtInPersistent.contains(domain) { return true }
+        if overrides[domain] != nil || defaults.registeredDomains.contains(domain) { return true }
+        if !queue.overlay(domain: domain).isEmpty { return true }
+        if try main.read({ try DomainTable.exists($0, domain) }) == true { return true }
+        return try schema().domains[domain] != nil
+    }
+}

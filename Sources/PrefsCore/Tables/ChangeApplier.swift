@@ -262,6 +262,9 @@ final class ChangeApplier {
                 }
                 try numbered { try schema.validate(whole, in: domain, forKey: key) }
                 json = whole.compactText
+                // A member set deep inside may take the whole value past the nesting every reader
+                // accepts (``JSONParser/maximumDepth``): refused as `set` refuses such a value.
+                try numbered { _ = try JSONValue(parsing: json) }
                 try transaction.setOp(.set)
                 events.append(try store(json, in: domain, forKey: key, expiresAt: old?.expiresAt, old: old))
             case .increment(let delta):

@@ -60,9 +60,9 @@ extension TypoHint {
     /// `PREFS_STRICT_DOMAINS=1` a refusal (exit 2) — in CI a value written under a misspelled
     /// domain lands where nobody reads it. Built-in and existing domains pass silently.
     static func checkNewDomain(_ domain: Domain, in stack: KeyValueStack) throws {
-        guard !Domain.builtInPersistent.contains(domain), domain != .memory else { return }
-        let known = try stack.knownDomains()
-        guard !known.contains(domain), let nearest = nearest(domain.name, among: known.map(\.name)) else { return }
+        // The common case, an existing domain, costs one lookup; only a new one reads every name.
+        guard try !stack.knowsDomain(domain) else { return }
+        guard let nearest = nearest(domain.name, among: try stack.knownDomains().map(\.name)) else { return }
         if ProcessEnvironment.value("PREFS_STRICT_DOMAINS") == "1" {
             throw PrefsError(
                 .usage,

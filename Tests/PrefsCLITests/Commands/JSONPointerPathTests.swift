@@ -65,6 +65,20 @@ struct JSONPointerPathTests {
             try box.runFailing(["set", "user", "window", "--path", "/w", "1", "--ttl", "1h"], status: 2), 2, contains: "--path keeps")
     }
 
+    /// A member set deep inside cannot take the whole value past the nesting every reader
+    /// accepts (512): refused as a plain `set` of that value is (exit 6), the key unchanged.
+    @Test func setWithPathCannotNestPastWhatReadersAccept() throws {
+        let box = try Sandbox()
+        let deep = String(repeating: "{\"a\":", count: 500) + "1" + String(repeating: "}", count: 500)
+        try box.runOK(["set", "user", "deep", deep])
+        let pointer = String(repeating: "/a", count: 500)
+        let refused = try box.runFailing(
+            ["set", "user", "deep", String(repeating: "[", count: 20) + String(repeating: "]", count: 20), "--path", pointer], status: 6)
+        #expect(refused.stderr.hasPrefix("prefs: ") && refused.stdout.isEmpty, "\(refused)")
+        #expect(try box.runOK(["get", "user", "deep", "--json"]).stdout == deep + "\n")
+        #expect(try box.runOK(["doctor"]).status == 0)
+    }
+
     @Test func setWithPathIsCompareAndSetAndSchemaChecked() throws {
         let box = try windowBox()
         let meta = try box.runOK(["get", "user", "window", "--show-meta"]).stdout

@@ -187,6 +187,20 @@ struct LayersTests {
         try box.runOK(["set", "user", "free", "1"], environment: env)
     }
 
+    /// A lock file saved with CRLF line ends or a UTF-8 byte-order mark still locks: a lock lost
+    /// to an editor's way of saving would let every write through (exit 0).
+    @Test(arguments: ["\u{FEFF}user/crlf\r\nuser/bom\r\n", "\u{FEFF}user/crlf\nuser/bom\n"])
+    func aLockFileWithCRLFOrABOMStillLocks(text: String) throws {
+        let layout = try Layout()
+        try Layout.write(layout.system + "/locks/10-windows", text)
+        let env = layout.environment(project: "")
+        for key in ["crlf", "bom"] {
+            let refused = try layout.box.runFailing(["set", "user", key, "mine"], status: 4, environment: env)
+            #expect(refused.stderr.contains("user/\(key) is locked by \(layout.system)/locks/10-windows"), "\(refused)")
+            #expect(!refused.stderr.contains("ignoring"), "\(refused)")
+        }
+    }
+
     @Test(.enabled(if: isRoot, "needs root to give a file to another user"))
     func aProjectFileOfAnotherUserIsIgnored() throws {
         let layout = try Layout()
