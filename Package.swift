@@ -142,9 +142,12 @@ let package = Package(
         // Foundation only.
         .target(
             name: "PrefsTestSupport",
+            dependencies: ["PrefsTestHarness"],
             path: "Tests/PrefsTestSupport",
             swiftSettings: strict
         ),
+        // Limits how many tests run at once, before Swift Testing starts (Tests/PrefsTestHarness).
+        .target(name: "PrefsTestHarness", path: "Tests/PrefsTestHarness"),
         .testTarget(
             name: "PrefsCoreTests",
             dependencies: ["PrefsCore", "PrefsTestSupport"]

@@ -164,7 +164,7 @@ struct ExportInjectionTests {
         #expect(!FileManager.default.fileExists(atPath: marker), "sourcing the .env ran a value")
     }
 
-    @Test(.tags(.network), .enabled(if: DotenvPython.python != nil, "python-dotenv could not be installed with pip"))
+    @Test(.tags(.network), .enabled("python-dotenv could not be installed with pip") { await DotenvPython.available() })
     func dotenvReadsBackExactlyInPythonDotenv() throws {
         let box = try Sandbox()
         let marker = box.root + "/MARKER"
@@ -256,7 +256,13 @@ struct ExportInjectionTests {
 
 /// python-dotenv in a venv under `.build/dotenv-venv`, made on first use from PyPI.
 enum DotenvPython {
-    static let python: String? = {
+    /// Awaited by the condition trait of a test that needs it, made off the cooperative pool.
+    static func available() async -> Bool { await provision.value() != nil }
+
+    /// The venv's python, for a test whose condition awaited ``available()``.
+    static var python: String? { provision.finished ?? nil }
+
+    private static let provision = Provision<String?> {
         let venv = repositoryRoot + "/.build/dotenv-venv"
         let python = venv + "/bin/python"
         let environment = ProcessInfo.processInfo.environment
@@ -270,5 +276,5 @@ enum DotenvPython {
             check()
         else { return nil }
         return python
-    }()
+    }
 }

@@ -34,7 +34,7 @@ struct OFREPSchemaTests {
             python, [PythonClients.fixtures + "/ofrep_schema.py", file], stdin: nil, environment: ProcessInfo.processInfo.environment)
     }
 
-    @Test(.tags(.network), .enabled(if: PythonClients.available, "needs python3 -m venv and PyPI (jsonschema, PyYAML)"))
+    @Test(.tags(.network), .enabled("needs python3 -m venv and PyPI (jsonschema, PyYAML)") { await PythonClients.available() })
     func everyAnswerValidatesAgainstTheOpenAPIDocument() throws {
         let box = try ServeTests().imported()
         let server = try ServeProcess(box)
@@ -119,7 +119,7 @@ struct OFREPSchemaTests {
         #expect(lines.contains("literal bulk: fails"), "\(validated)")
     }
 
-    @Test(.tags(.network), .enabled(if: PythonClients.available, "needs python3 -m venv and PyPI (jsonschema, PyYAML)"))
+    @Test(.tags(.network), .enabled("needs python3 -m venv and PyPI (jsonschema, PyYAML)") { await PythonClients.available() })
     func theEventStreamAnnouncesChangesAndTheRefetchAnswersTheNewFlags() throws {
         let box = try ServeTests().imported()
         let server = try ServeProcess(box)

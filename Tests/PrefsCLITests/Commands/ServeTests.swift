@@ -462,15 +462,20 @@ enum PythonClients {
         return answers
     }
 
-    /// Whether the venv is there or could be made (tests that need it are skipped otherwise).
-    static var available: Bool { (try? python.get()) != nil }
+    /// Whether the venv is there or could be made (tests that need it are skipped otherwise):
+    /// awaited by their condition traits, made off the cooperative pool (see ``Provision``).
+    static func available() async -> Bool { (try? await provision.value().get()) != nil }
 
     /// Why a test that needs ``python`` is skipped.
     static let requirement: Comment =
         "needs python3-venv and the Python packages from PyPI in .build/serve-venv (apt-get install python3-venv; network for pip)"
 
-    /// The venv's python, or why there is none.
-    static let python: Result<String, ServeTestError> = {
+    /// The venv's python, or why there is none, for a test whose condition awaited ``available()``.
+    static var python: Result<String, ServeTestError> {
+        provision.finished ?? .failure(ServeTestError(description: "the venv was not made: the test's condition must await available()"))
+    }
+
+    private static let provision = Provision<Result<String, ServeTestError>> {
         let venv = root + "/.build/serve-venv/py"
         let python = venv + "/bin/python"
         let environment = ProcessInfo.processInfo.environment
@@ -491,7 +496,7 @@ enum PythonClients {
             return .failure(ServeTestError(description: "pip could not install \(packages.joined(separator: " ")): \(pip?.stderr ?? "")"))
         }
         return .success(python)
-    }()
+    }
 }
 
 /// Issue 23: real clients — the OpenFeature Python SDK and headless Chromium.
@@ -511,7 +516,7 @@ struct ServeClientTests {
         ("error-flag", "string", "x"), ("missing-flag", "string", "x"), ("string-flag", "integer", "0"),
     ]
 
-    @Test(.tags(.network), .enabled(if: PythonClients.available, PythonClients.requirement))
+    @Test(.tags(.network), .enabled(PythonClients.requirement) { await PythonClients.available() })
     func theOpenFeaturePythonSDKAnswersAsFlagEval() throws {
         let python = try PythonClients.python.get()
         let box = try ServeTests().imported()
@@ -591,7 +596,7 @@ struct ServeClientTests {
     }
 
     /// docs/serve.md's Python snippet prints the SDK's answer (against a server on a free port).
-    @Test(.tags(.network), .enabled(if: PythonClients.available, PythonClients.requirement))
+    @Test(.tags(.network), .enabled(PythonClients.requirement) { await PythonClients.available() })
     func theDocsPythonExampleRuns() throws {
         let python = try PythonClients.python.get()
         let docs = try String(contentsOfFile: PythonClients.root + "/docs/serve.md", encoding: .utf8)
@@ -610,7 +615,7 @@ struct ServeClientTests {
 
     /// docs/serve.md's second Python snippet: the SDK over the unix socket the systemd unit
     /// listens on (`$XDG_RUNTIME_DIR/prefs-serve/socket`).
-    @Test(.tags(.network), .enabled(if: PythonClients.available, PythonClients.requirement))
+    @Test(.tags(.network), .enabled(PythonClients.requirement) { await PythonClients.available() })
     func theDocsUnixSocketPythonExampleRuns() throws {
         let python = try PythonClients.python.get()
         let docs = try String(contentsOfFile: PythonClients.root + "/docs/serve.md", encoding: .utf8)
@@ -638,7 +643,7 @@ struct ServeClientTests {
     }
 
     @Test(
-        .tags(.network, .browser), .enabled(if: PythonClients.available, PythonClients.requirement),
+        .tags(.network, .browser), .enabled(PythonClients.requirement) { await PythonClients.available() },
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "needs chromium (apt-get install chromium)"))
     func theInspectorWorksInHeadlessChromium() throws {
         let python = try PythonClients.python.get()

@@ -116,7 +116,7 @@ struct StaticFlagAnswerTests {
     /// The answers against the current OFREP document (0.3.0, `Fixtures/ofrep/openapi-0.3.0.yaml`):
     /// a static flag, single and bulk, and a disabled flag are valid; a code default with reason
     /// DEFAULT fails only the document's reason enum, which omits DEFAULT (docs/serve.md).
-    @Test(.tags(.network), .enabled(if: PythonClients.available, PythonClients.requirement))
+    @Test(.tags(.network), .enabled(PythonClients.requirement) { await PythonClients.available() })
     func theAnswersAreValidOFREP030SaveTheDefaultReason() throws {
         let python = try PythonClients.python.get()
         let box = try Sandbox()
@@ -155,7 +155,7 @@ struct StaticFlagAnswerTests {
         #expect(cases.count == 4 && checked.status == 1, "\(checked)")
     }
 
-    @Test(.tags(.network), .enabled(if: PythonClients.available, PythonClients.requirement))
+    @Test(.tags(.network), .enabled(PythonClients.requirement) { await PythonClients.available() })
     func thePythonProviderReadsStaticDisabledAndCodeDefaultAnswers() throws {
         let python = try PythonClients.python.get()
         let box = try ServeTests().imported()
