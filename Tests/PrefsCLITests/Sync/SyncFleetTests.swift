@@ -6,6 +6,28 @@ import Testing
 /// several hosts), the snapshot, the bounded log, the watch that listens. Part of
 /// ``SyncTests`` (serialized: one test there stops the shared server).
 extension SyncTests {
+    /// An empty file for a watcher's standard output, opened for writing.
+    static func emptyFile(_ path: String) throws -> FileHandle {
+        try #require(FileManager.default.createFile(atPath: path, contents: nil), "cannot create \(path)")
+        return try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    }
+
+    /// How many reports (one line a sync) a `sync --watch` wrote to `path`.
+    static func reports(_ path: String) throws -> Int {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").count
+    }
+
+    /// Waits until `sync --watch` wrote `count` reports to `path`: a watcher prints one after
+    /// each sync, and syncs first once it listens, so its first report says it is connected.
+    static func waitForReports(
+        _ path: String, count: Int, within seconds: Double = 20, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while try reports(path) < count && Date() < deadline { usleep(20_000) }
+        let written = try reports(path)
+        try #require(written >= count, "\(written) of \(count) reports after \(seconds) s", sourceLocation: sourceLocation)
+    }
+
     // MARK: - libpq connection strings
 
     @Test func aUnixSocketAServiceFileAndASecondHostAllReachTheServer() throws {
@@ -231,12 +253,13 @@ extension SyncTests {
         let b = try syncedStore()
         _ = try sync(a)
         // A fallback far away: only the notification can bring the change.
+        let reports = b.root + "/watch.stdout"
         let watcher = b.process(["sync", "--watch", "3600", "--json"])
-        watcher.standardOutput = FileHandle.nullDevice
+        watcher.standardOutput = try Self.emptyFile(reports)
         watcher.standardError = FileHandle.nullDevice
         try launch(watcher)
         defer { if watcher.isRunning { watcher.terminate() } }
-        usleep(1_000_000)  // listening
+        try Self.waitForReports(reports, count: 1)  // listening: its first sync follows the LISTEN
         func waitFor(_ value: String, seconds: Double) throws -> Double? {
             let start = Date()
             while Date().timeIntervalSince(start) < seconds {
@@ -253,10 +276,11 @@ extension SyncTests {
         #expect(first != nil && first ?? 99 < 2, "seen after \(String(describing: first)) s")
 
         // The server goes away and comes back: the watcher reconnects (backoff) and listens again.
+        let before = try Self.reports(reports)
         try server.stop()
-        usleep(1_500_000)
+        usleep(1_500_000)  // the watcher sees the connection go (no event to wait for: it only backs off)
         try server.start()
-        usleep(4_000_000)
+        try Self.waitForReports(reports, count: before + 1, within: 40)  // reconnected: it listens, then syncs
         try a.runOK(["set", "default", "pushed", "2"])
         _ = try sync(a)
         let second = try waitFor("2", seconds: 10)
@@ -272,12 +296,14 @@ extension SyncTests {
         let a = try syncedStore()
         let b = try syncedStore()
         _ = try sync(a)
+        let reports = a.root + "/watch.stdout"
         let watcher = a.process(["sync", "--watch", "3600", "--json"], environment: ["PREFS_WATCH": "inotify"])
-        watcher.standardOutput = FileHandle.nullDevice
+        watcher.standardOutput = try Self.emptyFile(reports)
         watcher.standardError = FileHandle.nullDevice
         try watcher.run()
         defer { if watcher.isRunning { watcher.terminate() } }
-        usleep(2_500_000)  // connected, synced, its wake-ups after its own commits over
+        try Self.waitForReports(reports, count: 1)  // connected and synced
+        usleep(500_000)  // the wake-ups its own sync's commit caused are over
         let pid = watcher.processIdentifier
         let before = WatchWakeupTests.wakeUps(pid)
         usleep(2_000_000)
@@ -321,11 +347,12 @@ extension SyncTests {
         let errors = a.root + "/watch.stderr"
         try #require(FileManager.default.createFile(atPath: errors, contents: nil))
         let watcher = a.process(["sync", "--watch", "3600"], environment: ["PREFS_WATCH": mechanism])
-        watcher.standardOutput = FileHandle.nullDevice
+        let reports = a.root + "/watch.stdout"
+        watcher.standardOutput = try Self.emptyFile(reports)
         watcher.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
         try watcher.run()
         defer { if watcher.isRunning { watcher.terminate() } }
-        usleep(2_500_000)  // connected and synced
+        try Self.waitForReports(reports, count: 1)  // connected and synced
         for round in 1...2 {
             let copy = a.root + "/store/new.db"
             try WatchWakeupTests.copyStore(a, to: copy)
@@ -358,11 +385,12 @@ extension SyncTests {
         let errors = a.root + "/watch.stderr"
         try #require(FileManager.default.createFile(atPath: errors, contents: nil))
         let watcher = a.process(["sync", "--watch", "3600"], environment: ["PREFS_WATCH": mechanism])
-        watcher.standardOutput = FileHandle.nullDevice
+        let reports = a.root + "/watch.stdout"
+        watcher.standardOutput = try Self.emptyFile(reports)
         watcher.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
         try watcher.run()
         defer { if watcher.isRunning { watcher.terminate() } }
-        usleep(2_500_000)  // connected and synced
+        try Self.waitForReports(reports, count: 1)  // connected and synced
         for round in 1...2 {
             // A copy of the file the link names now, then the link pointed at it.
             try WatchWakeupTests.copyStore(a, to: a.root + "/store/round\(round).db")
@@ -436,11 +464,12 @@ extension SyncTests {
         let errors = a.root + "/watch.stderr"
         try #require(FileManager.default.createFile(atPath: errors, contents: nil))
         let watcher = a.process(["sync", "--watch", "3600"], environment: ["PREFS_WATCH": "inotify"])
-        watcher.standardOutput = FileHandle.nullDevice
+        let reports = a.root + "/watch.stdout"
+        watcher.standardOutput = try Self.emptyFile(reports)
         watcher.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
         try watcher.run()
         defer { if watcher.isRunning { watcher.terminate() } }
-        usleep(2_500_000)  // connected and synced
+        try Self.waitForReports(reports, count: 1)  // connected and synced
         for suffix in ["", "-wal", "-shm"] {
             try #require(unlink(a.store + suffix) == 0 || errno == ENOENT, "unlink\(suffix): \(String(cString: strerror(errno)))")
         }
