@@ -73,11 +73,14 @@ package struct ChildProcess {
     ///   - environment: the child's environment; nil: this process's.
     ///   - defaultSignals: signals reset to their default action in the child (ones this
     ///     process ignores, such as SIGINT while an editor runs).
+    ///   - newProcessGroup: whether the child leads a process group of its own, so that a
+    ///     signal sent to the group reaches whatever it starts too.
     /// - Throws: `FileIO/Failure` with `ENOENT` when the program is not found (or not
     ///   executable: `EACCES`), or the error of pipe(2) or posix_spawn.
     package init(
         _ arguments: [String], environment: [String: String]? = nil, standardInput stdin: Stream = .inherit,
-        standardOutput stdout: Stream = .inherit, standardError stderr: Stream = .inherit, defaultSignals: [Int32] = []
+        standardOutput stdout: Stream = .inherit, standardError stderr: Stream = .inherit, defaultSignals: [Int32] = [],
+        newProcessGroup: Bool = false
     ) throws(FileIO.Failure) {
         guard let name = arguments.first, !name.isEmpty else { throw FileIO.Failure(ENOENT) }
         let path = try Self.find(name, environment: environment)
@@ -93,7 +96,12 @@ package struct ChildProcess {
         sigemptyset(&defaults)
         for signal in defaultSignals where signal != SIGKILL && signal != SIGSTOP { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        if newProcessGroup {
+            posix_spawnattr_setpgroup(&attributes, 0)
+            flags |= POSIX_SPAWN_SETPGROUP
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
         defer { for pointer in argv + (envp ?? []) { free(pointer) } }

@@ -114,6 +114,36 @@ struct HistoryTests {
         #expect(!FileManager.default.fileExists(atPath: box.root + "/pwned"), "values are never executed")
     }
 
+    /// A command named without a slash is found on PATH (as `exec` finds one); one that is not
+    /// there is reported for each change, and the watch goes on to the next.
+    @Test func watchFindsItsCommandOnPathAndReportsAMissingOne() throws {
+        let box = try Sandbox()
+        let bin = box.root + "/bin"
+        let outFile = box.root + "/events.txt"
+        try #require(mkdir(bin, 0o755) == 0)
+        let script = "#!/bin/sh\nprintf '%s=%s\\n' \"$PREFS_KEY\" \"$PREFS_VALUE\" >> \(outFile)\n"
+        try script.write(toFile: bin + "/record-change", atomically: true, encoding: .utf8)
+        try #require(chmod(bin + "/record-change", 0o755) == 0)
+        let path = bin + ":/usr/bin:/bin"
+        let (found, _) = try Running.watch(
+            ["--store", box.store, "watch", "user", "--once", "--", "record-change"], box: box, environment: ["PATH": path])
+        try box.runOK(["set", "user", "a", "1"])
+        let ran = found.finish(timeout: 30)
+        #expect(ran.status == 0 && ran.stderr.isEmpty, "\(ran)")
+        #expect(try String(contentsOfFile: outFile, encoding: .utf8) == "a=1\n")
+
+        let (missing, _) = try Running.watch(
+            ["--store", box.store, "watch", "user", "--", "no-such-command-here"], box: box, environment: ["PATH": path])
+        try box.runOK(["set", "user", "b", "2"])
+        try box.runOK(["set", "user", "c", "3"])
+        let deadline = Date().addingTimeInterval(20)
+        while missing.lines.snapshot().count < 2 && Date() < deadline { usleep(10_000) }
+        let ended = missing.finish(signal: SIGTERM, timeout: 30)
+        #expect(ended.stdout == "set\tuser\tb\t2\nset\tuser\tc\t3\n", "\(ended)")
+        let reported = "prefs: cannot run no-such-command-here: No such file or directory\n"
+        #expect(ended.stderr == reported + reported, "\(ended)")
+    }
+
     @Test func ttlHidesTheKeyAfterItExpires() throws {
         let box = try Sandbox()
         try box.runOK(["set", "user", "t", "warm", "--ttl", "1s"])

@@ -95,12 +95,15 @@ extension Prefs {
             environment["PREFS_DOMAIN"] = record.domain.name
             environment["PREFS_KEY"] = record.key
             environment["PREFS_VALUE"] = record.new  // unset for a removal
-            let path = executable.contains("/") ? executable : "/usr/bin/env"
-            guard
-                let pid = WatchSignals.spawn(
-                    path, arguments: executable.contains("/") ? command : ["env"] + command, environment: environment)
-            else {
-                Output.error("cannot run \(executable): \(String(cString: strerror(errno)))")
+            // Found on PATH as `exec` and `edit` find theirs; in a process group of its own (a
+            // signal that stops watch reaches whatever it started too), every signal at its
+            // default, only standard input, output and error open.
+            let pid: pid_t
+            do {
+                pid = try ChildProcess(command, environment: environment, defaultSignals: ChildProcess.allSignals, newProcessGroup: true)
+                    .pid
+            } catch {
+                Output.error("cannot run \(executable): \(error.message)")
                 return
             }
             WatchSignals.child.store(pid, ordering: .releasing)
@@ -125,42 +128,6 @@ enum WatchSignals {
     static let child = Atomic<Int32>(0)
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
     static func keep(_ source: any DispatchSourceSignal) { sources.append(source) }
-
-    /// Starts a command in a process group of its own (so a signal reaches whatever it
-    /// started too), with default signal dispositions and an empty signal mask, and only
-    /// standard input, output and error open. Returns nil with `errno` set when it cannot.
-    static func spawn(_ path: String, arguments: [String], environment: [String: String]) -> pid_t? {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var all = sigset_t()
-        sigfillset(&all)
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        // Descriptors that would survive exec (SQLite's have close-on-exec) are closed.
-        let open = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
-        for fd in open where fd > 2 {
-            let flags = fcntl(fd, F_GETFD)
-            if flags >= 0 && flags & FD_CLOEXEC == 0 { posix_spawn_file_actions_addclose(&actions, fd) }
-        }
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in argv + envp { free(pointer) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
-        guard result == 0 else {
-            errno = result
-            return nil
-        }
-        return pid
-    }
 
     /// How long a command gets to end after the forwarded signal before it is killed.
     static let grace: Duration = .seconds(5)
