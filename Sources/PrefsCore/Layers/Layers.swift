@@ -102,8 +102,12 @@ public struct Layers: Sendable {
     /// Whether this process may have a layer file (the process environment and current
     /// directory): false only when `PREFS_SYSTEM_DIR` (or `/etc/prefs`) does not exist and no
     /// `.prefs.json` is found (or `PREFS_PROJECT_FILE` is empty). `stat` calls on C strings
-    /// only, for `get`'s start-up path, which steps aside when this is true.
+    /// only, for `get`'s start-up path, which steps aside when this is true (always true in a
+    /// command line run in process, ``ProcessEnvironment/override``).
     package static func mayHaveFiles() -> Bool {
+        // A command line run in process (tests) has its own environment: say yes, so the
+        // full path reads the layers from it.
+        if ProcessEnvironment.inProcess != nil { return true }
         var status = stat()
         if let system = getenv("PREFS_SYSTEM_DIR"), system[0] != 0 {
             if stat(system, &status) == 0 { return true }

@@ -70,7 +70,8 @@ package struct ChildProcess {
     /// Starts `arguments[0]` with `arguments` as its argv.
     ///
     /// - Parameters:
-    ///   - environment: the child's environment; nil: this process's.
+    ///   - environment: the child's environment; nil: this process's (an in-process run's
+    ///     own, ``ProcessEnvironment/override``).
     ///   - defaultSignals: signals reset to their default action in the child (ones this
     ///     process ignores, such as SIGINT while an editor runs).
     /// - Throws: `FileIO/Failure` with `ENOENT` when the program is not found (or not
@@ -80,6 +81,8 @@ package struct ChildProcess {
         standardOutput stdout: Stream = .inherit, standardError stderr: Stream = .inherit, defaultSignals: [Int32] = []
     ) throws(FileIO.Failure) {
         guard let name = arguments.first, !name.isEmpty else { throw FileIO.Failure(ENOENT) }
+        // A command line run in process passes its own environment on, not the process's.
+        let environment = environment ?? ProcessEnvironment.inProcess
         let path = try Self.find(name, environment: environment)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -160,7 +163,7 @@ package struct ChildProcess {
     package static func find(_ name: String, environment: [String: String]? = nil) throws(FileIO.Failure) -> String {
         if name.contains("/") { return name }
         let search =
-            environment.map { $0["PATH"] } ?? getenv("PATH").map { String(cString: $0) }
+            environment.map { $0["PATH"] } ?? ProcessEnvironment.value("PATH")
         var denied = false
         for directory in (search ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":", omittingEmptySubsequences: false) {
             let candidate = (directory.isEmpty ? "." : String(directory)) + "/" + name
