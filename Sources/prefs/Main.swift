@@ -1,3 +1,5 @@
+import PrefsCLI
+
 #if canImport(Glibc)
     import Glibc
 #endif
