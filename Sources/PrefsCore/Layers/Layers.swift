@@ -85,7 +85,10 @@ public struct Layers: Sendable {
         let projectSetting = variable("PREFS_PROJECT_FILE")
         let cwd = currentDirectory() ?? ""
         let cacheKey = directory + "\u{0}" + (projectSetting.map { "=" + $0 } ?? "-") + "\u{0}" + cwd
-        if let cached = cache.withLock({ $0[cacheKey] }) { return cached }
+        // A command line run in process (tests) reads the files afresh: a test changes them
+        // between commands, which a process never sees.
+        let cached = ProcessEnvironment.inProcess == nil
+        if cached, let layers = cache.withLock({ $0[cacheKey] }) { return layers }
         var layers = Layers()
         layers.systemDirectory = directory
         layers.loadSystem(directory)
@@ -95,7 +98,7 @@ public struct Layers: Sendable {
             layers.loadProject(found, explicit: false)
         }
         let result = layers
-        cache.withLock { $0[cacheKey] = result }
+        if cached { cache.withLock { $0[cacheKey] = result } }
         return result
     }
 
