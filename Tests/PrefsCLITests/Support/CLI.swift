@@ -27,9 +27,10 @@ final class Sandbox: Sendable {
     /// process of their own (``binaryOnly``): for suites that check what commands print, exit
     /// with and leave in the store. The contract (exit codes and bytes of the binary, signals,
     /// concurrency between processes, the start-up `get`) stays with binary suites.
+    /// `PREFS_TEST_IN_PROCESS=0` runs every sandbox's commands in the binary (to compare).
     init(inProcess: Bool = false) throws {
         if case .failure(let missing) = Sandbox.binaryLocation { throw missing }
-        self.inProcess = inProcess
+        self.inProcess = inProcess && ProcessInfo.processInfo.environment["PREFS_TEST_IN_PROCESS"] != "0"
         root = try makeTemporaryDirectory(prefix: "prefs-cli")
         store = root + "/store/prefs.db"
         runtime = root + "/runtime"
