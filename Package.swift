@@ -64,12 +64,19 @@ let package = Package(
             name: "CPrefsSQLite",
             dependencies: ["CSQLite"]
         ),
-        .executableTarget(
-            name: "prefs",
+        // The command line as a library (commands, parsing, output; `PrefsCommandLine.run`), so
+        // tests run commands in process; `prefs` is its thin main.
+        .target(
+            name: "PrefsCLI",
             dependencies: [
                 "PrefsCore", "PrefsHelperConfiguration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: strict + [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])]
+        ),
+        .executableTarget(
+            name: "prefs",
+            dependencies: ["PrefsCLI"],
             swiftSettings: strict + [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])]
         ),
         // The options `prefs serve` and `prefs sync` hand their helper, as one encoded value
@@ -159,7 +166,7 @@ let package = Package(
         .testTarget(
             name: "PrefsCLITests",
             dependencies: [
-                "prefs", "prefs-http-get", "prefs-sync", "prefs-serve", "PrefsCore", "PrefsTestSupport",
+                "prefs", "prefs-http-get", "prefs-sync", "prefs-serve", "PrefsCLI", "PrefsCore", "PrefsTestSupport",
             ],
             exclude: ["Fixtures"]
         ),

@@ -85,7 +85,10 @@ public struct Layers: Sendable {
         let projectSetting = variable("PREFS_PROJECT_FILE")
         let cwd = currentDirectory() ?? ""
         let cacheKey = directory + "\u{0}" + (projectSetting.map { "=" + $0 } ?? "-") + "\u{0}" + cwd
-        if let cached = cache.withLock({ $0[cacheKey] }) { return cached }
+        // A command line run in process (tests) reads the files afresh: a test changes them
+        // between commands, which a process never sees.
+        let cached = ProcessEnvironment.inProcess == nil
+        if cached, let layers = cache.withLock({ $0[cacheKey] }) { return layers }
         var layers = Layers()
         layers.systemDirectory = directory
         layers.loadSystem(directory)
@@ -95,15 +98,19 @@ public struct Layers: Sendable {
             layers.loadProject(found, explicit: false)
         }
         let result = layers
-        cache.withLock { $0[cacheKey] = result }
+        if cached { cache.withLock { $0[cacheKey] = result } }
         return result
     }
 
     /// Whether this process may have a layer file (the process environment and current
     /// directory): false only when `PREFS_SYSTEM_DIR` (or `/etc/prefs`) does not exist and no
     /// `.prefs.json` is found (or `PREFS_PROJECT_FILE` is empty). `stat` calls on C strings
-    /// only, for `get`'s start-up path, which steps aside when this is true.
+    /// only, for `get`'s start-up path, which steps aside when this is true (always true in a
+    /// command line run in process, ``ProcessEnvironment/override``).
     package static func mayHaveFiles() -> Bool {
+        // A command line run in process (tests) has its own environment: say yes, so the
+        // full path reads the layers from it.
+        if ProcessEnvironment.inProcess != nil { return true }
         var status = stat()
         if let system = getenv("PREFS_SYSTEM_DIR"), system[0] != 0 {
             if stat(system, &status) == 0 { return true }

@@ -70,7 +70,8 @@ package struct ChildProcess {
     /// Starts `arguments[0]` with `arguments` as its argv.
     ///
     /// - Parameters:
-    ///   - environment: the child's environment; nil: this process's.
+    ///   - environment: the child's environment; nil: this process's (an in-process run's
+    ///     own, ``ProcessEnvironment/override``).
     ///   - defaultSignals: signals reset to their default action in the child (ones this
     ///     process ignores, such as SIGINT while an editor runs).
     ///   - newProcessGroup: whether the child leads a process group of its own, so that a
@@ -83,6 +84,8 @@ package struct ChildProcess {
         newProcessGroup: Bool = false
     ) throws(FileIO.Failure) {
         guard let name = arguments.first, !name.isEmpty else { throw FileIO.Failure(ENOENT) }
+        // A command line run in process passes its own environment on, not the process's.
+        let environment = environment ?? ProcessEnvironment.inProcess
         let path = try Self.find(name, environment: environment)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -168,7 +171,7 @@ package struct ChildProcess {
     package static func find(_ name: String, environment: [String: String]? = nil) throws(FileIO.Failure) -> String {
         if name.contains("/") { return name }
         let search =
-            environment.map { $0["PATH"] } ?? getenv("PATH").map { String(cString: $0) }
+            environment.map { $0["PATH"] } ?? ProcessEnvironment.value("PATH")
         var denied = false
         for directory in (search ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":", omittingEmptySubsequences: false) {
             let candidate = (directory.isEmpty ? "." : String(directory)) + "/" + name

@@ -12,13 +12,13 @@ func version(_ box: Sandbox, _ key: String) throws -> Int64 {
 @Suite("get, set, rm", .timeLimit(.minutes(5)))
 struct GetSetRemoveTests {
     @Test func missingKeyExitsOneAndCreatesNothing() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         expectFailure(try box.runFailing(["get", "user", "theme"], status: 1), 1, contains: "user/theme not found")
         #expect(!FileManager.default.fileExists(atPath: box.store))
     }
 
     @Test func setThenGetPrintsStringsRawAndJSONQuoted() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let set = try box.runOK(["set", "user", "theme", "dark"])
         #expect(set.status == 0 && set.stdout.isEmpty && set.stderr.isEmpty, "\(set)")
         #expect(try box.runOK(["get", "user", "theme"]).stdout == "dark\n")
@@ -26,7 +26,7 @@ struct GetSetRemoveTests {
     }
 
     @Test func globalOptionWorksBeforeAndAfterTheCommand() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "a", "1"])
         #expect(try box.runOK(["get", "user", "a", "--store", box.store], store: false).stdout == "1\n")
         #expect(try box.runOK(["--store", box.store, "get", "user", "a"], store: false).stdout == "1\n")
@@ -35,7 +35,7 @@ struct GetSetRemoveTests {
     }
 
     @Test func defaultLocationFollowsXDGThenHome() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "k", "v"], store: false)
         #expect(FileManager.default.fileExists(atPath: box.root + "/data/prefs/prefs.db"))
         var env = box.environment()
@@ -46,7 +46,7 @@ struct GetSetRemoveTests {
     }
 
     @Test func getDefaultAnswersWithExitZero() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let result = try box.runOK(["get", "user", "missing", "--default", "light"])
         #expect(result.status == 0 && result.stdout == "light\n", "\(result)")
         #expect(try box.runOK(["get", "user", "missing", "--default", "3", "--json"]).stdout == "3\n")
@@ -63,7 +63,7 @@ struct GetSetRemoveTests {
         ("line1\nline2", "\"line1\\nline2\""), ("-5", "-5"), ("007", "\"007\""),
     ])
     func autoTyping(input: String, expected: String) throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let set = try box.runOK(["set", "user", "k", input])
         #expect(set.status == 0, "\(set)")
         #expect(try box.runOK(["get", "--json", "user", "k"]).stdout == expected + "\n")
@@ -71,14 +71,14 @@ struct GetSetRemoveTests {
 
     @Test(arguments: ["{x", "[1,", "{\"a\":}", "[1]]", " {"])
     func braceOrBracketMustBeValidJSON(input: String) throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "k", "before"])
         expectFailure(try box.runFailing(["set", "user", "k", input], status: 6), 6, contains: "invalid JSON")
         #expect(try box.runOK(["get", "user", "k"]).stdout == "before\n")
     }
 
     @Test func explicitTypes() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let cases: [([String], String)] = [
             (["--string", "{x"], "\"{x\""), (["--string", "3"], "\"3\""), (["--type", "string", "dark"], "\"dark\""),
             (["--type", "string", "\"3\""], "\"3\""),
@@ -104,7 +104,7 @@ struct GetSetRemoveTests {
     }
 
     @Test func valueFromStandardInput() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "motd", "-"], stdin: "hello\nworld\n")
         #expect(try box.runOK(["get", "user", "motd"]).stdout == "hello\nworld\n")
         try box.runOK(["set", "user", "obj", "-"], stdin: "{\"a\": [1, 2]}\n")
@@ -113,7 +113,7 @@ struct GetSetRemoveTests {
     }
 
     @Test func jsonRoundTripIsIdentity() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let values = [
             "12345678901234567890", "0.1", "\"ünïcödé 🎉\"", "{\"n\":{\"d\":[null,true,{\"x\":\"\"}]}}", "\"\"", "null",
             "\"tab\\tquote\\\"\"",
@@ -128,7 +128,7 @@ struct GetSetRemoveTests {
     }
 
     @Test func versionsAndCompareAndSet() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         expectFailure(try box.runFailing(["set", "user", "k", "1", "--if-version", "1"], status: 5), 5, contains: "does not exist")
         try box.runOK(["set", "user", "k", "1", "--if-absent"])
         expectFailure(try box.runFailing(["set", "user", "k", "2", "--if-absent"], status: 5), 5, contains: "already exists")
@@ -144,7 +144,7 @@ struct GetSetRemoveTests {
     }
 
     @Test func removeSeveralKeysPrefixAndMustExist() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         for key in ["a", "b", "c", "on.x", "on.y", "onz"] { try box.runOK(["set", "user", key, "1"]) }
         try box.runOK(["rm", "user", "a", "b", "never"])
         #expect(try box.runOK(["list", "user", "--keys-only"]).stdout == "c\non.x\non.y\nonz\n")
@@ -158,7 +158,7 @@ struct GetSetRemoveTests {
     }
 
     @Test func keysAreOrdinaryTextIncludingSQL() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let keys = ["ui/theme", "onboarding.shown", "'; DROP TABLE \"kv_user\"; --", "Théme", "théme", String(repeating: "k", count: 1024)]
         for (i, key) in keys.enumerated() {
             try box.runOK(["set", "user", key, "\(i)"])
@@ -172,7 +172,7 @@ struct GetSetRemoveTests {
 @Suite("list and domains", .timeLimit(.minutes(5)))
 struct ListTests {
     func populated() throws -> Sandbox {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "theme", "dark"])
         try box.runOK(["set", "user", "size", "12"])
         try box.runOK(["set", "switch", "beta", "true"])
@@ -206,14 +206,14 @@ struct ListTests {
     }
 
     @Test func prefixListingHandlesUnicodeBoundaries() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         for key in ["a", "a\u{10FFFF}", "a\u{10FFFF}x", "aé", "b", "é", "éa"] { try box.runOK(["set", "user", key, "1"]) }
         #expect(try box.runOK(["list", "user", "--keys-only", "--prefix", "a"]).stdout == "a\naé\na\u{10FFFF}\na\u{10FFFF}x\n")
         #expect(try box.runOK(["list", "user", "--keys-only", "--prefix", "é"]).stdout == "é\néa\n")
     }
 
     @Test func domainsListsBuiltInsAndCustom() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         #expect(try box.runOK(["domains"]).stdout == "default\ndynamic\nmemory\nswitch\nuser\n")
         try box.runOK(["set", "ci-cache", "k", "v"])
         #expect(try box.runOK(["domains"]).stdout == "ci-cache\ndefault\ndynamic\nmemory\nswitch\nuser\n")
@@ -224,7 +224,7 @@ struct ListTests {
 @Suite("memory domain", .timeLimit(.minutes(5)))
 struct MemoryTests {
     @Test func sharedBetweenProcessesAndNeverInTheStoreFile() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "memory", "token", "abc"])
         #expect(try box.runOK(["get", "memory", "token"]).stdout == "abc\n")
         #expect(!FileManager.default.fileExists(atPath: box.store), "memory writes must not create the store file")
@@ -238,7 +238,7 @@ struct MemoryTests {
     }
 
     @Test func eachStoreHasItsOwnMemory() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "memory", "k", "one"])
         let other = box.root + "/other.db"
         try box.runFailing(["--store", other, "get", "memory", "k"], status: 1, store: false)
@@ -248,14 +248,14 @@ struct MemoryTests {
 @Suite("export and import", .timeLimit(.minutes(5)))
 struct TransferTests {
     @Test func roundTripIsByteIdentical() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "theme", "dark"])
         try box.runOK(["set", "user", "big", "123456789012345678901234567890"])
         try box.runOK(["set", "switch", "f", "{\"state\":\"ENABLED\",\"v\":[0.1,1e-7]}"])
         try box.runOK(["set", "zz-custom", "ü", "\"\\u0001\""])
         let first = try box.runOK(["export"])
         #expect(first.status == 0)
-        let other = try Sandbox()
+        let other = try Sandbox(inProcess: true)
         try other.runOK(["import", "-"], stdin: first.stdout)
         #expect(try other.runOK(["export"]).stdout == first.stdout)
         let file = box.root + "/export.json"
@@ -263,13 +263,13 @@ struct TransferTests {
         #expect(try String(contentsOfFile: file, encoding: .utf8) == first.stdout)
         let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
         #expect(mode == 0o600)
-        let third = try Sandbox()
+        let third = try Sandbox(inProcess: true)
         try third.runOK(["import", file])
         #expect(try third.runOK(["export"]).stdout == first.stdout)
     }
 
     @Test func replaceAndDryRun() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "keep", "1"])
         try box.runOK(["set", "user", "old", "1"])
         try box.runOK(["set", "switch", "s", "1"])
@@ -296,7 +296,7 @@ struct TransferTests {
         ("{\"user\":{\"a\":1},\"switch\":{\"x\\u0000y\":1}}", "control characters"), ("{\"user\":{\"a\":[1,}}", "invalid JSON"),
     ])
     func invalidDocumentsChangeNothing(document: String, message: String) throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "a", "orig"])
         let before = try box.storeSnapshot()
         expectFailure(try box.runFailing(["import"], status: 6, stdin: document), 6, contains: message)
@@ -304,12 +304,12 @@ struct TransferTests {
     }
 
     @Test func missingImportFileIsUsageError() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         expectFailure(try box.runFailing(["import", box.root + "/nope.json"], status: 2), 2, contains: "no such file")
     }
 
     @Test func importReadsWholeFilesAndStandardInput() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         expectFailure(try box.runFailing(["import", box.root], status: 2), 2, contains: "cannot read \(box.root): is a directory")
         // Larger than one read from standard input (64 KiB).
         let keys = (0..<3_000).map { String(format: "k%05d", $0) }
@@ -332,7 +332,7 @@ struct TransferTests {
 @Suite("memory directory safety", .timeLimit(.minutes(5)))
 struct MemoryDirectoryTests {
     @Test func refusesADirectoryOthersCanRead() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let directory = box.runtime + "/prefs"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         chmod(directory, 0o777)

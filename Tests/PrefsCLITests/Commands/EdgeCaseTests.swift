@@ -6,7 +6,7 @@ import Testing
 @Suite("edge cases", .timeLimit(.minutes(5)))
 struct EdgeCaseTests {
     @Test func processesCreatingANewStoreTogetherAllSucceed() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         for round in 0..<4 {
             let store = box.root + "/new\(round)/prefs.db"
             let results = ResultBox()
@@ -28,7 +28,7 @@ struct EdgeCaseTests {
     }
 
     @Test func keysAndValuesAreComparedBytewise() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let nfc = "k\u{E9}"
         let nfd = "ke\u{301}"
         try box.runOK(["set", "user", nfc, "1"])
@@ -46,7 +46,7 @@ struct EdgeCaseTests {
     }
 
     @Test func invalidUTF8ArgumentsAreRefused() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let result = try Sandbox.exec(
             "/bin/sh", ["-c", "exec \"$0\" --store \"$1\" set user k \"$(printf 'a\\377b')\"", Sandbox.binary, box.store], stdin: nil,
             environment: box.environment())
@@ -55,7 +55,7 @@ struct EdgeCaseTests {
     }
 
     @Test func valuesThatLookLikeOptions() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         expectFailure(try box.runFailing(["set", "user", "k", "--strin"], status: 2), 2, contains: "Unknown option '--strin'")
         expectFailure(try box.runFailing(["set", "user", "k", "-x"], status: 2), 2)
         try box.runOK(["set", "user", "k", "--", "--foo"])
@@ -66,13 +66,13 @@ struct EdgeCaseTests {
     }
 
     @Test func deepestValuesSurviveExportAndImport() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let deep = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
         try box.runOK(["set", "user", "deep", "-"], stdin: deep)
         let exported = try box.runOK(["export"])
         #expect(exported.status == 0)
         try box.runOK(["export", "--pretty"])
-        let other = try Sandbox()
+        let other = try Sandbox(inProcess: true)
         try other.runOK(["import"], stdin: exported.stdout)
         #expect(try other.runOK(["export"]).stdout == exported.stdout)
         try box.runOK(["batch"], stdin: "{\"op\":\"set\",\"domain\":\"user\",\"key\":\"d2\",\"value\":\(deep)}\n")
@@ -81,7 +81,7 @@ struct EdgeCaseTests {
     /// `import` reads a document member by member (no whole tree); what it stores must be
     /// what the full parse means: repeated names, escapes, whitespace, depth limits.
     @Test func importMeansWhatTheFullParseMeans() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let many = (0..<20).map { "\"k\($0)\": \($0)" }.joined(separator: ", ")
         let document = """
             { "user" : { "a" : 1, "b" : { "x" : [ 1, 2 ], "y" : "\\u0041\\n" }, "a" : 2 },
@@ -96,7 +96,7 @@ struct EdgeCaseTests {
         let expected = #"{"switch":{"# + members.joined(separator: ",") + #"},"user":{"a":2,"b":{"x":[1,2],"y":"A\n"}}}"# + "\n"
         #expect(exported.stdout == expected, "\(exported)")
         // A repeated domain name: the last object counts, as in any JSON object.
-        let other = try Sandbox()
+        let other = try Sandbox(inProcess: true)
         try other.runOK(["import"], stdin: #"{"user":{"a":1},"user":{"b":2}}"#)
         #expect(try other.runOK(["export"]).stdout == #"{"user":{"b":2}}"# + "\n")
         // Too deep by one level, invalid UTF-8, trailing text: refused as before, nothing stored.
@@ -111,7 +111,7 @@ struct EdgeCaseTests {
     }
 
     @Test func removingFromAMissingDomainCreatesNothing() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "k", "v"])
         let before = try box.storeSnapshot()
         try box.runOK(["rm", "nosuch", "k"])
@@ -121,7 +121,7 @@ struct EdgeCaseTests {
     }
 
     @Test func removeWithKeysAndPrefixIsAllOrNothing() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "a", "1"])
         try box.runOK(["set", "user", "p.1", "1"])
         expectFailure(try box.runFailing(["rm", "user", "a", "--prefix", "zz", "--must-exist"], status: 1), 1)
@@ -133,7 +133,7 @@ struct EdgeCaseTests {
     }
 
     @Test func anUnsafeMemoryDirectoryDoesNotHideTheStore() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "k", "v"])
         let directory = box.runtime + "/prefs"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -143,7 +143,7 @@ struct EdgeCaseTests {
     }
 
     @Test func anEmptyFileWithAUserVersionIsNotTakenOver() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let path = box.root + "/versioned.db"
         try DatabaseQueue(path: path).writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 9") }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))

@@ -5,7 +5,7 @@ import Testing
 @Suite("empty option values", .timeLimit(.minutes(5)))
 struct EmptyOptionValueTests {
     @Test(arguments: [false, true]) func anEmptyStoreIsAUsageErrorAndRemovesNothing(fullParse: Bool) throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "k1", "1"])
         let before = try box.storeSnapshot()
         let env = fullParse ? ["PREFS_FULL_PARSE": "1", "PREFS_STORE": box.store] : ["PREFS_STORE": box.store]
@@ -19,7 +19,7 @@ struct EmptyOptionValueTests {
     }
 
     @Test(arguments: [false, true]) func anEmptyActorIsAUsageErrorAndWritesNothing(fullParse: Bool) throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "k1", "1"])
         let before = try box.storeSnapshot()
         let result = try box.runFailing(
@@ -30,7 +30,7 @@ struct EmptyOptionValueTests {
     }
 
     @Test(arguments: [false, true]) func anEmptyAttachedValueIsTheEmptyString(fullParse: Bool) throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let env = fullParse ? ["PREFS_FULL_PARSE": "1"] : [:]
         let answer = try box.runOK(["get", "user", "missing", "--default="], environment: env)
         #expect(answer.status == 0 && answer.stdout == "\n", "\(answer)")

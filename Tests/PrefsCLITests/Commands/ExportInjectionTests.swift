@@ -54,7 +54,7 @@ struct ExportInjectionTests {
     }
 
     @Test func aDomainOthersWriteNeedsANamePrefixAndThenRunsNothing() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let (dir, marker, script) = try Self.scratch(box)
         let keys = Self.hostileKeys(marker: marker, script: script)
         for (key, value) in keys { try box.runOK(["set", "dynamic", key, "--", value]) }
@@ -78,7 +78,7 @@ struct ExportInjectionTests {
     }
 
     @Test func aRefreshedOrSyncedDomainNeedsANamePrefix() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let source = box.root + "/feed.json"
         try #"{"host":"db"}"#.write(toFile: source, atomically: true, encoding: .utf8)
         try box.runOK(["refresh", "feed", "--from", source])
@@ -90,7 +90,7 @@ struct ExportInjectionTests {
     }
 
     @Test func theNamePrefixIsChecked() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "app", "host", "db"])
         for prefix in ["app_", "9X", "A-B", "", "LD_", "L", "GIT_", "PS", "P", "_", "BASH", "PREFS_", "XDG_", "HTTP"] {
             let result = try box.runFailing(["export", "app", "--format", "env", "--name-prefix", prefix], status: 2)
@@ -109,7 +109,7 @@ struct ExportInjectionTests {
 
     /// A domain the user writes keeps the deny list, now by family.
     @Test func unprefixedNamesAreRefusedByFamily() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let keys = [
             "git_config_count", "ps0", "lessopen", "prompt_command", "bash_env", "http_proxy", "no_proxy", "ld_audit",
             "pythonwarnings", "node_options", "perl5db", "rubylib", "_java_options", "jdk_java_options", "openssl_conf",
@@ -152,7 +152,7 @@ struct ExportInjectionTests {
     }
 
     @Test func dotenvReadsBackExactlyInBashWithoutRunningAnything() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let marker = box.root + "/MARKER"
         let corpus = Self.dotenvCorpus(marker: marker)
         let (file, names) = try Self.dotenvFile(box, corpus)
@@ -166,7 +166,7 @@ struct ExportInjectionTests {
 
     @Test(.tags(.network), .enabled("python-dotenv could not be installed with pip") { await DotenvPython.available() })
     func dotenvReadsBackExactlyInPythonDotenv() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let marker = box.root + "/MARKER"
         let corpus = Self.dotenvCorpus(marker: marker)
         let (file, names) = try Self.dotenvFile(box, corpus)
@@ -181,7 +181,7 @@ struct ExportInjectionTests {
 
     /// Values no dotenv quoting keeps in every reader are refused, and nothing is written.
     @Test func dotenvRefusesWhatNoFormKeeps() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let marker = box.root + "/MARKER"
         let refused: [(String, String)] = [
             ("${x}", "python-dotenv expands"), ("it's $(touch \(marker))", "' or \\ together with $"),
@@ -216,7 +216,7 @@ struct ExportInjectionTests {
     }
 
     @Test func aTamperedRowIsCorruptNotAnExtraKey() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "admin", "false"])
         try box.runOK(["set", "user", "level", "1"])
         try box.runOK(["set", "user", "name", "ada"])
@@ -242,7 +242,7 @@ struct ExportInjectionTests {
     }
 
     @Test func exportToDashWritesStandardOutput() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "a", "1"])
         let json = try box.runOK(["export", "-o", "-"])
         #expect(json.stdout == #"{"user":{"a":1}}"# + "\n", "\(json)")

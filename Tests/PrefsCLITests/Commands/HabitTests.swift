@@ -18,13 +18,13 @@ struct HabitTests {
         (["flag", "off", "x"], "unknown command 'flag off'; prefs calls it 'flag disable'"),
     ])
     func aVerbFromAnotherToolNamesPrefsOwn(arguments: [String], message: String) throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         expectFailure(try box.runFailing(arguments, status: 2), 2, contains: message)
         #expect(!FileManager.default.fileExists(atPath: box.store), "nothing was created")
     }
 
     @Test func setSaysWhatToWriteForTheShapesPeopleType() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         expectFailure(
             try box.runFailing(["set", "user.theme", "dark"], status: 2), 2,
             contains: "set takes DOMAIN KEY VALUE as three words: prefs set user theme dark")
@@ -46,7 +46,7 @@ struct HabitTests {
     }
 
     @Test func getOfAMissingKeyNamesTheNearestKeyOrDomain() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "switch", "deploy-frozen", "true"])
         try box.runOK(["set", "user", "theme", "dark"])
         expectFailure(
@@ -64,7 +64,7 @@ struct HabitTests {
     }
 
     @Test func aNewDomainCloseToAnExistingOneIsNamedOrRefused() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "build", "sha", "abc"])
         let typo = try box.runOK(["set", "biuld", "sha", "def"])
         #expect(typo.stderr == "prefs: warning: creating domain 'biuld'; did you mean 'build'?\n", "\(typo)")
@@ -99,7 +99,7 @@ struct HabitTests {
     }
 
     @Test func exportForGitHubActionsKeepsEveryValueVerbatim() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let values = [
             "plain": "dark", "quoted": "it's \"fine\"", "lines": "one\ntwo\n", "forged": "x\nPREFS_EOF\nEVIL=1",
             "dollar": "${HOME} $(id)",

@@ -6,7 +6,7 @@ import Testing
 @Suite("paths into JSON values", .timeLimit(.minutes(5)))
 struct JSONPointerPathTests {
     func windowBox() throws -> Sandbox {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "window", #"{"w":800,"h":600,"a/b":{"m~n":"x"},"tags":["one","two"]}"#])
         return box
     }
@@ -68,7 +68,7 @@ struct JSONPointerPathTests {
     /// A member set deep inside cannot take the whole value past the nesting every reader
     /// accepts (512): refused as a plain `set` of that value is (exit 6), the key unchanged.
     @Test func setWithPathCannotNestPastWhatReadersAccept() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let deep = String(repeating: "{\"a\":", count: 500) + "1" + String(repeating: "}", count: 500)
         try box.runOK(["set", "user", "deep", deep])
         let pointer = String(repeating: "/a", count: 500)

@@ -20,7 +20,7 @@ struct LayersTests {
         let schema: String
 
         init() throws {
-            box = try Sandbox()
+            box = try Sandbox(inProcess: true)
             system = box.root + "/etc-prefs"
             repository = box.root + "/repo"
             project = repository + "/.prefs.json"
@@ -242,7 +242,7 @@ struct LayersTests {
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/git"), "needs git"))
     func aCIScriptReadsTheRepositorysPrefsFile() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let repo = box.root + "/checkout"
         let script = """
             set -eu

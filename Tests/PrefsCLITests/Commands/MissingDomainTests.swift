@@ -7,7 +7,7 @@ import Testing
 @Suite("missing domains", .timeLimit(.minutes(5)))
 struct MissingDomainTests {
     static func store() throws -> Sandbox {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "build", "target", "release"])
         try box.runOK(["set", "user", "theme", "dark"])
         return box

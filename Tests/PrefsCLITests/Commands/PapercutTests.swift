@@ -7,7 +7,7 @@ import Testing
 @Suite("newcomer papercuts", .timeLimit(.minutes(5)))
 struct PapercutTests {
     @Test func negativeNumbersWorkForEveryNumericOption() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let down = try box.runOK(["incr", "user", "n", "--by", "-1"])
         #expect(down.status == 0 && down.stdout == "-1\n", "\(down)")
         let equals = try box.runOK(["incr", "user", "n", "--by=-2"])
@@ -29,7 +29,7 @@ struct PapercutTests {
     }
 
     @Test func anUnknownCommandIsNamedWithTheNearestOne() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         expectFailure(try box.runFailing(["gett", "user", "x"], status: 2), 2, contains: "unknown command 'gett'; did you mean 'get'?")
         expectFailure(
             try box.runFailing(["--actor", "me", "lsit"], status: 2), 2, contains: "unknown command 'lsit'; did you mean 'list'?")
@@ -44,7 +44,7 @@ struct PapercutTests {
     }
 
     @Test func theLogTellsARemovalFromANull() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "n", "null"])
         try box.runOK(["rm", "user", "n"])
         let text = try box.runOK(["log", "user", "n"])
@@ -61,14 +61,14 @@ struct PapercutTests {
     }
 
     @Test func batchKeepsATrailingHashInTheValue() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let batch = try box.runOK(["batch"], stdin: "  # a comment line\nset user greeting hello world   # not a comment\n")
         #expect(batch.status == 0, "\(batch)")
         #expect(try box.runOK(["get", "user", "greeting"]).stdout == "hello world   # not a comment\n")
     }
 
     @Test func compoundDurationsWorkAndErrorsListTheForms() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "k", "v", "--ttl", "1h30m"])
         let meta = try box.runOK(["get", "user", "k", "--show-meta"])
         let object = try JSONSerialization.jsonObject(with: Data(meta.stdout.utf8)) as? [String: Any]
@@ -81,7 +81,7 @@ struct PapercutTests {
     }
 
     @Test func theSchemaTypeSaysHowToReadAValue() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let schema = #"{"user":{"beta":{"type":"boolean"},"zip":{"type":"string"},"n":{"type":"integer"}}}"#
         try box.runOK(["schema", "load", "-"], stdin: schema)
         try box.runOK(["set", "user", "beta", "yes"])
@@ -96,7 +96,7 @@ struct PapercutTests {
     }
 
     @Test func getTakesSeveralKeysOrAPrefix() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         for (key, value) in [("a.one", "1"), ("a.two", "two"), ("b", "true")] {
             try box.runOK(["set", "user", key, value])
         }
@@ -118,7 +118,7 @@ struct PapercutTests {
     }
 
     @Test func exportAsShellAssignmentsAndDotenv() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         for (key, value) in [("db.host", "it's here"), ("port", "5432"), ("9lives", #"{"a":"$x"}"#), ("motd", "one\ntwo \"q\" \\ `b`")] {
             try box.runOK(["set", "app", key, "--", value])
         }
@@ -150,7 +150,7 @@ struct PapercutTests {
     /// A plain value of `switch` comes back as the plain value after export → import, and the
     /// README's CI check keeps working.
     @Test func aFlagExportImportRoundTripKeepsPlainValues() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["flag", "import", ExamplesTests.examples + "/flags.json"])
         try box.runOK(["set", "switch", "release-frozen", "true"])
         try box.runOK(["set", "switch", "max-retries", "3"])
@@ -175,7 +175,7 @@ struct PapercutTests {
     /// The actor is shown by `log` and passed on by sync: printable and bounded, as for
     /// pulled operations.
     @Test func anActorWithControlCharactersIsRefused() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         expectFailure(
             try box.runFailing(["--actor", "evil\nline", "set", "user", "k", "v"], status: 2), 2, contains: "must be printable text")
         expectFailure(
@@ -187,7 +187,7 @@ struct PapercutTests {
     }
 
     @Test func aWholeCustomDomainIsRemovedInOneTransaction() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         for key in ["a", "b", "c"] { try box.runOK(["set", "scratch", key, "1"]) }
         try box.runOK(["set", "user", "keep", "1"])
         let removed = try box.runOK(["rm", "--domain", "scratch"])
@@ -207,7 +207,7 @@ struct PapercutTests {
     }
 
     @Test func editChangesAKeyOrADomainWithCompareAndSet() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "theme", "dark"])
         try box.runOK(["set", "user", "size", "3"])
         func editor(_ name: String, _ script: String) throws -> [String: String] {
@@ -246,7 +246,7 @@ struct PapercutTests {
     }
 
     @Test func reviewFixesForTheNewCommands() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         // get --prefix and several keys print one line per key: line breaks are escaped.
         try box.runOK(["set", "user", "a.x", "1\na.admin\ttrue"])
         let prefixed = try box.runOK(["get", "user", "--prefix", "a."])

@@ -7,7 +7,7 @@ import Testing
 @Suite("schema bounds", .timeLimit(.minutes(5)))
 struct SchemaBoundsTests {
     func loaded(_ schema: String) throws -> Sandbox {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let result = try box.runOK(["schema", "load", "-"], stdin: schema)
         #expect(result.status == 0 && result.stdout.isEmpty, "\(result)")
         return box
@@ -77,7 +77,7 @@ struct SchemaBoundsTests {
     /// The depth limit is 512 levels of the value, whatever the command wraps it in: the
     /// messages said 516 for a refresh document or a schema.
     @Test func theDepthLimitIsStatedAs512Everywhere() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         func nested(_ levels: Int) -> String { String(repeating: "[", count: levels) + String(repeating: "]", count: levels) }
         expectFailure(
             try box.runFailing(["set", "user", "k", "-"], status: 6, stdin: nested(513)), 6, contains: "nested deeper than 512 levels")

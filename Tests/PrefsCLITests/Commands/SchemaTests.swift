@@ -16,7 +16,7 @@ struct SchemaTests {
         """
 
     func loaded() throws -> Sandbox {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let result = try box.runOK(["schema", "load", "-"], stdin: Self.schema)
         #expect(result.status == 0 && result.stdout.isEmpty, "\(result)")
         return box
@@ -111,7 +111,7 @@ struct SchemaTests {
     }
 
     @Test func loadReportsViolationsAndRefusesBadFiles() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "theme", "blue"])
         try box.runOK(["set", "switch", "max_retries", "99"])
         let load = try box.runOK(["schema", "load", "-"], stdin: Self.schema)
@@ -183,7 +183,7 @@ struct SchemaTests {
 @Suite("schema edge cases", .timeLimit(.minutes(5)))
 struct SchemaEdgeCaseTests {
     @Test func boundsAreComparedExactlyAndShownAsWritten() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let schema =
             "{\"default\":{\"big\":{\"type\":\"integer\",\"maximum\":9007199254740992},\"r\":{\"type\":\"number\",\"minimum\":0.5}}}"
         try box.runOK(["schema", "load", "-"], stdin: schema)
@@ -195,7 +195,7 @@ struct SchemaEdgeCaseTests {
     }
 
     @Test func enumComparesByMeaningAndMustFitTheType() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["schema", "load", "-"], stdin: "{\"default\":{\"n\":{\"type\":\"number\",\"enum\":[1,2.5]}}}")
         try box.runOK(["set", "default", "n", "2.50"])
         try box.runOK(["set", "default", "n", "1e0"])
@@ -214,7 +214,7 @@ struct SchemaEdgeCaseTests {
     /// The reviewer's reproduction: a pattern that backtracks exponentially in Swift `Regex`
     /// is refused at once; patterns the engine does not run are refused at `schema load`.
     @Test func catastrophicPatternAnswersAtOnce() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["schema", "load", "-"], stdin: #"{"user":{"slug":{"type":"string","pattern":"^([a-z0-9]+-?)*[a-z0-9]+$"}}}"#)
         expectFailure(
             try box.runFailing(["set", "user", "slug", #""abcdefghijklmnopqrstuvwx!""#], status: 6), 6,
@@ -234,7 +234,7 @@ struct SchemaEdgeCaseTests {
     /// the store) refuses only its key's writes; every other command works, and `schema show`
     /// shows it so it can be corrected.
     @Test func aStoredPatternThisBuildCannotRunLocksOnlyItsKey() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "other", "1"])
         try box.runOK(["schema", "load", "-"], stdin: #"{"user":{"k":{"type":"string","pattern":"^a"}}}"#)
         try DatabaseQueue(path: box.store).write { db in
@@ -253,13 +253,13 @@ struct SchemaEdgeCaseTests {
     }
 
     @Test func effectiveExportNamesEachDomainOnce() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "a", "1"])
         #expect(try box.runOK(["export", "--effective", "user", "user"]).stdout == "{\"user\":{\"a\":1}}\n")
     }
 
     @Test func overrideErrorsNameTheirSource() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         expectFailure(
             try box.runFailing(["--override", "user:theme={bad", "get", "user", "theme"], status: 6), 6, contains: "--override user:theme")
         expectFailure(
@@ -269,7 +269,7 @@ struct SchemaEdgeCaseTests {
 
     /// Bounds and enums compare decimal text exactly: no 38-digit rounding, no Double.
     @Test func boundsAndEnumsAreExact() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let schema = """
             {"user": {"pct": {"type": "number", "minimum": 0, "maximum": 100},
                       "huge": {"type": "number", "maximum": 1e999999},

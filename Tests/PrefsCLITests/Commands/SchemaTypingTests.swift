@@ -9,7 +9,7 @@ struct SchemaTypingTests {
     static let schema = #"{"user":{"beta":{"type":"boolean"},"zip":{"type":"string"},"n":{"type":"integer"}}}"#
 
     @Test func batchShortLinesAreTypedAsInSet() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["schema", "load", "-"], stdin: Self.schema)
         let lines = """
             set user beta yes
@@ -30,7 +30,7 @@ struct SchemaTypingTests {
     }
 
     @Test func applyValuesAreTypedAsInSet() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["schema", "load", "-"], stdin: Self.schema)
         let document = #"""
             [{"op":"set","domain":"user","key":"zip","value":12345},
@@ -48,7 +48,7 @@ struct SchemaTypingTests {
     }
 
     @Test func showMetaAnswersFromTheSameLookupAsGet() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "theme", "dark"])
         // A missing key: the same message (with its hint) either way.
         let plain = try box.runFailing(["get", "user", "them"], status: 1)

@@ -24,7 +24,7 @@ struct FlagCostTests {
     }
 
     static func store(others: Int) throws -> Sandbox {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["flag", "import", "-"], stdin: document(others: others))
         return box
     }

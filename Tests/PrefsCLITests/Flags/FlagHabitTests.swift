@@ -8,7 +8,7 @@ import Testing
 @Suite("flag habits", .timeLimit(.minutes(5)))
 struct FlagHabitTests {
     @Test func lintReportsEverySchemaErrorAtOnce() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let file = box.root + "/many.json"
         try """
         {"flags": {
@@ -29,7 +29,7 @@ struct FlagHabitTests {
     }
 
     @Test func importRefusesTargetingThatReturnsNoVariantWithOrWithoutDryRun() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let document = """
             {"flags": {"f": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
               "targeting": {"if": [{"==": [{"var": "plan"}, "pro"]}, "onn", "off"]}}}}
@@ -43,7 +43,7 @@ struct FlagHabitTests {
     }
 
     @Test func lintDoesNotWarnOnTheProjectsOwnExamples() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let lint = try box.runOK(["flag", "lint", repositoryRoot + "/examples/flags.json"])
         #expect(lint.stdout.isEmpty && lint.stderr.isEmpty, "\(lint)")
         // A static switch with a third variant, or with targeting, still names the unused one.
@@ -60,7 +60,7 @@ struct FlagHabitTests {
     }
 
     @Test func flagDefaultSwitchesTheVariantAsOneLoggedCheckedWrite() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["flag", "import", repositoryRoot + "/examples/flags.json"])
         #expect(try box.runOK(["flag", "eval", "deploy-frozen"]).stdout == "false\n")
         try box.runOK(["flag", "default", "deploy-frozen", "on"], environment: ["PREFS_ACTOR": "ops"])

@@ -10,7 +10,7 @@ struct FlagInspectionCLITests {
     func example(_ name: String) -> String { Self.examples + "/" + name }
 
     func imported() throws -> Sandbox {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["flag", "import", "-"], stdin: FlagCLITests.document)
         return box
     }
@@ -57,7 +57,7 @@ struct FlagInspectionCLITests {
                 String(repeating: "{\"a\":", count: 600) + "1" + String(repeating: "}", count: 600),
             ], status: 6)
         #expect(deep.status == 6, "\(deep)")
-        let noStore = try Sandbox().runFailing(["flag", "explain", "banner"], status: 2)
+        let noStore = try Sandbox(inProcess: true).runFailing(["flag", "explain", "banner"], status: 2)
         #expect(noStore.status == 2 && noStore.stderr.contains("import flags first"), "\(noStore)")
         let missingFile = try box.runFailing(["flag", "explain", "banner", "--context", "@" + box.root + "/nope.json"], status: 2)
         #expect(missingFile.status == 2, "\(missingFile)")
@@ -70,7 +70,7 @@ struct FlagInspectionCLITests {
     /// A `$ref` chain as deep as an import accepts (505 evaluators, each `!` of the next):
     /// explain, lint and diff run it without exhausting the stack.
     @Test func deepReferenceChainsAreExplained() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         var evaluators = (0..<505).map { "\"d\($0)\": {\"!\": {\"$ref\": \"d\($0 + 1)\"}}" }
         evaluators.append("\"d505\": true")
         let document = """
@@ -94,7 +94,7 @@ struct FlagInspectionCLITests {
     }
 
     @Test func diffReportsMovesAndExitCodes() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let same = try box.runOK(["flag", "diff", example("flags.json"), example("flags.json"), "--synthetic", "1000"])
         #expect(same.status == 0 && same.stdout == "1000 contexts, 3 flags\nunchanged: 3 flags\n", "\(same)")
         let changed = try box.runFailing(
@@ -124,7 +124,7 @@ struct FlagInspectionCLITests {
     }
 
     @Test func diffRefusesInvalidInputWithExitSix() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let contexts = box.root + "/c.jsonl"
         try "{\"targetingKey\":\"a\"}\n\n{\"targetingKey\":\n".write(toFile: contexts, atomically: true, encoding: .utf8)
         let badLine = try box.runFailing(
@@ -145,7 +145,7 @@ struct FlagInspectionCLITests {
     }
 
     @Test func statsPrintsCountsOrAChart() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let plain = try box.runOK(["flag", "stats", "new-checkout", "--document", example("flags.json"), "--synthetic", "10000"])
         let rows = plain.stdout.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
         #expect(rows.map(\.first) == ["off", "on"], "\(plain)")
@@ -163,7 +163,7 @@ struct FlagInspectionCLITests {
     }
 
     @Test func lintFormatsAndExitCodes() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let clean = try box.runOK(["flag", "lint", example("flags-next.json")])
         #expect(clean.status == 0, "warnings only: \(clean)")
         let document = """
@@ -206,7 +206,7 @@ struct FlagInspectionCLITests {
 @Suite("prefs flag: flagd's lower, upper and rollout", .timeLimit(.minutes(5)))
 struct FlagdOperatorCLITests {
     @Test func aFileWithLowerUpperAndRolloutImportsEvaluatesExplainsAndLints() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let now = Int(Date().timeIntervalSince1970)
         // A window around now: the rollout is under way, a user lands on one side or the other.
         let document = """

@@ -12,7 +12,7 @@ import Testing
 struct FlagRuleTests {
     /// The README tour's flags and schema: `switch.max_retries` has the schema default 3.
     static func tour() throws -> Sandbox {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["flag", "import", repositoryRoot + "/examples/flags.json"])
         try box.runOK(["schema", "load", repositoryRoot + "/examples/schema.json"])
         let get = try box.runOK(["get", "switch", "max_retries"])
@@ -89,7 +89,7 @@ struct FlagRuleTests {
 @Suite("static and code-default answers", .serialized, .timeLimit(.minutes(5)))
 struct StaticFlagAnswerTests {
     @Test func aPlainValueHasTheVariantStaticEverywhere() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "switch", "maintenance", "true"])
         let eval = try box.runOK(["flag", "eval", "maintenance", "--json"])
         #expect(
@@ -119,7 +119,7 @@ struct StaticFlagAnswerTests {
     @Test(.tags(.network), .enabled(PythonClients.requirement) { await PythonClients.available() })
     func theAnswersAreValidOFREP030SaveTheDefaultReason() throws {
         let python = try PythonClients.python.get()
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "switch", "maintenance", "true"])
         try box.runOK(["set", "switch", "off", #"{"state":"DISABLED","variants":{"on":true},"defaultVariant":"on"}"#])
         let single = "/ofrep/v1/evaluate/flags/{key}"

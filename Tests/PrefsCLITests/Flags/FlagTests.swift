@@ -17,7 +17,7 @@ struct FlagCLITests {
         """
 
     func imported() throws -> Sandbox {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let result = try box.runOK(["flag", "import", "-"], stdin: Self.document)
         #expect(result.status == 0, "\(result)")
         return box
@@ -47,7 +47,7 @@ struct FlagCLITests {
     /// A targeting rule that would need 2^40 bytes (found by scripts/fuzz json-logic) is an
     /// evaluation error with the default value, not an out-of-memory crash.
     @Test func runawayTargetingIsAnError() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let ones = Array(repeating: "1", count: 40).joined(separator: ",")
         let document = """
             {"flags": {"greedy": {"state": "ENABLED", "variants": {"a": "A", "b": "B"}, "defaultVariant": "a",
@@ -137,7 +137,7 @@ struct FlagCLITests {
         try box.runOK(["set", "switch", "plain", "\"static text\""])
         let exported = try box.runOK(["flag", "export"])
         #expect(exported.status == 0)
-        let other = try Sandbox()
+        let other = try Sandbox(inProcess: true)
         try other.runOK(["flag", "import", "-"], stdin: exported.stdout)
         let cases: [[String]] = [
             ["new-checkout", "--type", "boolean", "--default", "false", "--context", "{\"email\":\"a@example.com\"}"],
@@ -165,7 +165,7 @@ struct FlagCLITests {
 @Suite("prefs flag review cases", .timeLimit(.minutes(5)))
 struct FlagCLIReviewTests {
     @Test func aPlainImportKeepsExistingEvaluators() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let first = """
             {"$evaluators": {"staff": {"ends_with": [{"var": "email"}, "@example.com"]}},
              "flags": {"a": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
@@ -183,18 +183,18 @@ struct FlagCLIReviewTests {
     }
 
     @Test func exportLeavesOutWhatFlagdCannotHoldAndStillRoundTrips() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "switch", "list", "[1,2]"])
         try box.runOK(["set", "switch", "on", "true"])
         let exported = try box.runOK(["flag", "export"])
         #expect(exported.status == 0 && exported.stderr.contains("switch/list is not exported"))
-        let other = try Sandbox()
+        let other = try Sandbox(inProcess: true)
         try other.runOK(["flag", "import", "--replace"], stdin: exported.stdout)
         try other.runOK(["flag", "enabled", "on"])
     }
 
     @Test func evaluatingWithoutAStoreIsAUsageError() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         expectFailure(
             try box.runFailing(["flag", "eval", "x", "--type", "boolean", "--default", "false"], status: 2), 2, contains: "no store")
         expectFailure(try box.runFailing(["flag", "enabled", "x"], status: 2), 2)
@@ -224,7 +224,7 @@ struct FlagReferenceLimitTests {
     static let plain = "{\"flags\":{\"beta\":{\"state\":\"ENABLED\",\"variants\":{\"on\":true,\"off\":false},\"defaultVariant\":\"on\"}}}"
 
     @Test func aDoublingChainIsRefusedAtImportWithThePathOfTheRef() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["flag", "import", "-"], stdin: Self.plain)
         let before = try box.storeSnapshot()
         let result = try box.runFailing(["flag", "import", "-"], status: 6, stdin: Self.doublingChain())
@@ -238,7 +238,7 @@ struct FlagReferenceLimitTests {
     }
 
     @Test func aDoublingChainIsRefusedByRefresh() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let file = box.root + "/flags.json"
         try Data(Self.plain.utf8).write(to: URL(fileURLWithPath: file))
         try box.runOK(["refresh", "switch", "--from", file])
@@ -250,7 +250,7 @@ struct FlagReferenceLimitTests {
 
     /// A plain key → value document for `switch` (no `flags`) gets the same check.
     @Test func aPlainRefreshDocumentWithADoublingChainIsRefused() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let file = box.root + "/switch.json"
         try Data(#"{"beta": true}"#.utf8).write(to: URL(fileURLWithPath: file))
         try box.runOK(["refresh", "switch", "--from", file])
@@ -272,7 +272,7 @@ struct FlagReferenceLimitTests {
     /// A chain 10,000 `$ref`s deep, a cycle and 10,000 nested arrays: refused with a path,
     /// never a crash.
     @Test func deepChainsCyclesAndNestingAreRefused() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         var chain = (0..<10_000).map { #""d\#($0)": {"!": {"$ref": "d\#($0 + 1)"}}"# }
         chain.append(#""d10000": true"#)
         let deep = """

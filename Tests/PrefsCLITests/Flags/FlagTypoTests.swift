@@ -6,7 +6,7 @@ import Testing
 @Suite("flag typos and inferred types", .timeLimit(.minutes(5)))
 struct FlagTypoTests {
     static func store() throws -> Sandbox {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["flag", "import", repositoryRoot + "/examples/flags.json"])
         return box
     }
@@ -73,7 +73,7 @@ struct FlagTypoTests {
         try box.runOK(["flag", "disable", "deploy-frozen"])
         try box.runFailing(["flag", "enabled", "deploy-frozen"], status: 1, environment: ["PREFS_STRICT_FLAGS": "1"])
         // No store at all: no flag either (the same status, and why).
-        let empty = try Sandbox()
+        let empty = try Sandbox(inProcess: true)
         let none = try empty.runFailing(["flag", "enabled", "deploy-frozen"], status: 2)
         #expect(
             none.stderr.hasPrefix("prefs: no store at ") && none.stderr.hasSuffix(": import flags first (prefs flag import FILE)\n"),

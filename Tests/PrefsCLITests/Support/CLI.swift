@@ -1,4 +1,5 @@
 import Foundation
+import PrefsCLI
 import PrefsCore
 import PrefsTestSupport
 import Testing
@@ -16,10 +17,20 @@ final class Sandbox: Sendable {
     let root: String
     let store: String
     let runtime: String
+    /// Whether ``run(_:expecting:stdin:stdinBytes:store:environment:timeout:sourceLocation:)``
+    /// and its kin run commands in this test process (``runInProcess(_:stdin:environment:)``)
+    /// rather than the binary.
+    let inProcess: Bool
 
-    /// Fails when the built `prefs` is missing (``binary``).
-    init() throws {
+    /// Fails when the built `prefs` is missing (``binary``). With `inProcess`, commands run in
+    /// this process (``runInProcess(_:stdin:environment:)``), all but those that need a
+    /// process of their own (``binaryOnly``): for suites that check what commands print, exit
+    /// with and leave in the store. The contract (exit codes and bytes of the binary, signals,
+    /// concurrency between processes, the start-up `get`) stays with binary suites.
+    /// `PREFS_TEST_IN_PROCESS=0` runs every sandbox's commands in the binary (to compare).
+    init(inProcess: Bool = false) throws {
         if case .failure(let missing) = Sandbox.binaryLocation { throw missing }
+        self.inProcess = inProcess && ProcessInfo.processInfo.environment["PREFS_TEST_IN_PROCESS"] != "0"
         root = try makeTemporaryDirectory(prefix: "prefs-cli")
         store = root + "/store/prefs.db"
         runtime = root + "/runtime"
@@ -93,13 +104,36 @@ final class Sandbox: Sendable {
         _ arguments: [String], expecting status: Int32, stdin: String? = nil, stdinBytes: [UInt8]? = nil, store useStore: Bool = true,
         environment extra: [String: String] = [:], timeout: Double = defaultChildTimeout, sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> RunResult {
-        let result = try Sandbox.exec(
-            Sandbox.binary, (useStore ? ["--store", store] : []) + arguments, stdin: stdinBytes ?? stdin.map { Array($0.utf8) },
-            environment: environment(extra), timeout: timeout, sourceLocation: sourceLocation)
+        let input = stdinBytes ?? stdin.map { Array($0.utf8) }
+        let full = (useStore ? ["--store", store] : []) + arguments
+        let result =
+            inProcess && !arguments.contains(where: Sandbox.binaryOnly.contains)
+            ? Sandbox.runInProcess(full, stdin: input, environment: environment(extra))
+            : try Sandbox.exec(
+                Sandbox.binary, full, stdin: input, environment: environment(extra), timeout: timeout, sourceLocation: sourceLocation)
         #expect(
             result.status == status, "prefs \(arguments.joined(separator: " ")): expected exit \(status), got \(result)",
             sourceLocation: sourceLocation)
         return result
+    }
+
+    /// Arguments that make a command line run in the binary even in an in-process sandbox:
+    /// commands that install signal handlers, stream standard input or run children in the
+    /// foreground (batch, watch, exec, edit, serve, sync, backup, restore), `refresh` (it waits
+    /// on a semaphore for async work: tests blocking the cooperative pool's threads starve
+    /// it), help and the version (the parser reads the terminal's width), completion.
+    static let binaryOnly: Set<String> = [
+        "batch", "watch", "exec", "edit", "serve", "sync", "backup", "restore", "refresh", "--help", "-h", "help",
+        "--version", "---completion", "--generate-completion-script",
+    ]
+
+    /// Runs `prefs ARGS...` in this process (``PrefsCommandLine/run(_:environment:standardInput:)``)
+    /// with `environment` as its whole environment.
+    static func runInProcess(_ arguments: [String], stdin: [UInt8]?, environment: [String: String]) -> RunResult {
+        let result = PrefsCommandLine.run(arguments, environment: environment, standardInput: stdin ?? [])
+        return RunResult(
+            stdout: String(decoding: result.standardOutput, as: UTF8.self), stderr: String(decoding: result.standardError, as: UTF8.self),
+            status: result.status)
     }
 
     /// A `prefs --store STORE ARGS...` process with the sandbox's environment, not started: for

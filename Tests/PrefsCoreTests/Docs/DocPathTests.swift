@@ -20,7 +20,7 @@ struct DocPathTests {
 
     /// Where a written path may start: the repository's top, or (as the docs write source
     /// paths) below `Sources/`, a target of it, or `Tests/`.
-    static let bases = ["", "Sources/", "Sources/prefs/", "Sources/PrefsCore/", "Tests/"]
+    static let bases = ["", "Sources/", "Sources/PrefsCLI/", "Sources/PrefsCore/", "Tests/"]
 
     /// The backticked words that look like repository paths: a known top folder, or
     /// `Folder/…/File.swift|md`; globs, placeholders and variables are not paths.

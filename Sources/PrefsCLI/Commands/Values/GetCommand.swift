@@ -77,9 +77,9 @@ extension Prefs {
             }
             #if DEBUG
                 // Tests check that the lookups they expect on the start-up path take it.
-                if let flag = getenv("PREFS_REQUIRE_QUICK"), flag[0] != 0 {
+                if let flag = ProcessEnvironment.value("PREFS_REQUIRE_QUICK"), !flag.isEmpty {
                     Output.error("debug: not answered by the start-up path (PREFS_REQUIRE_QUICK)")
-                    Glibc.exit(97)
+                    throw ExitCode(97)
                 }
             #endif
             let domain = try parseDomain(domain)

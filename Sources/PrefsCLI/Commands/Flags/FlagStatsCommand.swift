@@ -51,7 +51,7 @@ extension Prefs {
             let stats = try FlagDistribution.measure(key, in: flags, contexts: source)
             if json {
                 Output.standard.write(stats.json.compactText + "\n")
-            } else if isatty(1) == 1 {
+            } else if CommandContext.active == nil, isatty(1) == 1 {
                 Output.standard.write(Self.chart(stats))
             } else {
                 for bucket in stats.buckets {

@@ -3,16 +3,31 @@ import PrefsCore
 
 /// Buffered writing to standard output, and one-line diagnostics on standard error.
 final class Output: @unchecked Sendable {
-    /// Standard output. Used only from the main thread.
-    static let standard = Output(fd: 1)
+    /// Standard output: the process's (used only from the main thread), or that of the
+    /// in-process run under way on this task (``CommandContext``).
+    static var standard: Output { CommandContext.active?.output ?? process }
+
+    /// The process's standard output.
+    private static let process = Output(fd: 1)
 
     private let fd: Int32
+    private let capture: CommandContext.Capture?
     private var buffer: [UInt8] = []
 
     init(fd: Int32) {
         self.fd = fd
+        self.capture = nil
         buffer.reserveCapacity(1 << 16)
     }
+
+    /// Output kept in memory (``captured``) instead of written to a descriptor.
+    init(capture: CommandContext.Capture) {
+        self.fd = -1
+        self.capture = capture
+    }
+
+    /// What was flushed so far, for output kept in memory.
+    var captured: [UInt8] { capture?.contents ?? [] }
 
     func write(_ text: String) {
         buffer.append(contentsOf: text.utf8)
@@ -29,7 +44,7 @@ final class Output: @unchecked Sendable {
     }
 
     func flush() {
-        Output.writeAll(fd, buffer)
+        if let capture { capture.append(buffer) } else { Output.writeAll(fd, buffer) }
         buffer.removeAll(keepingCapacity: true)
     }
 
@@ -50,7 +65,8 @@ final class Output: @unchecked Sendable {
     /// Writes `prefs: MESSAGE` as one line on standard error.
     static func error(_ message: String) {
         let oneLine = message.replacingLiteral("\n", with: " ")
-        writeAll(2, Array("prefs: \(oneLine)\n".utf8))
+        let line = Array("prefs: \(oneLine)\n".utf8)
+        if let context = CommandContext.active { context.errors.append(line) } else { writeAll(2, line) }
     }
 
     /// Writes a value as `get` prints it: strings raw, everything else compact JSON.
@@ -66,7 +82,9 @@ final class Output: @unchecked Sendable {
 
 /// Reads all of standard input.
 func readStandardInput() throws -> [UInt8] {
-    try readAll(0, expected: 0) { PrefsError(.usage, "cannot read standard input: \(String(cString: strerror($0)))") }
+    try readAll(CommandContext.active?.standardInput ?? 0, expected: 0) {
+        PrefsError(.usage, "cannot read standard input: \(String(cString: strerror($0)))")
+    }
 }
 
 /// Reads a file, or standard input for `-`.

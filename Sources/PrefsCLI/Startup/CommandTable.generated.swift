@@ -36,7 +36,7 @@ enum CommandTable {
                     .init(.option, ["--path"], unconditional: true),
                 ]
             ) { values in
-                var command = Prefs.GetCommand()
+                var command = PrefsCLI.Prefs.GetCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -73,7 +73,7 @@ enum CommandTable {
                     .init(.option, ["--path"], unconditional: true),
                 ]
             ) { values in
-                var command = Prefs.SetCommand()
+                var command = PrefsCLI.Prefs.SetCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -111,7 +111,7 @@ enum CommandTable {
                     .init(.flag, ["--if-absent"]),
                 ]
             ) { values in
-                var command = Prefs.RemoveCommand()
+                var command = PrefsCLI.Prefs.RemoveCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -146,7 +146,7 @@ enum CommandTable {
                     .init(.flag, ["--allow-missing"]),
                 ]
             ) { values in
-                var command = Prefs.ListCommand()
+                var command = PrefsCLI.Prefs.ListCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -173,7 +173,7 @@ enum CommandTable {
                     .init(.flag, ["--json"]),
                 ]
             ) { values in
-                var command = Prefs.DomainsCommand()
+                var command = PrefsCLI.Prefs.DomainsCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -194,7 +194,7 @@ enum CommandTable {
                     .init(.positional),
                 ]
             ) { values in
-                var command = Prefs.WritableCommand()
+                var command = PrefsCLI.Prefs.WritableCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -221,7 +221,7 @@ enum CommandTable {
                     .init(.flag, ["--allow-missing"]),
                 ]
             ) { values in
-                var command = Prefs.ExportCommand()
+                var command = PrefsCLI.Prefs.ExportCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -250,7 +250,7 @@ enum CommandTable {
                     .init(.flag, ["--force"]),
                 ]
             ) { values in
-                var command = Prefs.ImportCommand()
+                var command = PrefsCLI.Prefs.ImportCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -277,7 +277,7 @@ enum CommandTable {
                     .init(.postTerminator),
                 ]
             ) { values in
-                var command = Prefs.ExecCommand()
+                var command = PrefsCLI.Prefs.ExecCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -302,7 +302,7 @@ enum CommandTable {
                     .init(.flag, ["--force"]),
                 ]
             ) { values in
-                var command = Prefs.BatchCommand()
+                var command = PrefsCLI.Prefs.BatchCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -325,7 +325,7 @@ enum CommandTable {
                     .init(.option, ["--by"], unconditional: true),
                 ]
             ) { values in
-                var command = Prefs.IncrCommand()
+                var command = PrefsCLI.Prefs.IncrCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -348,7 +348,7 @@ enum CommandTable {
                     .init(.flag, ["--force"]),
                 ]
             ) { values in
-                var command = Prefs.ApplyCommand()
+                var command = PrefsCLI.Prefs.ApplyCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -374,7 +374,7 @@ enum CommandTable {
                     .init(.option, ["--retain"], unconditional: true),
                 ]
             ) { values in
-                var command = Prefs.LogCommand()
+                var command = PrefsCLI.Prefs.LogCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -404,7 +404,7 @@ enum CommandTable {
                     .init(.postTerminator),
                 ]
             ) { values in
-                var command = Prefs.WatchCommand()
+                var command = PrefsCLI.Prefs.WatchCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -429,7 +429,7 @@ enum CommandTable {
                     .init(.positional),
                 ]
             ) { values in
-                var command = Prefs.SchemaCommand.Load()
+                var command = PrefsCLI.Prefs.SchemaCommand.Load()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -448,7 +448,7 @@ enum CommandTable {
                     .init(.options, ["--override"]),
                 ]
             ) { values in
-                var command = Prefs.SchemaCommand.Show()
+                var command = PrefsCLI.Prefs.SchemaCommand.Show()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -469,7 +469,7 @@ enum CommandTable {
                     .init(.flag, ["--json"]),
                 ]
             ) { values in
-                var command = Prefs.DescribeCommand()
+                var command = PrefsCLI.Prefs.DescribeCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -494,7 +494,7 @@ enum CommandTable {
                     .init(.option, ["--prefix"]),
                 ]
             ) { values in
-                var command = Prefs.ResetCommand()
+                var command = PrefsCLI.Prefs.ResetCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -519,7 +519,7 @@ enum CommandTable {
                     .init(.flag, ["--dry-run"]),
                 ]
             ) { values in
-                var command = Prefs.FlagImportCommand()
+                var command = PrefsCLI.Prefs.FlagImportCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -541,7 +541,7 @@ enum CommandTable {
                     .init(.option, ["-o"]),
                 ]
             ) { values in
-                var command = Prefs.FlagExportCommand()
+                var command = PrefsCLI.Prefs.FlagExportCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -561,7 +561,7 @@ enum CommandTable {
                     .init(.flag, ["--json"]),
                 ]
             ) { values in
-                var command = Prefs.FlagListCommand()
+                var command = PrefsCLI.Prefs.FlagListCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -581,7 +581,7 @@ enum CommandTable {
                     .init(.positional),
                 ]
             ) { values in
-                var command = Prefs.FlagShowCommand()
+                var command = PrefsCLI.Prefs.FlagShowCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -608,7 +608,7 @@ enum CommandTable {
                     .init(.flag, ["--json"]),
                 ]
             ) { values in
-                var command = Prefs.FlagEvalCommand()
+                var command = PrefsCLI.Prefs.FlagEvalCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -640,7 +640,7 @@ enum CommandTable {
                     .init(.option, ["--fractional-version"]),
                 ]
             ) { values in
-                var command = Prefs.FlagEnabledCommand()
+                var command = PrefsCLI.Prefs.FlagEnabledCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -665,7 +665,7 @@ enum CommandTable {
                     .init(.positional),
                 ]
             ) { values in
-                var command = Prefs.FlagEnableCommand()
+                var command = PrefsCLI.Prefs.FlagEnableCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -687,7 +687,7 @@ enum CommandTable {
                     .init(.option, ["--if-version"], unconditional: true),
                 ]
             ) { values in
-                var command = Prefs.FlagDefaultCommand()
+                var command = PrefsCLI.Prefs.FlagDefaultCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -709,7 +709,7 @@ enum CommandTable {
                     .init(.positional),
                 ]
             ) { values in
-                var command = Prefs.FlagDisableCommand()
+                var command = PrefsCLI.Prefs.FlagDisableCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -731,7 +731,7 @@ enum CommandTable {
                     .init(.flag, ["--unset"]),
                 ]
             ) { values in
-                var command = Prefs.FlagConfigCommand()
+                var command = PrefsCLI.Prefs.FlagConfigCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -760,7 +760,7 @@ enum CommandTable {
                     .init(.flag, ["--json"]),
                 ]
             ) { values in
-                var command = Prefs.FlagExplainCommand()
+                var command = PrefsCLI.Prefs.FlagExplainCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -794,7 +794,7 @@ enum CommandTable {
                     .init(.flag, ["--json"]),
                 ]
             ) { values in
-                var command = Prefs.FlagDiffCommand()
+                var command = PrefsCLI.Prefs.FlagDiffCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -827,7 +827,7 @@ enum CommandTable {
                     .init(.flag, ["--json"]),
                 ]
             ) { values in
-                var command = Prefs.FlagStatsCommand()
+                var command = PrefsCLI.Prefs.FlagStatsCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -854,7 +854,7 @@ enum CommandTable {
                     .init(.option, ["--format"]),
                 ]
             ) { values in
-                var command = Prefs.FlagLintCommand()
+                var command = PrefsCLI.Prefs.FlagLintCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -882,7 +882,7 @@ enum CommandTable {
                     .init(.flag, ["--json"]),
                 ]
             ) { values in
-                var command = Prefs.RefreshCommand()
+                var command = PrefsCLI.Prefs.RefreshCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -910,7 +910,7 @@ enum CommandTable {
                     .init(.option, ["--domains"]),
                 ]
             ) { values in
-                var command = Prefs.RemoteSetCommand()
+                var command = PrefsCLI.Prefs.RemoteSetCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -931,7 +931,7 @@ enum CommandTable {
                     .init(.flag, ["--json"]),
                 ]
             ) { values in
-                var command = Prefs.RemoteShowCommand()
+                var command = PrefsCLI.Prefs.RemoteShowCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -950,7 +950,7 @@ enum CommandTable {
                     .init(.options, ["--override"]),
                 ]
             ) { values in
-                var command = Prefs.RemoteUnsetCommand()
+                var command = PrefsCLI.Prefs.RemoteUnsetCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -975,7 +975,7 @@ enum CommandTable {
                     .init(.option, ["--timeout"]),
                 ]
             ) { values in
-                var command = Prefs.SyncCommand()
+                var command = PrefsCLI.Prefs.SyncCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -1009,7 +1009,7 @@ enum CommandTable {
                     .init(.flag, ["--no-access-log"]),
                 ]
             ) { values in
-                var command = Prefs.ServeCommand()
+                var command = PrefsCLI.Prefs.ServeCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -1039,7 +1039,7 @@ enum CommandTable {
                     .init(.flag, ["--all"]),
                 ]
             ) { values in
-                var command = Prefs.DoctorCommand()
+                var command = PrefsCLI.Prefs.DoctorCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -1062,7 +1062,7 @@ enum CommandTable {
                     .init(.flag, ["--force"]),
                 ]
             ) { values in
-                var command = Prefs.BackupCommand()
+                var command = PrefsCLI.Prefs.BackupCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -1085,7 +1085,7 @@ enum CommandTable {
                     .init(.flag, ["--with-sources"]),
                 ]
             ) { values in
-                var command = Prefs.RestoreCommand()
+                var command = PrefsCLI.Prefs.RestoreCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)
@@ -1108,7 +1108,7 @@ enum CommandTable {
                     .init(.optionalPositional),
                 ]
             ) { values in
-                var command = Prefs.EditCommand()
+                var command = PrefsCLI.Prefs.EditCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)

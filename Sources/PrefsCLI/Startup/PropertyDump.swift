@@ -1,5 +1,6 @@
 #if DEBUG
     import ArgumentParser
+    import PrefsCore
 
     #if canImport(Glibc)
         import Glibc
@@ -10,12 +11,13 @@
     /// properties in declaration order (option groups expanded), as JSON on standard output.
     /// Debug builds only: `PREFS_DUMP_PROPERTIES=1 prefs`.
     enum PropertyDump {
-        static func printIfRequested() {
-            guard let flag = getenv("PREFS_DUMP_PROPERTIES"), flag[0] != 0 else { return }
+        /// Prints the dump and returns true when `PREFS_DUMP_PROPERTIES` asks for it.
+        static func printIfRequested() -> Bool {
+            guard let flag = ProcessEnvironment.value("PREFS_DUMP_PROPERTIES"), !flag.isEmpty else { return false }
             var commands: [String] = []
             visit(Prefs.self, path: [], into: &commands)
             print("[\n" + commands.joined(separator: ",\n") + "\n]")
-            exit(0)
+            return true
         }
 
         private static func visit(_ type: any ParsableCommand.Type, path: [String], into commands: inout [String]) {

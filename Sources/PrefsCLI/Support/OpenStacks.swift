@@ -1,7 +1,8 @@
 import PrefsCore
 import Synchronization
 
-/// The stacks this process opened, closed before it exits.
+/// The stacks this process opened (or the in-process run under way, ``CommandContext``),
+/// closed before it exits.
 ///
 /// Closing the last connection to a store checkpoints its WAL and removes the `-wal` file, as
 /// the `sqlite3` shell does. A one-shot command that exited with its connection open left
@@ -13,7 +14,11 @@ enum OpenStacks {
 
     /// Records `stack` to be closed by ``closeAll()``; returns it.
     static func add(_ stack: KeyValueStack) -> KeyValueStack {
-        stacks.withLock { $0.append(stack) }
+        if let context = CommandContext.active {
+            context.stacks.withLock { $0.append(stack) }
+        } else {
+            stacks.withLock { $0.append(stack) }
+        }
         return stack
     }
 
@@ -22,9 +27,17 @@ enum OpenStacks {
     /// - Throws: the first stack's ``PrefsError`` when its final flush fails (the others are
     ///   still closed).
     static func closeAll() throws {
-        let open = stacks.withLock { current in
-            defer { current = [] }
-            return current
+        let open: [KeyValueStack]
+        if let context = CommandContext.active {
+            open = context.stacks.withLock { current in
+                defer { current = [] }
+                return current
+            }
+        } else {
+            open = stacks.withLock { current in
+                defer { current = [] }
+                return current
+            }
         }
         var failure: (any Error)?
         for stack in open {

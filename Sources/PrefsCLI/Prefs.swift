@@ -36,43 +36,57 @@ struct Prefs: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 }
 
-@main
-enum Main {
-    static func main() {
-        #if DEBUG
-            PropertyDump.printIfRequested()
-            // Tests compare what the table and the parser read from the same command lines.
-            if getenv("PREFS_COMPARE_PARSERS") != nil {
-                TableParser.compareWithTheParser()
-                exit(0)
-            }
-        #endif
-        let arguments = Array(CommandLine.arguments.dropFirst())
-        // Swift repairs invalid UTF-8 in arguments with U+FFFD; refuse it instead.
+/// The command line as a function: arguments in, exit status out (the `prefs` executable's
+/// `main` exits with it; tests run it in process).
+package enum PrefsCommandLine {
+    /// Refuses an argument that is not valid UTF-8 (Swift would repair it with U+FFFD): prints
+    /// why and returns exit status 6, or returns nil.
+    package static func refuseInvalidArguments() -> Int32? {
         for index in 1..<Int(CommandLine.argc) {
             guard let raw = CommandLine.unsafeArgv[index] else { continue }
             let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), count: strlen(raw))
             if String(validating: bytes, as: UTF8.self) == nil {
                 Output.error("argument \(index) is not valid UTF-8")
-                exit(6)
+                return 6
             }
         }
+        return nil
+    }
+
+    /// Runs one command line (the arguments after `prefs`) and returns its exit status; it
+    /// never exits. The process's streams and environment, or those of the in-process run
+    /// under way (``run(_:environment:standardInput:)``).
+    package static func run(_ arguments: [String]) -> Int32 {
+        #if DEBUG
+            if PropertyDump.printIfRequested() { return 0 }
+            // Tests compare what the table and the parser read from the same command lines.
+            if ProcessEnvironment.value("PREFS_COMPARE_PARSERS") != nil {
+                TableParser.compareWithTheParser()
+                return 0
+            }
+        #endif
         if arguments.isEmpty {
             Output.error("missing command (see 'prefs --help')")
-            exit(2)
+            return 2
         }
         let split = EmptyOptionValues.split(arguments)
         do {
             try EmptyOptionValues.checkGlobalOptions(split)
         } catch {
-            exit(report(error))
+            return report(error)
         }
         if let help = tableHelp(split) {
             Output.standard.write(help)
             Output.standard.flush()
-            exit(0)
+            return 0
         }
-        if var command = tableCommand(split) {
+        let tabled: (any ParsableCommand)?
+        do {
+            tabled = try tableCommand(split)
+        } catch {
+            return report(error)
+        }
+        if var command = tabled {
             do {
                 try command.run()
                 try OpenStacks.closeAll()
@@ -80,13 +94,13 @@ enum Main {
             } catch {
                 Output.standard.flush()
                 try? OpenStacks.closeAll()
-                exit(report(error))
+                return report(error)
             }
-            return
+            return 0
         }
         if let unknown = UnknownCommand.message(arguments) {
             Output.error(unknown)
-            exit(2)
+            return 2
         }
         do {
             var command = try Prefs.parseAsRoot(split)
@@ -96,8 +110,9 @@ enum Main {
         } catch {
             Output.standard.flush()
             try? OpenStacks.closeAll()
-            exit(arguments.contains(where: { $0.hasPrefix("--generate-completion-script") }) ? reportScript(error) : report(error))
+            return arguments.contains(where: { $0.hasPrefix("--generate-completion-script") }) ? reportScript(error) : report(error)
         }
+        return 0
     }
 
     /// A completion script as ``CompletionScript`` makes it (bash: candidates are never
@@ -119,21 +134,21 @@ enum Main {
     /// The help text kept in the generated table (``TableParser/help(_:)``), or nil.
     static func tableHelp(_ arguments: [String]) -> String? {
         #if DEBUG
-            if let flag = getenv("PREFS_FULL_PARSE"), flag[0] != 0 { return nil }
+            if let flag = ProcessEnvironment.value("PREFS_FULL_PARSE"), !flag.isEmpty { return nil }
         #endif
         return TableParser.help(arguments)
     }
 
     /// The command read with the generated table (``TableParser``), or nil.
-    static func tableCommand(_ arguments: [String]) -> (any ParsableCommand)? {
+    static func tableCommand(_ arguments: [String]) throws -> (any ParsableCommand)? {
         #if DEBUG
             // Tests run every command both ways and compare what they print.
-            if let flag = getenv("PREFS_FULL_PARSE"), flag[0] != 0 { return nil }
+            if let flag = ProcessEnvironment.value("PREFS_FULL_PARSE"), !flag.isEmpty { return nil }
             let command = TableParser.command(arguments)
             // Tests check that the commands they expect on the table's path take it.
-            if command == nil, let flag = getenv("PREFS_REQUIRE_TABLE"), flag[0] != 0 {
+            if command == nil, let flag = ProcessEnvironment.value("PREFS_REQUIRE_TABLE"), !flag.isEmpty {
                 Output.error("debug: not read with the command table (PREFS_REQUIRE_TABLE)")
-                exit(97)
+                throw ExitCode(97)
             }
             return command
         #else

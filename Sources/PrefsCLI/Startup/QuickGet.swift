@@ -16,8 +16,8 @@ enum QuickGet {
     /// Prints the value of `domain`/`key` and returns true, or returns false when the full
     /// command must answer.
     static func answer(store: String?, domain: String, key: String, json: Bool) -> Bool {
-        if let flag = getenv("PREFS_QUICK_GET"), String(cString: flag) == "0" { return false }
-        if let overrides = getenv("PREFS_OVERRIDES"), overrides[0] != 0 { return false }
+        if variable("PREFS_QUICK_GET") == "0" { return false }
+        if variable("PREFS_OVERRIDES") != nil { return false }
         guard store.map({ !$0.isEmpty }) ?? true else { return false }
         // A project or system layer file (or a lock): the full command answers, and warns.
         if Layers.mayHaveFiles() { return false }
@@ -38,7 +38,9 @@ enum QuickGet {
         return Int32(seconds * 1000)
     }
 
+    /// A variable that is set and not empty (of the in-process run under way, if any).
     private static func variable(_ name: String) -> String? {
+        if let variables = ProcessEnvironment.inProcess { return variables[name].flatMap { $0.isEmpty ? nil : $0 } }
         guard let value = getenv(name), value[0] != 0 else { return nil }
         return String(cString: value)
     }

@@ -1,0 +1,74 @@
+import Glibc
+import PrefsCore
+import Synchronization
+
+/// What one run of a command line reads and writes besides its arguments, when it is not the
+/// process's own: a test runs command lines in process (``PrefsCommandLine/run(_:environment:standardInput:)``),
+/// several at once, each with its own environment, standard streams and open stacks.
+///
+/// The `prefs` binary never makes one: there ``active`` is one relaxed load that answers nil,
+/// and output goes straight to descriptors 1 and 2.
+final class CommandContext: Sendable {
+    /// Standard output, kept in memory.
+    let output: Output
+    /// Standard error, kept in memory.
+    let errors = Capture()
+    /// The descriptor standard input is read from (-1 when it could not be made: reading fails).
+    let standardInput: Int32
+    /// The stacks this run opened (``OpenStacks``).
+    let stacks = Mutex<[KeyValueStack]>([])
+
+    init(standardInput: Int32) {
+        self.output = Output(capture: Capture())
+        self.standardInput = standardInput
+    }
+
+    /// The context of the run under way on this task.
+    @TaskLocal static var current: CommandContext?
+
+    /// ``current`` when an in-process run is under way on this task, else nil (always in the
+    /// binary, for one relaxed load).
+    @inline(__always) static var active: CommandContext? {
+        ProcessEnvironment.overridden.load(ordering: .relaxed) ? current : nil
+    }
+
+    /// Bytes written in memory.
+    final class Capture: Sendable {
+        private let bytes = Mutex<[UInt8]>([])
+        func append(_ more: [UInt8]) { bytes.withLock { $0.append(contentsOf: more) } }
+        var contents: [UInt8] { bytes.withLock { $0 } }
+    }
+}
+
+extension PrefsCommandLine {
+    /// What an in-process run printed and its exit status.
+    package struct Result: Sendable {
+        package var status: Int32
+        package var standardOutput: [UInt8]
+        package var standardError: [UInt8]
+    }
+
+    /// Runs one command line in process, as `prefs ARGUMENTS` with `environment` as its whole
+    /// environment and `standardInput` as its input, and returns what it printed and its exit
+    /// status. Several may run at once on different tasks. Commands that install signal
+    /// handlers or stream standard input (`watch`, `batch`, `serve`, `sync`) are for the
+    /// binary.
+    package static func run(_ arguments: [String], environment: [String: String], standardInput: [UInt8]) -> Result {
+        ProcessEnvironment.overridden.store(true, ordering: .relaxed)
+        // Standard input from an unlinked temporary file: read at any pace, no pipe to fill.
+        var template = Array("/tmp/prefs-stdin-XXXXXX".utf8CString)
+        let input = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+        if input >= 0 {
+            template.withUnsafeBufferPointer { buffer in _ = buffer.baseAddress.map { unlink($0) } }
+            Output.writeAll(input, standardInput)
+            lseek(input, 0, SEEK_SET)
+        }
+        defer { if input >= 0 { close(input) } }
+        let context = CommandContext(standardInput: input)
+        let status = ProcessEnvironment.$override.withValue(environment) {
+            CommandContext.$current.withValue(context) { run(arguments) }
+        }
+        context.output.flush()
+        return Result(status: status, standardOutput: context.output.captured, standardError: context.errors.contents)
+    }
+}
