@@ -149,6 +149,9 @@ extension KeyValueStack {
         main.reopenIfReplaced()
     }
 
+    /// Counts the times ``reopenStoreIfReplaced()`` moved this stack to another file.
+    package var storeGeneration: Int { main.generation }
+
     /// The newest sequence number in the log (0 when empty or no store).
     public func latestLogSequence() throws -> Int64 {
         try main.read(ChangeLog.latestSequence) ?? 0

@@ -44,6 +44,11 @@ final class StoreDatabase: Sendable {
     /// Whether this database records sync operations (the store file, not the memory tier).
     let recordsSync: Bool
     private let queue = Mutex<(queue: DatabaseQueue, readonly: Bool)?>(nil)
+    /// How many times ``reopenIfReplaced()`` let go of a replaced file: a reader that started
+    /// on an earlier file (a ``LogPoller``) learns from it that another reader of this stack
+    /// moved on to the file now at the path.
+    var generation: Int { reopenings.load(ordering: .acquiring) }
+    private let reopenings = Atomic<Int>(0)
 
     /// For a shared memory tier: the store file it belongs to (recorded in its meta table,
     /// so `prefs doctor` can find memory files whose store is gone).
@@ -138,6 +143,7 @@ final class StoreDatabase: Sendable {
         queue.withLock { current in
             if current?.queue === open {
                 current = nil
+                reopenings.add(1, ordering: .releasing)
                 // The file the link names now is the store from here on.
                 if let linkPath { currentLocation.withLock { $0 = .file(StoreLocation.resolvingSymbolicLinks(linkPath)) } }
             }

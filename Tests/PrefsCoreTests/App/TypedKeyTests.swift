@@ -167,7 +167,7 @@ struct TypedKeyTests {
         #expect(try other.schema().spec(in: .user, forKey: "volume")?.description == "how loud")
     }
 
-    @Test(.timeLimit(.minutes(1))) func valuesFollowCommitsOfOtherStacksWithoutRepeats() async throws {
+    @Test func valuesFollowCommitsOfOtherStacksWithoutRepeats() async throws {
         let store = try TemporaryStore()
         let app = try store.open()
         let cli = try store.open()
@@ -200,7 +200,7 @@ struct TypedKeyTests {
 
     /// A store file replaced by rename under `readings(of:)`: one reading says so, then the
     /// file now at the path is read and followed.
-    @Test(.timeLimit(.minutes(1))) func readingsFollowAStoreFileReplacedByRename() async throws {
+    @Test func readingsFollowAStoreFileReplacedByRename() async throws {
         let store = try TemporaryStore()
         let cli = try store.open()
         try cli.set(.volume, 0.6)
@@ -226,7 +226,7 @@ struct TypedKeyTests {
     /// A store path that is a symbolic link, pointed at another store file (`ln -sfn b.db
     /// prefs.db`): a rename over the store. `values(of:)` ends with the error naming the path;
     /// `readings(of:)` says so once, then reads the file the link names now and follows it.
-    @Test(.timeLimit(.minutes(1))) func aStoreLinkPointedElsewhereIsAReplacedStore() async throws {
+    @Test func aStoreLinkPointedElsewhereIsAReplacedStore() async throws {
         let store = try TemporaryStore()
         func open(_ path: String) throws -> KeyValueStack {
             try KeyValueStack(path: path, options: .init(memoryTier: .inProcess, environment: ["XDG_RUNTIME_DIR": store.directory]))
@@ -259,7 +259,7 @@ struct TypedKeyTests {
         #expect(app[.volume] == 0.9, "the stack reads the file the link names now")
     }
 
-    @MainActor @Test(.timeLimit(.minutes(1))) func observableSettingFollowsTheStore() async throws {
+    @MainActor @Test func observableSettingFollowsTheStore() async throws {
         let store = try TemporaryStore()
         let app = try store.open()
         let other = try store.open()

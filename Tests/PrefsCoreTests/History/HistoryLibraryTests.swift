@@ -63,6 +63,34 @@ struct HistoryLibraryTests {
         #expect(message.contains("\(store.path) was replaced, moved or removed while it was watched"), "\(message)")
     }
 
+    /// Two readers of one stack and a store file replaced under them: the one that looks first
+    /// moves the stack to the file now at the path (as `readings(of:)` does); the other's
+    /// poller must still end with the replacement, not read on in the new file's log, whose
+    /// numbers are its own (this race made `values(of:)` miss the replacement).
+    @Test func aPollerEndsWhenAnotherReaderOfItsStackMovedToTheNewFile() throws {
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        try stack.set(.number("0"), in: .user, forKey: "seed")
+        try stack.flushSynchronously()
+        var poller = try LogPoller(stack, filter: LogFilter(domain: .user))
+        let copy = store.directory + "/copy.db"
+        let other = try KeyValueStack(path: copy, options: .init(environment: ["XDG_RUNTIME_DIR": store.directory]))
+        for value in 1...3 { try other.set(.number("\(value)"), in: .user, forKey: "seed") }
+        try other.close()
+        try #require(rename(copy, store.path) == 0)
+        #expect(stack.reopenStoreIfReplaced(), "the other reader moves the stack to the new file")
+        #expect {
+            _ = try poller.poll()
+        } throws: { error in
+            (error as? PrefsError)?.message.contains("\(store.path) was replaced, moved or removed while it was watched") == true
+        }
+        var fresh = try LogPoller(stack, filter: LogFilter(domain: .user))
+        #expect(try fresh.poll().records.isEmpty, "a poller started after the move reads the new file")
+        try stack.set(.number("4"), in: .user, forKey: "seed")
+        try stack.flushSynchronously()
+        #expect(try fresh.poll().records.map(\.new) == ["4"])
+    }
+
     /// A bulk with more sets than the log keeps writes only the records retention keeps,
     /// numbered as if all had been written; logging goes on afterwards on the same connection.
     @Test func aBulkLargerThanTheRetentionLogsWhatRetentionKeeps() throws {
