@@ -4,7 +4,11 @@ import Testing
 /// A command line run in process (`Sandbox(inProcess: true)`, which most command suites use)
 /// answers as the `prefs` binary does: the same exit status and the same bytes on standard
 /// output and standard error, with its own environment and standard input (issue 39, item 1).
-@Suite("commands in process", .timeLimit(.minutes(5)))
+@Suite(
+    "commands in process", .timeLimit(.minutes(5)),
+    .enabled(
+        if: ProcessInfo.processInfo.environment["PREFS_TEST_IN_PROCESS"] != "0", "PREFS_TEST_IN_PROCESS=0 runs every command in the binary")
+)
 struct InProcessTests {
     /// One session: each command line with its standard input (nil: none) and exit status.
     static let session: [(arguments: [String], stdin: String?, status: Int32)] = [
@@ -43,7 +47,7 @@ struct InProcessTests {
 
     @Test func aSessionAnswersAsTheBinaryDoes() throws {
         let inProcess = try Sandbox(inProcess: true)
-        try #require(inProcess.inProcess, "PREFS_TEST_IN_PROCESS=0 runs every command in the binary")
+        #expect(inProcess.inProcess)
         let environment = ["PREFS_ACTOR": "tester"]
         let expected = try Self.transcript(try Sandbox(), environment: environment)
         let got = try Self.transcript(inProcess, environment: environment)

@@ -5,7 +5,7 @@ import Testing
 @Suite("rm and edit papercuts", .timeLimit(.minutes(5)))
 struct RemoveAndEditPapercutTests {
     @Test func emptyingAnEmptyBuiltInDomainSucceeds() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let memory = try box.runOK(["rm", "--domain", "memory", "--force"])
         #expect(memory.status == 0 && memory.stdout.isEmpty && memory.stderr.isEmpty, "\(memory)")
         let user = try box.runOK(["rm", "--domain", "user", "--force"])
@@ -18,7 +18,7 @@ struct RemoveAndEditPapercutTests {
     }
 
     @Test func anEditorThatDeletesTheFileChangesNothingAndSaysSo() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "k", "1"])
         let before = try box.storeSnapshot()
         let result = try box.runFailing(["edit", "user", "k"], status: 1, environment: ["EDITOR": "rm", "VISUAL": "rm"])

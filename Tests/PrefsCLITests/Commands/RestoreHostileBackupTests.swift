@@ -21,7 +21,7 @@ func sqlite(_ path: String, _ sql: String, sourceLocation: SourceLocation = #_so
 struct RestoreHostileBackupTests {
     /// A store with `user k = 1`, its backup at ROOT/b.db, then `user k = 2` in the store.
     func storeAndBackup() throws -> (Sandbox, String) {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "k", "1"])
         let backup = box.root + "/b.db"
         try box.runOK(["backup", backup])
@@ -169,7 +169,7 @@ struct RestoreHostileBackupTests {
     }
 
     @Test func whatIsNotARegularFileIsRefusedAtOnce() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "k", "1"])
         let fifo = box.root + "/fifo"
         #expect(mkfifo(fifo, 0o600) == 0)
@@ -208,7 +208,7 @@ struct RestoreHostileBackupTests {
                 "error\tlog\tthe change log's last record number is 9223372036854775807"
             ),
         ] {
-            let box = try Sandbox()
+            let box = try Sandbox(inProcess: true)
             try box.runOK(["set", "user", "k", "1"])
             let healthy = try box.runOK(["doctor"])
             #expect(healthy.status == 0 && !healthy.stdout.contains("error"), "\(healthy)")
@@ -221,7 +221,7 @@ struct RestoreHostileBackupTests {
     }
 
     @Test func aChangeLogAtTheLargestNumberRefusesWrites() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "k", "1"])
         try sqlite(
             box.store, "INSERT INTO changelog (seq, at, domain, key, op, actor) VALUES (9223372036854775807, 0, 'user', 'k', 'set', 'x')")
@@ -235,7 +235,7 @@ struct RestoreHostileBackupTests {
     /// SIGTERM, SIGHUP or SIGINT in the middle of `backup` removes its hidden copy and journal.
     @Test(arguments: [SIGTERM, SIGHUP, SIGINT])
     func anInterruptedBackupLeavesNothingBehind(signal: Int32) throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let big = String(repeating: "x", count: 4000)
         let document = "{\"user\":{" + (0..<15_000).map { "\"k\($0)\":\"\(big)\"" }.joined(separator: ",") + "}}"
         let file = box.root + "/big.json"
@@ -266,7 +266,7 @@ struct RestoreHostileBackupTests {
     /// Stores made by older releases (other SQL text for the same objects) are healthy once migrated.
     @Test(arguments: ["schema-1", "schema-2", "schema-3"])
     func doctorAcceptsAStoreMigratedFromAnOlderSchema(fixture: String) throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try makeFixtureStore(fixture, at: box.store)
         try box.runOK(["set", "legacy", "n", "1"])
         let doctor = try box.runOK(["doctor"])

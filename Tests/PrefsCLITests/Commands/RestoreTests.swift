@@ -6,7 +6,7 @@ import Testing
 @Suite("restore", .timeLimit(.minutes(5)))
 struct RestoreTests {
     @Test func aBackupReplacesTheStoreOnlyWithForce() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "k", "1"])
         let backup = box.root + "/b.db"
         try box.runOK(["backup", backup])
@@ -28,7 +28,7 @@ struct RestoreTests {
     }
 
     @Test func whatIsNotAnIntactBackupIsRefused() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "k", "1"])
         let junk = box.root + "/junk.db"
         #expect(FileManager.default.createFile(atPath: junk, contents: Data("not sqlite".utf8)))
@@ -45,7 +45,7 @@ struct RestoreTests {
     /// table, index and triggers of schema 3 and before are its layout, not objects to report.
     @Test(arguments: ["schema-1", "schema-2", "schema-3"])
     func anOlderBackupIsMigrated(_ fixture: String) throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let backup = box.root + "/old/b.db"
         try makeFixtureStore(fixture, at: backup)
         let restored = try box.runOK(["restore", backup])
@@ -63,7 +63,7 @@ struct RestoreTests {
     /// `prefs log` does not show: a restore takes the records the backup's `prefs log` showed,
     /// and says so, not the ones waiting to be pruned.
     @Test func aRestoreTakesTheLogRecordsTheBackupShowed() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["log", "--retain", "1024"])
         let keys = (0..<1024).map { "\"k\($0)\": \($0)" }.joined(separator: ", ")
         try box.runOK(["import", "-"], stdin: "{\"user\": {\(keys)}}")
@@ -79,7 +79,7 @@ struct RestoreTests {
     }
 
     @Test func readersDuringRestoresNeverSeeAnError() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "k", "\"restored\""])
         let backup = box.root + "/b.db"
         try box.runOK(["backup", backup])

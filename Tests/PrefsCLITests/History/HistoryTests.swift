@@ -25,7 +25,7 @@ struct HistoryTests {
     }
 
     @Test func eightProcessesIncrementingEndAtExactlyTwoThousand() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "other", "1"])
         let script = "i=0; while [ $i -lt 250 ]; do \"$0\" --store \"$1\" incr user hits >/dev/null || exit 1; i=$((i+1)); done"
         for result in parallel(box, Array(repeating: script, count: 8)) {
@@ -37,7 +37,7 @@ struct HistoryTests {
     }
 
     @Test func incrPrintsTheNewValueAndRefusesNonIntegers() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         #expect(try box.runOK(["incr", "user", "n"]).stdout == "1\n")
         #expect(try box.runOK(["incr", "user", "n", "--by", "41"]).stdout == "42\n")
         #expect(try box.runOK(["incr", "user", "n", "--by=-50"]).stdout == "-8\n")
@@ -51,7 +51,7 @@ struct HistoryTests {
     }
 
     @Test func watchSeesEveryChangeOfOtherProcessesInOrderOnce() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "ready", "0"])
         let process = box.process(["watch", "--json"])
         let output = Pipe()
@@ -99,7 +99,7 @@ struct HistoryTests {
     }
 
     @Test func watchRunsACommandWithoutAShellAndOnceExits() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let outFile = box.root + "/events.txt"
         let script = "printf '%s|%s|%s|%s\\n' \"$PREFS_EVENT\" \"$PREFS_DOMAIN\" \"$PREFS_KEY\" \"$PREFS_VALUE\" >> \(outFile)"
         try box.runOK(["set", "user", "init", "1"])
@@ -145,7 +145,7 @@ struct HistoryTests {
     }
 
     @Test func ttlHidesTheKeyAfterItExpires() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "t", "warm", "--ttl", "1s"])
         #expect(try box.runOK(["get", "user", "t"]).stdout == "warm\n")
         let meta = try box.runOK(["get", "user", "t", "--show-meta"]).stdout
@@ -163,7 +163,7 @@ struct HistoryTests {
     }
 
     @Test func compareAndSetRacesHaveExactlyOneWinner() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "init", "1"])
         for round in 0..<6 {
             let scripts = ["a", "b"].map { "\"$0\" --store \"$1\" set user lock\(round) \($0) --if-absent" }
@@ -176,7 +176,7 @@ struct HistoryTests {
     }
 
     @Test func conditionalRemove() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "k", "v"])
         expectFailure(try box.runFailing(["rm", "user", "k", "--if-version", "1"], status: 5), 5)
         expectFailure(try box.runFailing(["rm", "user", "k", "--if-absent"], status: 5), 5)
@@ -192,7 +192,7 @@ struct HistoryTests {
     }
 
     @Test func applyIsAllOrNothing() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "a", "1"])
         try box.runOK(["set", "user", "b", "2"])
         let failing = """
@@ -233,7 +233,7 @@ struct HistoryTests {
         ("[{\"op\":\"set\",\"domain\":\"user\",\"key\":\"\",\"value\":1}]", "$[0].key"), ("[", "invalid JSON"),
     ])
     func invalidApplyDocumentsAreExitSix(document: String, message: String) throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "k", "v"])
         let before = try box.storeSnapshot()
         expectFailure(try box.runFailing(["apply"], status: 6, stdin: document), 6, contains: message)
@@ -241,7 +241,7 @@ struct HistoryTests {
     }
 
     @Test func sigtermEndsWatchWhileItsCommandIgnoresTerm() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let pidFile = box.root + "/child.pid"
         let sleepFile = box.root + "/sleep.pid"
         try box.runOK(["set", "user", "init", "1"])
@@ -301,7 +301,7 @@ struct HistoryTests {
     /// Finding 9 of issue 16: text planted in a store (by a peer, before pulled operations
     /// were checked, or by hand) is shown escaped in tabular output, one line per record.
     @Test func plantedControlCharactersAreEscapedInTabularOutput() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "a", "1"])
         try box.runOK(["set", "user", "b", "2"])
         let forged = "mallory\n99\t2026-01-01T00:00:00Z\tset\tuser\tadmin\tnull\ttrue\troot\u{1b}[2J"
@@ -326,7 +326,7 @@ struct HistoryTests {
     }
 
     @Test func logShowsWhoChangedWhatNewestFirst() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["--actor", "alice", "set", "switch", "beta", "true"])
         try box.runOK(["set", "switch", "beta", "false"], environment: ["PREFS_ACTOR": "ci-bot"])
         try box.runOK(["rm", "switch", "beta"], environment: ["USER": "bob", "PREFS_ACTOR": ""])
@@ -358,7 +358,7 @@ struct HistoryTests {
 @Suite("history edge cases", .timeLimit(.minutes(5)))
 struct HistoryEdgeCaseTests {
     @Test func versionsNeverRepeatAfterARemoval() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "a", "1"])
         try box.runOK(["set", "user", "a", "2"])
         let before = try version(box, "a")
@@ -369,7 +369,7 @@ struct HistoryEdgeCaseTests {
     }
 
     @Test func aBatchIncrementNeverOverwritesAnotherProcessesValue() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "s", "5"])
         let process = box.process(["batch", "--window", "1s"])
         let input = Pipe()
@@ -390,7 +390,7 @@ struct HistoryEdgeCaseTests {
     }
 
     @Test func aWatcherStartingOnAnEmptyLogNoticesPrunedRecords() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["log", "--retain", "5"])
         let (watcher, _) = try Running.watch(["--store", box.store, "watch"], box: box)
         let lines = (0..<10).map { "set user k\($0) \($0)" }.joined(separator: "\n") + "\n"
@@ -403,7 +403,7 @@ struct HistoryEdgeCaseTests {
     /// beyond retention that `prefs log` does not show. Raising `--retain` must not bring
     /// them back: they were pruned as far as a user can tell.
     @Test func raisingRetentionDoesNotBringBackPrunedRecords() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["log", "--retain", "1024"])
         let keys = (0..<1024).map { "\"k\($0)\": \($0)" }.joined(separator: ", ")
         try box.runOK(["import", "-"], stdin: "{\"user\": {\(keys)}}")
@@ -420,7 +420,7 @@ struct HistoryEdgeCaseTests {
     }
 
     @Test func applyCanRemoveThenCreateInANewDomain() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let document =
             "[{\"op\":\"rm\",\"domain\":\"newdom\",\"key\":\"a\"},{\"op\":\"set\",\"domain\":\"newdom\",\"key\":\"a\",\"value\":1}]"
         let result = try box.runOK(["apply"], stdin: document)
@@ -429,7 +429,7 @@ struct HistoryEdgeCaseTests {
     }
 
     @Test func batchIncrementKeepsTheExpiry() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "t", "1", "--ttl", "1h"])
         try box.runOK(["batch"], stdin: "incr user t\n")
         #expect(try box.runOK(["get", "user", "t", "--show-meta"]).stdout.contains("\"expiresAt\":\"20"))

@@ -45,11 +45,26 @@ final class Sandbox: Sendable {
     /// older build, to see a new test fail against it). No other place is tried: a
     /// `.build/debug/prefs` elsewhere may be older than the tests.
     static var binary: String {
-        switch binaryLocation {
+        noteBinaryUse()
+        return switch binaryLocation {
         case .success(let path): path
         case .failure(let missing): missing.path
         }
     }
+
+    /// With `PREFS_TEST_SPAWN_LOG=FILE`, appends the id of the test that asks for ``binary``
+    /// (to spawn it) to FILE, one line each: `sort -u FILE | wc -l` counts the tests that run
+    /// the binary.
+    static func noteBinaryUse() {
+        guard let log = spawnLog else { return }
+        let line = Array(((Test.current.map { "\($0.id)" } ?? "(no test)") + "\n").utf8)
+        let fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        guard fd >= 0 else { return }
+        _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+    }
+
+    private static let spawnLog = ProcessInfo.processInfo.environment["PREFS_TEST_SPAWN_LOG"].flatMap { $0.isEmpty ? nil : $0 }
 
     static let binaryLocation: Result<String, MissingBinary> = locateBinary(
         testBundle: CommandLine.arguments[0], environment: ProcessInfo.processInfo.environment)
