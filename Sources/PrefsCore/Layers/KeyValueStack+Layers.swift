@@ -83,3 +83,18 @@ extension KeyValueStack {
         return removed
     }
 }
+
+extension KeyValueStack {
+    /// Reads the project and system files again when they changed since the last look (a
+    /// file added, removed, replaced or written), for a long-running reader such as
+    /// `prefs serve`; whether the layers (values, locks, files) changed. Layers given in
+    /// ``Options/layers`` are never read again.
+    ///
+    /// ```swift
+    /// if stack.reloadLayers() { print("the layer files changed") }
+    /// ```
+    @discardableResult
+    public func reloadLayers() -> Bool {
+        layerState.reload()
+    }
+}
