@@ -296,7 +296,7 @@ _prefs_get() {
 
 _prefs_set() {
     repeating_flags=()
-    non_repeating_flags=(--string --force --if-absent --version -h --help)
+    non_repeating_flags=(--string --force --if-absent --project --version -h --help)
     repeating_options=(--override)
     non_repeating_options=(--store --actor --type --ttl --if-version --if-value --path)
     __prefs_offer_flags_options -1
@@ -350,7 +350,7 @@ _prefs_set() {
 
 _prefs_rm() {
     repeating_flags=()
-    non_repeating_flags=(--must-exist --domain --force --if-absent --version -h --help)
+    non_repeating_flags=(--must-exist --domain --force --if-absent --project --version -h --help)
     repeating_options=(--override)
     non_repeating_options=(--store --actor --prefix --if-version --if-value)
     __prefs_offer_flags_options -1

@@ -269,8 +269,8 @@ let responder = CallbackResponder { (request: Request, context: ServeContext) as
 }
 
 /// Reads the store again whenever the monitor wakes (within milliseconds of another process's
-/// commit; every `--poll` where inotify is unavailable), so changes by any process are served,
-/// and tells the event streams.
+/// commit or of an edit of the project or system layer files; every `--poll` where inotify is
+/// unavailable), so changes by any process are served, and tells the event streams.
 struct Poller: Service {
     func run() async throws {
         var failing = false
@@ -285,6 +285,10 @@ struct Poller: Service {
                     try? FileIO.write(
                         STDERR_FILENO, "prefs: serve: \(stack.path) was replaced, moved or removed; reading what is at that path now\n".utf8
                     )
+                }
+                // An edit of the project or system files (watched with the store): read them again.
+                if stack.reloadLayers() {
+                    for warning in stack.layers.warnings { try? FileIO.write(STDERR_FILENO, "prefs: serve: warning: \(warning)\n".utf8) }
                 }
                 do {
                     if try core.refresh() { updates.publish() }

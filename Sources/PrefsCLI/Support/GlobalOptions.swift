@@ -89,3 +89,9 @@ func requireExisting(_ domains: [Domain], in stack: KeyValueStack) throws {
         throw PrefsError(.notFound, "domain '\(domain.name)' not found" + TypoHint.suffix(domain.name, among: known.map(\.name)))
     }
 }
+
+/// The project file `set --project` and `rm --project` edit (``ProjectFile/target(variable:directory:)``,
+/// from the current directory).
+func projectFileTarget() throws -> String {
+    try ProjectFile.target(variable: ProcessEnvironment.value, directory: FileManager.default.currentDirectoryPath)
+}

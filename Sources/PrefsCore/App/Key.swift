@@ -91,7 +91,8 @@ enum TypedCoding {
 public struct KeyReading<Value: Sendable>: Sendable {
     /// The value: the override or stored value, else the key's default.
     public var value: Value
-    /// Where ``value`` came from: `override`, `stored` or `default` (the key's default).
+    /// Where ``value`` came from: `override`, `store`, `project`, `system`, `locked` or
+    /// `default` (the key's default).
     public var origin: ValueOrigin
     /// Why the default answered although a value may be stored: the stored JSON does not
     /// decode as `Value` (reason `PrefsError/Reason/typeMismatch(expected:)`), or the store

@@ -55,7 +55,7 @@ extension KeyValueStack {
             } else if let value = overrides[key.domain]?[key.name] {
                 found = (value, .override)
             } else if let value = try storedValue(in: key.domain, forKey: key.name) {
-                found = (value, .stored)
+                found = (value, .store)
             } else {
                 found = layers.layered(in: key.domain, forKey: key.name).map { ($0.value.value, $0.origin) }
             }
@@ -156,7 +156,7 @@ extension KeyValueStack {
             let entry = try storedEntry(in: key.domain, forKey: key.name)
             var value = key.defaultValue
             if let entry {
-                let reading = Self.decoded(try entry.value(), origin: .stored, for: key)
+                let reading = Self.decoded(try entry.value(), origin: .store, for: key)
                 if let failure = reading.failure { throw failure }
                 value = reading.value
             }

@@ -12,7 +12,7 @@ extension KeyValueStack {
     /// - Throws: `PrefsError` when the store cannot be read, or what `body` throws.
     public func forEachFlagEntry(_ body: (Entry, ValueOrigin) throws -> Void) throws {
         try forEachEffectiveEntry(in: .switch) { entry, origin in
-            if origin != .default { try body(entry, origin) }
+            if origin != .default && origin != .schema { try body(entry, origin) }
         }
     }
 

@@ -171,15 +171,21 @@ extension KeyValueStack {
     }
 
     /// A ``StoreChangeMonitor`` of this stack's store file: wakes its waiter when another
-    /// process may have committed (inotify; a timer every `pollInterval` where inotify is
-    /// unavailable or `PREFS_WATCH=poll` in `environment`).
+    /// process may have committed, or when an entry of the directories of its layer files
+    /// changed (``reloadLayers()`` then reads them again) — inotify; a timer every
+    /// `pollInterval` where inotify is unavailable or `PREFS_WATCH=poll` in `environment`.
     ///
     /// - Throws: `PrefsError`: `usage` for a bad `PREFS_WATCH`; `storeUnreadable` when the
     ///   store cannot be watched.
     public func changeMonitor(pollInterval: Duration = .milliseconds(100), environment: [String: String] = ProcessEnvironment.current())
         throws -> StoreChangeMonitor
     {
-        try StoreChangeMonitor(storePath: path, pollInterval: pollInterval, environment: environment)
+        let layerDirectories =
+            layerState.environment.map { environment in
+                Layers.watchedDirectories(variable: { environment[$0] }, from: Layers.currentDirectory() ?? "")
+            } ?? []
+        return try StoreChangeMonitor(
+            storePath: path, pollInterval: pollInterval, environment: environment, alsoWatching: layerDirectories)
     }
 
     /// Every change committed to the store file by any process from now on, in commit

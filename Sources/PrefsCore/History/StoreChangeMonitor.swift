@@ -24,6 +24,11 @@ import Synchronization
 /// after each event the monitor wakes its waiter a few more times (1 ms, 2 ms, 4 ms, … up to
 /// about a second later) to read again; then it sleeps until the next event.
 ///
+/// Other directories can be watched too (``init(storePath:pollInterval:environment:alsoWatching:)``:
+/// a stack's project and system layer files): a change of an entry there wakes the waiter
+/// as a commit does. A directory that does not exist is watched from the first wait after it
+/// appears.
+///
 /// `PREFS_WATCH=poll` in the environment selects the timer; `PREFS_WATCH=inotify` refuses
 /// to fall back to it. One waiter at a time: `wait(timeout:)` or ``next(timeout:)``.
 public final class StoreChangeMonitor: Sendable {
@@ -67,6 +72,8 @@ public final class StoreChangeMonitor: Sendable {
     /// symbolic link pointed elsewhere (`ln -sfn b.db link.db`, a rename over the link) wakes
     /// the waiter. The same directory as the store's when the path is no link.
     private let link: (directory: String, name: String)
+    /// Other directories watched, each with the one entry name that matters (nil: any).
+    private let extras: [(directory: String, name: String?)]
     /// The inotify descriptor (-1 when polling).
     private let inotify: Int32
     /// A pipe that ``cancel()`` writes to: (read end, write end).
@@ -89,6 +96,8 @@ public final class StoreChangeMonitor: Sendable {
         var linkWatch: Int32 = -1
         /// The next of ``settleSteps`` and when it is due, while settling after an event.
         var settle: (step: Int, at: ContinuousClock.Instant)?
+        /// The watch descriptor of each of ``StoreChangeMonitor/extras``, -1 when it is not watched.
+        var extraWatches: [Int32] = []
     }
 
     /// Watches the store at `storePath` (which need not exist yet). Changes committed after
@@ -98,10 +107,14 @@ public final class StoreChangeMonitor: Sendable {
     /// - Throws: `PrefsError`: `usage` for a `PREFS_WATCH` other than `poll`, `inotify` or
     ///   `auto`; `storeUnreadable` when `PREFS_WATCH=inotify` and inotify cannot be used, or
     ///   when no pipe can be made.
+    /// - Parameter alsoWatching: other directories whose entries wake the waiter, each with
+    ///   the one entry name that matters (nil: any).
     public init(
-        storePath: String, pollInterval: Duration = .milliseconds(100), environment: [String: String] = ProcessEnvironment.current()
+        storePath: String, pollInterval: Duration = .milliseconds(100), environment: [String: String] = ProcessEnvironment.current(),
+        alsoWatching: [(directory: String, name: String?)] = []
     ) throws {
         self.pollInterval = max(pollInterval, .milliseconds(1))
+        self.extras = alsoWatching
         self.storePath = storePath
         let resolved = StoreLocation.resolvingSymbolicLinks(storePath)
         let linkParent = PathText.deletingLastComponent(storePath)
@@ -127,6 +140,7 @@ public final class StoreChangeMonitor: Sendable {
             mechanism = .inotify
             initial.watch = inotify_add_watch(descriptor, initial.directory, Self.eventMask)
             initial.linkWatch = inotify_add_watch(descriptor, link.directory, Self.eventMask)
+            initial.extraWatches = alsoWatching.map { inotify_add_watch(descriptor, $0.directory, Self.eventMask) }
         } else {
             if requested == "inotify" {
                 let reason = String(cString: strerror(errno))
@@ -248,7 +262,9 @@ public final class StoreChangeMonitor: Sendable {
             if current.directory != previous {
                 // The link's directory keeps its own watch (the same descriptor when it is
                 // the same directory).
-                if current.watch >= 0 && current.watch != current.linkWatch { _ = inotify_rm_watch(inotify, current.watch) }
+                if current.watch >= 0 && current.watch != current.linkWatch && !current.extraWatches.contains(current.watch) {
+                    _ = inotify_rm_watch(inotify, current.watch)
+                }
                 current.watch = -1
             }
             return true
@@ -259,6 +275,10 @@ public final class StoreChangeMonitor: Sendable {
     private func ensureWatch() -> WatchState {
         state.withLock { current in
             var rewatched = false
+            for index in current.extraWatches.indices where current.extraWatches[index] < 0 {
+                current.extraWatches[index] = inotify_add_watch(inotify, extras[index].directory, Self.eventMask)
+                if current.extraWatches[index] >= 0 { rewatched = true }
+            }
             if current.linkWatch < 0 {
                 current.linkWatch = inotify_add_watch(inotify, link.directory, Self.eventMask)
                 rewatched = current.linkWatch >= 0
@@ -297,10 +317,13 @@ public final class StoreChangeMonitor: Sendable {
                     if mask & (UInt32(IN_IGNORED) | UInt32(IN_DELETE_SELF) | UInt32(IN_MOVE_SELF) | UInt32(IN_UNMOUNT)) != 0 {
                         // The directory went away (or moved): watch whatever is at its path next.
                         state.withLock { current in
-                            if current.watch == watch || current.linkWatch == watch {
+                            if current.watch == watch || current.linkWatch == watch || current.extraWatches.contains(watch) {
                                 if mask & UInt32(IN_IGNORED) == 0 { _ = inotify_rm_watch(inotify, watch) }
                                 if current.watch == watch { current.watch = -1 }
                                 if current.linkWatch == watch { current.linkWatch = -1 }
+                                for index in current.extraWatches.indices where current.extraWatches[index] == watch {
+                                    current.extraWatches[index] = -1
+                                }
                             }
                         }
                         relevant = true
@@ -308,6 +331,13 @@ public final class StoreChangeMonitor: Sendable {
                     }
                     let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
                     if name == link.name || state.withLock({ $0.names.contains(name) }) { relevant = true }
+                    if !extras.isEmpty {
+                        let watches = state.withLock { $0.extraWatches }
+                        for (index, extra) in extras.enumerated() where watches[index] == watch && (extra.name == nil || extra.name == name)
+                        {
+                            relevant = true
+                        }
+                    }
                 }
             }
         }

@@ -39,3 +39,62 @@ extension KeyValueStack {
         return findings
     }
 }
+
+extension KeyValueStack {
+    /// Sets `value` under `domain`/`key` in the project file `file` (`prefs set --project`),
+    /// with the checks of a write to the store: a locked key is refused (exit 4, naming the
+    /// lock file) and the schema checks the value. The store is not touched.
+    ///
+    /// - Throws: `PrefsError`: `usage` for a bad key; `cannotWrite`; `invalidValue`.
+    package func setInProject(_ value: JSONValue, in domain: Domain, forKey key: String, file: String) throws {
+        try KeyName.validate(key)
+        try refuseLocked(domain, key)
+        try validateWrite(value, in: domain, forKey: key)
+        try ProjectFile.edit(file) { document in
+            document[domain.name, default: [:]][key] = value.compactText
+            return true
+        }
+    }
+
+    /// Removes keys of `domain` from the project file `file` (`prefs rm --project`); the file
+    /// is left as it is when none of them is in it. Returns the keys removed.
+    ///
+    /// - Throws: `PrefsError`: `usage` for a bad key; `cannotWrite` (a locked key); `notFound`
+    ///   with `mustExist` when a key is not in the file (nothing is removed).
+    @discardableResult
+    package func removeFromProject(in domain: Domain, keys: [String], mustExist: Bool, file: String) throws -> [String] {
+        for key in keys {
+            try KeyName.validate(key)
+            try refuseLocked(domain, key)
+        }
+        var removed: [String] = []
+        try ProjectFile.edit(file) { document in
+            var members = document[domain.name] ?? [:]
+            for key in keys {
+                if members.removeValue(forKey: key) != nil {
+                    removed.append(key)
+                } else if mustExist {
+                    throw PrefsError(.notFound, "\(domain.name)/\(key) is not in \(file)", domain: domain, key: key)
+                }
+            }
+            document[domain.name] = members
+            return !removed.isEmpty
+        }
+        return removed
+    }
+}
+
+extension KeyValueStack {
+    /// Reads the project and system files again when they changed since the last look (a
+    /// file added, removed, replaced or written), for a long-running reader such as
+    /// `prefs serve`; whether the layers (values, locks, files) changed. Layers given in
+    /// ``Options/layers`` are never read again.
+    ///
+    /// ```swift
+    /// if stack.reloadLayers() { print("the layer files changed") }
+    /// ```
+    @discardableResult
+    public func reloadLayers() -> Bool {
+        layerState.reload()
+    }
+}

@@ -12,9 +12,9 @@ import Synchronization
 /// must be regular files owned by root or the directory's owner and not writable by group or
 /// others; a discovered project file must be owned by the user or root (a file named by
 /// `PREFS_PROJECT_FILE` is trusted: naming it is the opt-in, as git's `safe.directory`).
-public struct Layers: Sendable {
+public struct Layers: Sendable, Equatable {
     /// A value of a layer and the file it came from.
-    public struct Value: Sendable {
+    public struct Value: Sendable, Equatable {
         /// The value.
         public let value: JSONValue
         /// The file that holds it.
@@ -87,19 +87,27 @@ public struct Layers: Sendable {
         let cacheKey = directory + "\u{0}" + (projectSetting.map { "=" + $0 } ?? "-") + "\u{0}" + cwd
         // A command line run in process (tests) reads the files afresh: a test changes them
         // between commands, which a process never sees.
-        let cached = ProcessEnvironment.inProcess == nil
-        if cached, let layers = cache.withLock({ $0[cacheKey] }) { return layers }
+        guard ProcessEnvironment.inProcess == nil else { return load(variable: variable) }
+        if let cached = cache.withLock({ $0[cacheKey] }) { return cached }
+        let result = load(variable: variable)
+        cache.withLock { $0[cacheKey] = result }
+        return result
+    }
+
+    /// The layers read from the files now (no cache): ``current(variable:)`` reads them once,
+    /// a long-running reader (`prefs serve`) again when their ``stamp(variable:)`` moves.
+    static func load(variable: (String) -> String?) -> Layers {
+        let systemSetting = variable("PREFS_SYSTEM_DIR") ?? ""
+        let directory = systemSetting.isEmpty ? defaultSystemDirectory : systemSetting
         var layers = Layers()
         layers.systemDirectory = directory
         layers.loadSystem(directory)
-        if let projectSetting {
+        if let projectSetting = variable("PREFS_PROJECT_FILE") {
             if !projectSetting.isEmpty { layers.loadProject(projectSetting, explicit: true) }
-        } else if let found = discoverProjectFile(from: cwd) {
+        } else if let found = discoverProjectFile(from: currentDirectory() ?? "") {
             layers.loadProject(found, explicit: false)
         }
-        let result = layers
-        if cached { cache.withLock { $0[cacheKey] = result } }
-        return result
+        return layers
     }
 
     /// Whether this process may have a layer file (the process environment and current
@@ -141,7 +149,7 @@ public struct Layers: Sendable {
         current { environment[$0] }
     }
 
-    private static func currentDirectory() -> String? {
+    static func currentDirectory() -> String? {
         guard let path = getcwd(nil, 0) else { return nil }
         defer { free(path) }
         return String(cString: path)
@@ -203,7 +211,7 @@ public struct Layers: Sendable {
     }
 
     /// The regular files of `directory` whose names do not start with a dot, sorted bytewise.
-    private static func names(in directory: String) -> [String] {
+    static func names(in directory: String) -> [String] {
         guard let handle = opendir(directory) else { return [] }
         defer { closedir(handle) }
         var result: [String] = []

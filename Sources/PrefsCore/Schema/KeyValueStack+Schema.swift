@@ -43,16 +43,19 @@ final class DefaultsRegistry: Sendable {
 public enum ValueOrigin: String, Sendable {
     /// A per-invocation override (`--override`, `PREFS_OVERRIDES`, ``KeyValueStack/Options/overrides``).
     case override
-    /// The store.
-    case stored
+    /// The user's store.
+    case store
     /// The project layer (`.prefs.json`; see ``Layers``).
     case project
     /// The system layer (`/etc/prefs/*.json`).
     case system
     /// The system layer's value of a key a lock covers (`/etc/prefs/locks/*`).
     case locked
-    /// A registered default (in code, or the schema's `default`).
+    /// A default registered in code (``KeyValueStack/registerDefaults(_:)``, a typed
+    /// ``Key``'s default).
     case `default`
+    /// The `default` of the schema loaded into the store.
+    case schema
     /// The caller's own fallback (`get --default`).
     case fallback
 }
@@ -92,17 +95,17 @@ extension KeyValueStack {
         if layers.lock(in: domain, forKey: key) != nil {
             try KeyName.validate(key)
             if let value = layers.system[domain]?[key] { return (value.value, .locked, nil) }
-            if let value = try defaultValue(in: domain, forKey: key) { return (value, .default, nil) }
+            if let (value, origin) = try defaultResolution(in: domain, forKey: key) { return (value, origin, nil) }
             return nil
         }
         if let value = overrides[domain]?[key] { return (value, .override, nil) }
         if withEntry {
-            if let entry = try entry(in: domain, forKey: key) { return (try entry.value(), .stored, entry) }
+            if let entry = try entry(in: domain, forKey: key) { return (try entry.value(), .store, entry) }
         } else if let value = try storedValue(in: domain, forKey: key) {
-            return (value, .stored, nil)
+            return (value, .store, nil)
         }
         if let (value, origin) = layers.layered(in: domain, forKey: key) { return (value.value, origin, nil) }
-        if let value = try defaultValue(in: domain, forKey: key) { return (value, .default, nil) }
+        if let (value, origin) = try defaultResolution(in: domain, forKey: key) { return (value, origin, nil) }
         return nil
     }
 
@@ -122,8 +125,14 @@ extension KeyValueStack {
     ///
     /// - Throws: `PrefsError` of kind `storeUnreadable` when the schema cannot be read.
     public func defaultValue(in domain: Domain, forKey key: String) throws -> JSONValue? {
-        if let value = defaults.registered(in: domain, forKey: key) { return value }
-        return try schema().spec(in: domain, forKey: key)?.defaultValue
+        try defaultResolution(in: domain, forKey: key)?.value
+    }
+
+    /// The registered default of a key and where it comes from: `default` (code) first,
+    /// else `schema`.
+    func defaultResolution(in domain: Domain, forKey key: String) throws -> (value: JSONValue, origin: ValueOrigin)? {
+        if let value = defaults.registered(in: domain, forKey: key) { return (value, .default) }
+        return try schema().spec(in: domain, forKey: key)?.defaultValue.map { ($0, .schema) }
     }
 
     // MARK: - Schema
@@ -252,7 +261,7 @@ extension KeyValueStack {
         for domain in domains.sorted() {
             var extras: [BytewiseString: (JSONValue, ValueOrigin)] = [:]
             for spec in schema.domains[domain] ?? [] where !spec.isPrefix {
-                if let value = spec.defaultValue { extras[BytewiseString(spec.key)] = (value, .default) }
+                if let value = spec.defaultValue { extras[BytewiseString(spec.key)] = (value, .schema) }
             }
             for (key, value) in defaults.registered(in: domain) { extras[BytewiseString(key)] = (value, .default) }
             for (key, value) in layers.system[domain] ?? [:] { extras[BytewiseString(key)] = (value.value, .system) }
@@ -264,8 +273,8 @@ extension KeyValueStack {
                 for (key, _) in extras where layers.lock(in: domain, forKey: key.value) != nil {
                     if let value = layers.system[domain]?[key.value] {
                         extras[key] = (value.value, .locked)
-                    } else if let value = try defaultValue(in: domain, forKey: key.value) {
-                        extras[key] = (value, .default)
+                    } else if let (value, origin) = try defaultResolution(in: domain, forKey: key.value) {
+                        extras[key] = (value, origin)
                     } else {
                         extras[key] = nil
                     }
@@ -299,7 +308,7 @@ extension KeyValueStack {
                     }
                 }
                 if locked { return }  // no system value nor default: the stored row is not read
-                try body(entry, .stored)
+                try body(entry, .store)
             }
             for item in pending { try body(extraEntry(item), item.origin) }
         }

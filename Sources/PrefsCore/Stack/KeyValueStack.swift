@@ -133,8 +133,10 @@ public final class KeyValueStack: Sendable {
     public let overrides: [Domain: [String: JSONValue]]
     /// Whether writes are checked against the schema (``Options/validatesWrites``).
     public let validatesWrites: Bool
-    /// The project and system layers this stack reads beneath the store, and their locks.
-    public let layers: Layers
+    /// The project and system layers this stack reads beneath the store, and their locks
+    /// (read again by ``reloadLayers()``).
+    public var layers: Layers { layerState.current }
+    let layerState: LayerState
 
     /// Opens the store at `path`. Nothing is read or created until the first call that needs
     /// it; a store that does not exist reads as empty.
@@ -158,20 +160,21 @@ public final class KeyValueStack: Sendable {
         // SQLite names -wal and -shm after the file a symbolic link leads to: so do the checks.
         let resolved = StoreLocation.resolvingSymbolicLinks(path)
         let layers = options.layers ?? Layers.current(environment: options.environment)
-        self.layers = layers
+        let layerState = LayerState(layers, environment: options.layers == nil ? options.environment : nil)
+        self.layerState = layerState
         let main = StoreDatabase(
             location: .file(resolved), kind: .main, busyTimeout: options.busyTimeout, actor: actor, linkPath: path,
-            locks: layers.locks)
+            layers: layerState)
         let memory: StoreDatabase
         switch options.memoryTier {
         case .inProcess:
             memory = StoreDatabase(
-                location: .inProcess, kind: .memoryTier, busyTimeout: options.busyTimeout, actor: actor, locks: layers.locks)
+                location: .inProcess, kind: .memoryTier, busyTimeout: options.busyTimeout, actor: actor, layers: layerState)
         case .shared:
             let file = StoreLocation.memoryFile(forStore: resolved, environment: options.environment)
             memory = StoreDatabase(
                 location: .file(file), kind: .memoryTier, busyTimeout: options.busyTimeout, actor: actor,
-                ownerPath: StoreLocation.absolutePath(resolved), locks: layers.locks)
+                ownerPath: StoreLocation.absolutePath(resolved), layers: layerState)
         }
         let observers = ChangeObservers()
         self.main = main

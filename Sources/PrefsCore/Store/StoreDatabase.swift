@@ -53,14 +53,16 @@ final class StoreDatabase: Sendable {
     /// For a shared memory tier: the store file it belongs to (recorded in its meta table,
     /// so `prefs doctor` can find memory files whose store is gone).
     let ownerPath: String?
+    /// The layers whose locks ``ChangeApplier`` enforces (none when nil).
+    let layerState: LayerState?
     /// The system layer's locks: ``ChangeApplier`` refuses local writes to the keys they cover.
-    let locks: [LayerLock]
+    var locks: [LayerLock] { layerState?.current.locks ?? [] }
 
     init(
         location: Location, kind: Kind, busyTimeout: TimeInterval, actor: String = "unknown", ownerPath: String? = nil,
-        linkPath: String? = nil, locks: [LayerLock] = []
+        linkPath: String? = nil, layers: LayerState? = nil
     ) {
-        self.locks = locks
+        self.layerState = layers
         self.currentLocation = Mutex(location)
         self.linkPath = location == .file(linkPath ?? "") ? nil : linkPath
         self.kind = kind

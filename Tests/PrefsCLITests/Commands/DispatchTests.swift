@@ -97,7 +97,7 @@ struct DispatchTests {
         #expect(try both(["get", "memory", "token"]).stdout == "t1\n")
         #expect(try both(["get", "user", "theme", "offset"]).stdout == "light\n-5\n")
         #expect(try both(["get", "user", "--prefix", "t"]).status == 0)
-        #expect(try both(["get", "user", "theme", "--show-origin"]).stdout == "stored\tlight\n")
+        #expect(try both(["get", "user", "theme", "--show-origin"]).stdout == "store\tlight\n")
         #expect(try both(["get", "user", "theme", "--store", "@ROOT@/store/prefs.db"]).stdout == "light\n")
         #expect(try both(["--override", "user:theme=o", "get", "user", "theme", "--override", "user:offset=1", "offset"]).status == 0)
         #expect(try both(["--store=@ROOT@/other.db", "get", "user", "theme"], status: 1).status == 1)

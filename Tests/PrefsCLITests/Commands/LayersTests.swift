@@ -90,13 +90,13 @@ struct LayersTests {
         let emptySystem = layout.environment(system: layout.box.root + "/elsewhere")
         // (directory, arguments, environment, exit status, stdout)
         let cases: [(String, [String], [String: String], Int32, String)] = [
-            (repo, ["get", "--show-origin", "user", "a"], here, 0, "stored\tstore\n"),
+            (repo, ["get", "--show-origin", "user", "a"], here, 0, "store\tstore\n"),
             (repo, ["--override", "user:a=ov", "get", "--show-origin", "user", "a"], here, 0, "override\tov\n"),
             (repo, ["get", "--show-origin", "user", "c"], here, 0, "project:\(repo)/.prefs.json\tproj\n"),
             (repo, ["get", "--show-origin", "user", "e"], here, 0, "project:\(repo)/.prefs.json\tproj\n"),
             (repo, ["--override", "user:e=ov", "get", "--show-origin", "user", "e"], here, 0, "override\tov\n"),
             (repo, ["get", "--show-origin", "user", "b"], here, 0, "system:\(sys)/20-more.json\tsys2\n"),
-            (repo, ["get", "--show-origin", "user", "d"], here, 0, "stored\tstore\n"),
+            (repo, ["get", "--show-origin", "user", "d"], here, 0, "store\tstore\n"),
             (repo, ["get", "--show-origin", "user", "lk"], here, 0, "locked:\(sys)/locks/00-admin\tsys-locked\n"),
             (
                 repo, ["--override", "user:lk=ov", "get", "--show-origin", "user", "lk"], here, 0,
@@ -106,15 +106,15 @@ struct LayersTests {
             (repo, ["get", "user", "lp.y"], here, 1, ""),
             (repo, ["get", "--show-origin", "user", "f"], here, 0, "project:\(repo)/.prefs.json\tproj\n"),
             (repo, ["get", "--show-origin", "user", "f2"], here, 0, "system:\(sys)/10-base.json\tsys\n"),
-            (repo, ["get", "--show-origin", "user", "g"], here, 0, "stored\tstore\n"),
+            (repo, ["get", "--show-origin", "user", "g"], here, 0, "store\tstore\n"),
             (repo, ["get", "--show-origin", "user", "h"], here, 1, ""),
             (repo, ["get", "user", "a"], here, 0, "store\n"),
             (repo, ["get", "user", "lk"], here, 0, "sys-locked\n"),
             (repo, ["get", "--show-origin", "user", "c"], noProject, 0, "system:\(sys)/10-base.json\tsys\n"),
-            (repo, ["get", "--show-origin", "user", "f"], noProject, 0, "default\tschema\n"),
+            (repo, ["get", "--show-origin", "user", "f"], noProject, 0, "schema\tschema\n"),
             (repo, ["get", "user", "e"], noProject, 1, ""),
             (repo, ["get", "--show-origin", "user", "c"], emptySystem, 0, "project:\(repo)/.prefs.json\tproj\n"),
-            (repo, ["get", "--show-origin", "user", "lk"], emptySystem, 0, "stored\tstore\n"),
+            (repo, ["get", "--show-origin", "user", "lk"], emptySystem, 0, "store\tstore\n"),
             (repo, ["get", "user", "b"], emptySystem, 1, ""),
             (repo + "/sub/deeper", ["get", "--show-origin", "user", "c"], here, 0, "project:\(repo)/.prefs.json\tproj\n"),
             (repo + "/nested", ["get", "--show-origin", "user", "c"], here, 0, "system:\(sys)/10-base.json\tsys\n"),
@@ -122,6 +122,11 @@ struct LayersTests {
             (
                 layout.box.root + "/elsewhere", ["get", "--show-origin", "user", "e"], layout.environment(project: layout.project), 0,
                 "project:\(repo)/.prefs.json\tproj\n"
+            ),
+            (
+                repo, ["describe", "--json", "user", "c"], here, 0,
+                #"{"domain":"user","key":"c","type":"any","value":"proj","origin":"project:"# + repo + #"/.prefs.json","inSchema":false}"#
+                    + "\n"
             ),
             (repo, ["flag", "enabled", "new-ui"], here, 0, ""),
             (repo, ["flag", "enabled", "kill"], here, 1, ""),
@@ -134,8 +139,8 @@ struct LayersTests {
             ),
             (
                 repo, ["list", "--show-origin", "user"], noProject, 0,
-                "stored\ta\t\"store\"\nsystem:\(sys)/20-more.json\tb\t\"sys2\"\nsystem:\(sys)/10-base.json\tc\t\"sys\"\nstored\td\t\"store\"\n"
-                    + "default\tf\t\"schema\"\nsystem:\(sys)/10-base.json\tf2\t\"sys\"\nstored\tg\t\"store\"\n"
+                "store\ta\t\"store\"\nsystem:\(sys)/20-more.json\tb\t\"sys2\"\nsystem:\(sys)/10-base.json\tc\t\"sys\"\nstore\td\t\"store\"\n"
+                    + "schema\tf\t\"schema\"\nsystem:\(sys)/10-base.json\tf2\t\"sys\"\nstore\tg\t\"store\"\n"
                     + "locked:\(sys)/locks/00-admin\tlk\t\"sys-locked\"\nlocked:\(sys)/locks/00-admin\tlp.x\t\"sys-lp\"\n"
             ),
         ]

@@ -77,7 +77,7 @@ struct QuickGetTests {
         #expect(try both(box, ["get", "user", "where"], store: false, quick: true).stdout == "xdg\n")
         // Shapes the start-up path leaves to the full command.
         #expect(try both(box, ["get", "memory", "token"]).stdout == "t1\n")
-        #expect(try both(box, ["get", "user", "theme", "--show-origin"]).stdout == "stored\tdark\n")
+        #expect(try both(box, ["get", "user", "theme", "--show-origin"]).stdout == "store\tdark\n")
         #expect(try both(box, ["get", "user", "missing", "--default", "d"]).stdout == "d\n")
         #expect(try both(box, ["--override", "user:theme=light", "get", "user", "theme"]).stdout == "light\n")
         #expect(try both(box, ["get", "user", "theme"], environment: ["PREFS_OVERRIDES": #"{"user":{"theme":"env"}}"#]).stdout == "env\n")

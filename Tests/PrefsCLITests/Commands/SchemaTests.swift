@@ -24,9 +24,9 @@ struct SchemaTests {
 
     @Test func everyOriginInLookupOrder() throws {
         let box = try loaded()
-        #expect(try box.runOK(["get", "user", "theme", "--show-origin"]).stdout == "default\tlight\n")
+        #expect(try box.runOK(["get", "user", "theme", "--show-origin"]).stdout == "schema\tlight\n")
         try box.runOK(["set", "user", "theme", "dark"])
-        #expect(try box.runOK(["get", "user", "theme", "--show-origin"]).stdout == "stored\tdark\n")
+        #expect(try box.runOK(["get", "user", "theme", "--show-origin"]).stdout == "store\tdark\n")
         let overridden = try box.runOK(["--override", "user:theme=light", "get", "user", "theme", "--show-origin"])
         #expect(overridden.stdout == "override\tlight\n")
         let viaEnv = try box.runOK(
@@ -58,10 +58,10 @@ struct SchemaTests {
         try box.runOK(["set", "user", "a", "1"])
         #expect(
             try box.runOK(["--override", "user:b=2", "list", "user", "--show-origin"]).stdout
-                == "stored\ta\t1\noverride\tb\t2\ndefault\ttheme\t\"light\"\n")
+                == "store\ta\t1\noverride\tb\t2\nschema\ttheme\t\"light\"\n")
         #expect(
             try box.runOK(["list", "user", "--json", "--show-origin"]).stdout
-                == "{\"a\":{\"value\":1,\"origin\":\"stored\"},\"theme\":{\"value\":\"light\",\"origin\":\"default\"}}\n")
+                == "{\"a\":{\"value\":1,\"origin\":\"store\"},\"theme\":{\"value\":\"light\",\"origin\":\"schema\"}}\n")
         #expect(try box.runOK(["export"]).stdout == "{\"user\":{\"a\":1}}\n", "export is the stored data")
         #expect(try box.runOK(["export", "--effective", "user"]).stdout == "{\"user\":{\"a\":1,\"theme\":\"light\"}}\n")
     }
@@ -141,12 +141,12 @@ struct SchemaTests {
         let box = try loaded()
         #expect(
             try box.runOK(["describe", "user", "theme"]).stdout
-                == "domain:\tuser\nkey:\ttheme\ntype:\tstring\ndefault:\t\"light\"\nenum:\t\"light\", \"dark\"\ndescription:\tUI theme\nvalue:\t\"light\"\norigin:\tdefault\n"
+                == "domain:\tuser\nkey:\ttheme\ntype:\tstring\ndefault:\t\"light\"\nenum:\t\"light\", \"dark\"\ndescription:\tUI theme\nvalue:\t\"light\"\norigin:\tschema\n"
         )
         try box.runOK(["set", "switch", "max_retries", "5"])
         #expect(
             try box.runOK(["describe", "switch", "max_retries", "--json"]).stdout
-                == "{\"domain\":\"switch\",\"key\":\"max_retries\",\"type\":\"integer\",\"default\":3,\"minimum\":0,\"maximum\":10,\"value\":5,\"origin\":\"stored\"}\n"
+                == "{\"domain\":\"switch\",\"key\":\"max_retries\",\"type\":\"integer\",\"default\":3,\"minimum\":0,\"maximum\":10,\"value\":5,\"origin\":\"store\"}\n"
         )
         #expect(try box.runOK(["describe", "user", "onboarding.seen"]).stdout.contains("declaredBy:\tonboarding.*\n"))
         try box.runOK(["set", "user", "unknown", "1"])
@@ -168,7 +168,7 @@ struct SchemaTests {
             try box.runOK(["set", "user", key, key == "theme" ? "dark" : "true"])
         }
         try box.runOK(["reset", "user", "theme"])
-        #expect(try box.runOK(["get", "user", "theme", "--show-origin"]).stdout == "default\tlight\n")
+        #expect(try box.runOK(["get", "user", "theme", "--show-origin"]).stdout == "schema\tlight\n")
         try box.runOK(["reset", "user", "--prefix", "onboarding."])
         #expect(try box.runOK(["get", "user", "onboarding.a"]).stdout == "false\n")
         #expect(try box.runOK(["get", "user", "other"]).stdout == "true\n")

@@ -292,7 +292,7 @@ struct TypedKeyTests {
         #expect(player.volume == 0.5)
         player.volume = 0.25
         #expect(stack[.volume] == 0.25)
-        #expect(player.$volume.reading.origin == .stored)
+        #expect(player.$volume.reading.origin == .store)
         try player.$volume.reset()
         try stack.flushSynchronously()
         #expect(player.volume == 0.5)

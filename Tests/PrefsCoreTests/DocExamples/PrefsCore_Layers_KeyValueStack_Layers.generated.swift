@@ -14,4 +14,12 @@ enum DocExample_PrefsCore_Layers_KeyValueStack_Layers {
     ) async throws {
         if let lock = stack.lock(in: .user, forKey: "telemetry") { print("locked by", lock.file) }
     }
+    // Sources/PrefsCore/Layers/KeyValueStack+Layers.swift:93
+    static func example2(
+        stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
+        key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
+        bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
+    ) async throws {
+        if stack.reloadLayers() { print("the layer files changed") }
+    }
 }

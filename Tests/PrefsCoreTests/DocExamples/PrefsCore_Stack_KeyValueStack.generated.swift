@@ -38,7 +38,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack {
         let stack = try KeyValueStack(path: path, options: .init(memoryTier: .shared, window: .milliseconds(250)))
         _ = stack
     }
-    // Sources/PrefsCore/Stack/KeyValueStack.swift:142
+    // Sources/PrefsCore/Stack/KeyValueStack.swift:144
     static func example4(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -47,7 +47,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack {
         let stack = try KeyValueStack(path: StoreLocation.resolve(explicit: nil, environment: env))
         _ = stack
     }
-    // Sources/PrefsCore/Stack/KeyValueStack.swift:243
+    // Sources/PrefsCore/Stack/KeyValueStack.swift:246
     static func example5(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -55,7 +55,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack {
     ) async throws {
         if let entry = try stack.entry(in: .user, forKey: "theme") { print(entry.version) }
     }
-    // Sources/PrefsCore/Stack/KeyValueStack.swift:267
+    // Sources/PrefsCore/Stack/KeyValueStack.swift:270
     static func example6(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -64,7 +64,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack {
         let theme = try stack.value(in: .user, forKey: "theme")
         _ = theme
     }
-    // Sources/PrefsCore/Stack/KeyValueStack.swift:278
+    // Sources/PrefsCore/Stack/KeyValueStack.swift:281
     static func example7(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -73,7 +73,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack {
         let stored = try stack.storedValue(in: .user, forKey: "theme")
         _ = stored
     }
-    // Sources/PrefsCore/Stack/KeyValueStack.swift:305
+    // Sources/PrefsCore/Stack/KeyValueStack.swift:308
     static func example8(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -81,7 +81,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack {
     ) async throws {
         try stack.forEachEntry(in: .user, prefix: "onboarding.") { print($0.key) }
     }
-    // Sources/PrefsCore/Stack/KeyValueStack.swift:371
+    // Sources/PrefsCore/Stack/KeyValueStack.swift:374
     static func example9(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -90,7 +90,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack {
         let all = try stack.entries()
         _ = all
     }
-    // Sources/PrefsCore/Stack/KeyValueStack.swift:386
+    // Sources/PrefsCore/Stack/KeyValueStack.swift:389
     static func example10(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,

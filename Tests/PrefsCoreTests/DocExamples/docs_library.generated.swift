@@ -63,7 +63,7 @@ enum DocExample_docs_library {
         print(window as Any, launches, checkout.value)
         try stack.close()                                                   // drains the queue
     }
-    // docs/library.md:132
+    // docs/library.md:135
     static func example3(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,

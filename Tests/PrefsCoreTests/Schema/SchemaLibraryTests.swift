@@ -16,10 +16,30 @@ struct SchemaLibraryTests {
         #expect(try stack.value(Window.self, in: .user, forKey: "window") == Window(width: 640))
         #expect(try stack.resolve(in: .user, forKey: "theme")?.origin == .default)
         try stack.set("dark", in: .user, forKey: "theme")
-        #expect(try stack.resolve(in: .user, forKey: "theme")?.origin == .stored)
+        #expect(try stack.resolve(in: .user, forKey: "theme")?.origin == .store)
         try stack.reset(in: .user, keys: ["theme"])
         #expect(try stack.value(String.self, in: .user, forKey: "theme") == "light")
         #expect(try stack.entries(in: .user).isEmpty)
+    }
+
+    /// A default registered in code answers `default`, one only the schema gives `schema`
+    /// (code wins a key both name), for `resolve` and the effective listing alike.
+    @Test func registeredAndSchemaDefaultsHaveTheirOwnOrigins() throws {
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        _ = try stack.loadSchema(
+            try JSONValue(
+                parsing: #"{"user":{"theme":{"type":"string","default":"schema-light"},"mode":{"type":"string","default":"schema-auto"}}}"#)
+        )
+        stack.registerDefaults([.user: ["theme": .string("code-light")]])
+        #expect(try stack.resolve(in: .user, forKey: "theme")?.value == .string("code-light"))
+        #expect(try stack.resolve(in: .user, forKey: "theme")?.origin == .default)
+        #expect(try stack.resolve(in: .user, forKey: "mode")?.origin == .schema)
+        var origins: [String: ValueOrigin] = [:]
+        try stack.forEachEffectiveEntry(in: .user) { entry, origin in origins[entry.key] = origin }
+        #expect(origins == ["theme": .default, "mode": .schema])
+        try stack.set("dark", in: .user, forKey: "mode")
+        #expect(try stack.resolve(in: .user, forKey: "mode")?.origin == .store)
     }
 
     @Test func overridesWinAndAreNotWritten() throws {

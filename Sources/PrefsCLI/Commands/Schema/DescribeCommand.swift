@@ -39,7 +39,8 @@ extension Prefs {
             if let description = spec?.description { fields.append(("description", .string(description))) }
             if let resolved {
                 fields.append(("value", resolved.value))
-                fields.append(("origin", .string(resolved.origin.rawValue)))
+                fields.append(
+                    ("origin", .string(originText(resolved.origin, stack.layerFile(of: resolved.origin, in: domain, forKey: key)))))
             }
             if spec == nil { fields.append(("inSchema", .bool(false))) }
             defer { if resolved == nil { Output.standard.flush() } }

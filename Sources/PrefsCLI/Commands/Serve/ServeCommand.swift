@@ -12,7 +12,7 @@ extension Prefs {
                 Answers POST /ofrep/v1/evaluate/flags/KEY and POST /ofrep/v1/evaluate/flags (with an ETag; \
                 If-None-Match gives 304) as 'prefs flag eval' evaluates, for any OpenFeature SDK's OFREP \
                 provider, and a web inspector at / (keys, history, flags, an evaluate form, live updates). \
-                Changes by any process are served within a second. Listens on loopback unless told otherwise; \
+                Changes by any process, and edits of the project and system files, are served within a second. Listens on loopback unless told otherwise; \
                 any other address needs a bearer token, read from --token-file or PREFS_SERVE_TOKEN, which \
                 every request must send as 'Authorization: Bearer TOKEN'. Prints the address on stdout, one \
                 line per request on stderr; stops on SIGINT or SIGTERM after open requests finish. An address it \

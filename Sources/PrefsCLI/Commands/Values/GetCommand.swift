@@ -49,7 +49,7 @@ extension Prefs {
 
         @Flag(
             help:
-                "Print where the value came from first: override, stored, project:FILE, system:FILE, locked:LOCKFILE, default or fallback, then a tab."
+                "Print where the value came from first: override, store, project:FILE, system:FILE, locked:LOCKFILE, default (registered in code), schema (the schema's default) or fallback (--default), then a tab."
         )
         var showOrigin = false
 

@@ -35,7 +35,7 @@ extension Prefs {
 
         @Flag(
             help:
-                "Start each line with the origin (override, stored, project:FILE, system:FILE, locked:LOCKFILE or default) and a tab; with --json, {value, origin}."
+                "Start each line with the origin (override, store, project:FILE, system:FILE, locked:LOCKFILE, default or schema) and a tab; with --json, {value, origin}."
         )
         var showOrigin = false
 
@@ -99,7 +99,7 @@ extension Prefs {
                 write(JSONValue.string(entry.key).compactText)
                 if meta {
                     write(":")
-                    write(metaJSON(try entry.value(), entry: origin == .stored ? entry : nil).compactText)
+                    write(metaJSON(try entry.value(), entry: origin == .store ? entry : nil).compactText)
                 } else if showOrigin && !keysOnly {
                     write(":")
                     let value = try entry.value()

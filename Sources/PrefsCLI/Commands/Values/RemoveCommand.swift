@@ -10,7 +10,9 @@ extension Prefs {
                 Removing a missing key succeeds (exit 0) unless --must-exist is given; then \
                 nothing is removed and the command exits 1. All keys go in one transaction. \
                 prefs rm --domain NAME removes a custom domain with every key (each logged as rm) \
-                in one transaction; a built-in domain only loses its keys, and only with --force.
+                in one transaction; a built-in domain only loses its keys, and only with --force. \
+                With --project the keys are removed from the project file (as 'set --project' finds it) \
+                instead of the store.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -45,7 +47,13 @@ extension Prefs {
         @Flag(help: "Succeed only if the key does not exist (exit 5 otherwise); removes nothing.")
         var ifAbsent = false
 
+        @Flag(help: "Remove the keys from the project file (.prefs.json) instead of the store.")
+        var project = false
+
         func validate() throws {
+            if project && (wholeDomain || force || prefix != nil || ifVersion != nil || ifValue != nil || ifAbsent) {
+                throw ValidationError("--project takes keys (and --must-exist) only")
+            }
             if wholeDomain {
                 if !keys.isEmpty || prefix != nil || mustExist || ifVersion != nil || ifValue != nil || ifAbsent {
                     throw ValidationError("--domain takes only the domain name (and --force)")
@@ -68,6 +76,10 @@ extension Prefs {
             let domain = try parseDomain(domain)
             for key in keys { try KeyName.validate(key) }
             let stack = try global.openStack()
+            if project {
+                try stack.removeFromProject(in: domain, keys: keys, mustExist: mustExist, file: try projectFileTarget())
+                return
+            }
             if wholeDomain {
                 try stack.removeDomain(domain, builtIn: force)
                 return

@@ -14,7 +14,11 @@ extension Prefs {
                 The value is committed before the command exits 0. With --path P (a JSON Pointer, RFC 6901: \
                 /window/w, /tags/0, /tags/- appends) VALUE replaces or adds the member at P of the stored value, \
                 in one transaction; the key and every container on the way must exist (exit 1 otherwise), and \
-                the schema checks the whole value.
+                the schema checks the whole value. \
+                With --project the value goes to the project file instead of the store (see 'prefs help'): \
+                PREFS_PROJECT_FILE, else the .prefs.json reads find, else a new .prefs.json at the top of \
+                the git work tree (or here outside one); it is rewritten with domains and keys sorted, one \
+                member per line, so a change is a one-line diff.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -58,7 +62,13 @@ extension Prefs {
             help: ArgumentHelp("Set the member at this JSON Pointer inside the value (/window/w; /tags/- appends).", valueName: "pointer"))
         var path: String?
 
+        @Flag(help: "Write the project file (.prefs.json) instead of the store.")
+        var project = false
+
         func validate() throws {
+            if project && (ttl != nil || ifVersion != nil || ifAbsent || ifValue != nil || path != nil) {
+                throw ValidationError("--project cannot be used with --ttl, --if-version, --if-absent, --if-value or --path")
+            }
             if [ifVersion != nil, ifAbsent, ifValue != nil].filter({ $0 }).count > 1 {
                 throw ValidationError("--if-version, --if-absent and --if-value cannot be used together")
             }
@@ -96,7 +106,7 @@ extension Prefs {
             try KeyName.validate(key)
             let pointer = try path.map { try JSONPointer($0) }
             let stack = try global.openStack(force: force)
-            try TypoHint.checkNewDomain(domain, in: stack)
+            if !project { try TypoHint.checkNewDomain(domain, in: stack) }
             let schema = try stack.schema()
             // With --path VALUE is a member: the schema's type of the key does not say how to read it.
             let spec = pointer == nil ? schema.spec(in: domain, forKey: key) : nil
@@ -121,7 +131,9 @@ extension Prefs {
                 Output.error("warning: \(domain.name)/\(key) is deprecated\(deprecated.stringValue.map { ": " + $0 } ?? "")")
             }
             do {
-                if let pointer {
+                if project {
+                    try stack.setInProject(parsed, in: domain, forKey: key, file: try projectFileTarget())
+                } else if let pointer {
                     try stack.perform([KeyValueStack.Operation(.setMember(pointer, parsed), in: domain, forKey: key, if: condition)])
                 } else if let condition {
                     try stack.set(parsed, in: domain, forKey: key, if: condition, expiresIn: ttl?.duration)

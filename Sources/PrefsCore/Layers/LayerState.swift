@@ -1,0 +1,36 @@
+import Synchronization
+
+/// The layers a stack and its databases read, shared so that ``KeyValueStack/reloadLayers()``
+/// replaces them for reads and for the locks the write path enforces at once.
+final class LayerState: Sendable {
+    /// The layers, and the stamp of their files when ``reload()`` last looked (nil before:
+    /// opening a stack costs no `stat`).
+    private let value: Mutex<(layers: Layers, stamp: [Layers.FileStamp]?)>
+    /// The environment the layers were read for; nil when they were given (``KeyValueStack/Options/layers``)
+    /// and are not read again.
+    let environment: [String: String]?
+
+    init(_ layers: Layers, environment: [String: String]?) {
+        value = Mutex((layers, nil))
+        self.environment = environment
+    }
+
+    /// The layers now.
+    var current: Layers { value.withLock { $0.layers } }
+
+    /// Reads the files again when their stamp moved (a file added, removed, replaced or
+    /// written); whether the layers changed.
+    func reload() -> Bool {
+        guard let environment else { return false }
+        let variable: (String) -> String? = { environment[$0] }
+        let stamp = Layers.stamp(variable: variable)
+        guard value.withLock({ $0.stamp != stamp }) else { return false }
+        let fresh = Layers.load(variable: variable)
+        return value.withLock { current in
+            current.stamp = stamp
+            guard current.layers != fresh else { return false }
+            current.layers = fresh
+            return true
+        }
+    }
+}

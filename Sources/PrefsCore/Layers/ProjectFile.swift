@@ -1,0 +1,150 @@
+import Glibc
+
+/// Edits of the project file (`prefs set --project`, `prefs rm --project`): the file is
+/// rewritten in a stable layout — domains, then keys, sorted bytewise, one member per line,
+/// each value compact JSON — so that one change is a one-line diff, and written atomically
+/// (a temporary file in the same directory, then `rename`) keeping the file's mode.
+package enum ProjectFile {
+    /// The file an edit writes: `PREFS_PROJECT_FILE` when set; else the `.prefs.json` the
+    /// lookup finds from `directory`; else a new `.prefs.json` at the top of the git work
+    /// tree that holds `directory` (the directory with `.git`, where the lookup stops), or in
+    /// `directory` itself outside a work tree.
+    ///
+    /// - Throws: `PrefsError` of kind `usage` when `PREFS_PROJECT_FILE` is empty (the project
+    ///   layer is off).
+    package static func target(variable: (String) -> String?, directory: String) throws -> String {
+        if let setting = variable("PREFS_PROJECT_FILE") {
+            guard !setting.isEmpty else {
+                throw PrefsError(.usage, "the project layer is off (PREFS_PROJECT_FILE is empty): no project file to edit")
+            }
+            return setting
+        }
+        if let found = Layers.discoverProjectFile(from: directory) { return found }
+        return (workTreeTop(from: directory) ?? directory).appendingPathComponentText(Layers.projectFileName)
+    }
+
+    /// The nearest directory from `start` up that holds `.git`, nil when none does.
+    static func workTreeTop(from start: String) -> String? {
+        guard start.hasPrefix("/") else { return nil }
+        var directory = start
+        while true {
+            var status = stat()
+            if stat(directory.appendingPathComponentText(".git"), &status) == 0 { return directory }
+            if directory == "/" { return nil }
+            guard let slash = directory.utf8.lastIndex(of: UInt8(ascii: "/")) else { return nil }
+            directory = slash == directory.utf8.startIndex ? "/" : String(directory[..<slash])
+        }
+    }
+
+    /// Reads `path` (an absent file is empty), lets `change` edit its domains (name → key →
+    /// compact JSON), and writes the result when `change` returns true.
+    ///
+    /// - Throws: `PrefsError`: `cannotWrite` for a file that is not a regular file, is owned
+    ///   by another user, or cannot be written; `invalidValue` for one that is not a document
+    ///   `{"domain":{"key":value}}` within the limits of `import`; what `change` throws.
+    package static func edit(_ path: String, _ change: (inout [String: [String: String]]) throws -> Bool) throws {
+        var document: [String: [String: String]] = [:]
+        var mode: mode_t
+        var status = stat()
+        if lstat(path, &status) == 0 {
+            guard (status.st_mode & S_IFMT) == S_IFREG else {
+                throw PrefsError(.cannotWrite, "\(path) is not a regular file: not editing it")
+            }
+            guard status.st_uid == geteuid() else {
+                throw PrefsError(.cannotWrite, "\(path) is owned by uid \(status.st_uid), not by you: not editing it")
+            }
+            mode = status.st_mode & 0o7777
+            for (domain, members) in try read(path) {
+                document[domain.name, default: [:]].merge(members) { $1 }
+            }
+        } else if errno == ENOENT {
+            let mask = umask(0)
+            umask(mask)
+            mode = 0o666 & ~mask
+        } else {
+            throw PrefsError(.cannotWrite, "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        guard try change(&document) else { return }
+        try write(layout(document), to: path, mode: mode)
+    }
+
+    /// The document in the stable layout.
+    package static func layout(_ document: [String: [String: String]]) -> String {
+        let precedes: (String, String) -> Bool = { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let domains = document.filter { !$0.value.isEmpty }.keys.sorted(by: precedes)
+        guard !domains.isEmpty else { return "{}\n" }
+        var text = "{\n"
+        for (index, domain) in domains.enumerated() {
+            text += "  " + JSONValue.string(domain).compactText + ": {\n"
+            let members = document[domain] ?? [:]
+            let keys = members.keys.sorted(by: precedes)
+            for (position, key) in keys.enumerated() {
+                text += "    " + JSONValue.string(key).compactText + ": " + (members[key] ?? "null")
+                text += position == keys.count - 1 ? "\n" : ",\n"
+            }
+            text += index == domains.count - 1 ? "  }\n" : "  },\n"
+        }
+        return text + "}\n"
+    }
+
+    private static func read(_ path: String) throws -> [(Domain, [String: String])] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else { throw PrefsError(.cannotWrite, "cannot open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        let bytes: [UInt8]
+        do {
+            bytes = try FileIO.read(fd, upTo: Layers.maximumFileBytes + 1)
+        } catch {
+            throw PrefsError(.cannotWrite, "cannot read \(path): \(error)")
+        }
+        guard bytes.count <= Layers.maximumFileBytes else {
+            throw PrefsError(.invalidValue, "\(path) is larger than \(Layers.maximumFileBytes >> 20) MiB: not editing it")
+        }
+        do {
+            let entries = try KeyValueStack.validateDocument(try JSONValue(parsingUTF8: bytes, wrappingLevels: 2))
+            return entries.map { domain, members in
+                (domain, Dictionary(members, uniquingKeysWith: { $1 }))
+            }
+        } catch let error as PrefsError {
+            throw PrefsError(.invalidValue, "\(path): \(error.message)")
+        }
+    }
+
+    /// Writes `text` to a new temporary file next to `path`, with `mode`, synced, then renames
+    /// it over `path`; the temporary file is removed on failure.
+    private static func write(_ text: String, to path: String, mode: mode_t) throws {
+        let directory = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[..<$0]) } ?? "."
+        var template = Array((directory.isEmpty ? "/" : directory + "/").utf8CString.dropLast()) + Array(".prefs.json.XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else {
+            throw PrefsError(.cannotWrite, "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        var done = false
+        defer {
+            if !done { unlink(temporary) }
+        }
+        do {
+            defer { close(fd) }
+            try FileIO.write(fd, Array(text.utf8))
+            guard fchmod(fd, mode) == 0, fsync(fd) == 0 else {
+                throw PrefsError(.cannotWrite, "cannot write \(path): \(String(cString: strerror(errno)))")
+            }
+        } catch let error as PrefsError {
+            throw error
+        } catch {
+            throw PrefsError(.cannotWrite, "cannot write \(path): \(error)")
+        }
+        guard rename(temporary, path) == 0 else {
+            throw PrefsError(.cannotWrite, "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        done = true
+    }
+}
+
+extension String {
+    /// This path with `/name` appended (`/` + `name` for the root).
+    fileprivate func appendingPathComponentText(_ name: String) -> String {
+        (self == "/" ? "" : self) + "/" + name
+    }
+}

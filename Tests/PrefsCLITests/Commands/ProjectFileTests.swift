@@ -1,0 +1,155 @@
+import Foundation
+import PrefsTestSupport
+import Testing
+
+/// `prefs set --project` and `prefs rm --project`: the project file edited in a stable layout
+/// (a change is a one-line diff), typed as `set` types a value, atomically and keeping its
+/// mode, a locked key refused, the store untouched.
+@Suite("ProjectFileTests", .timeLimit(.minutes(5)))
+struct ProjectFileTests {
+    static let hasGit = FileManager.default.isExecutableFile(atPath: "/usr/bin/git")
+
+    /// Runs `prefs --store STORE ARGS` in `directory` and expects `status`.
+    @discardableResult
+    static func run(
+        _ box: Sandbox, _ arguments: [String], in directory: String, expecting status: Int32, environment extra: [String: String] = [:],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> RunResult {
+        let result = try Sandbox.exec(
+            "/usr/bin/env", ["-C", directory, Sandbox.binary, "--store", box.store] + arguments, stdin: nil,
+            environment: box.environment(extra), sourceLocation: sourceLocation)
+        #expect(
+            result.status == status, "prefs \(arguments.joined(separator: " ")) in \(directory): \(result)", sourceLocation: sourceLocation)
+        return result
+    }
+
+    static func text(_ path: String) throws -> String {
+        try String(contentsOfFile: path, encoding: .utf8)
+    }
+
+    @Test(.enabled(if: hasGit, "needs git"))
+    func aCIScriptEditsTheProjectFileAsAOneLineDiff() throws {
+        let box = try Sandbox()
+        try box.runOK(["set", "user", "theme", "dark"])
+        let before = try box.storeSnapshot()
+        let repo = box.root + "/checkout"
+        let script = """
+            set -eu
+            git init -q "$REPO"
+            cd "$REPO"
+            git config user.email ci@example.invalid && git config user.name ci
+            mkdir -p build && cd build
+            prefs set --project ci retries 3
+            prefs set --project ci region eu-west
+            prefs set --project switch deploy-frozen false
+            prefs set --project switch new-checkout '{"state":"ENABLED","variants":{"on":true,"off":false},"defaultVariant":"on"}'
+            cd "$REPO"
+            git add .prefs.json && git commit -q -m settings
+            (cd build && prefs set --project ci retries 5)
+            git diff --numstat
+            git diff -U0 | grep '^[-+] '
+            test "$(prefs get ci retries)" = 5
+            prefs flag enabled new-checkout && echo "checkout on"
+            if prefs flag enabled deploy-frozen; then echo frozen; exit 1; fi
+            prefs get --show-origin ci region
+            prefs rm --project ci region
+            git diff --numstat
+            """
+        let binDirectory = (Sandbox.binary as NSString).deletingLastPathComponent
+        var env = box.environment(["REPO": repo, "PREFS_STORE": box.store])
+        env["PATH"] = binDirectory + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+        let result = try Sandbox.exec("/bin/bash", ["-c", script], stdin: nil, environment: env)
+        #expect(result.status == 0, "\(result)")
+        #expect(
+            result.stdout
+                == "1\t1\t.prefs.json\n-    \"retries\": 3\n+    \"retries\": 5\ncheckout on\nproject:\(repo)/.prefs.json\teu-west\n"
+                + "1\t2\t.prefs.json\n",
+            "\(result)")
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        // Created at the top of the work tree (not in build/), sorted, one member per line.
+        #expect(!FileManager.default.fileExists(atPath: repo + "/build/.prefs.json"))
+        #expect(
+            try Self.text(repo + "/.prefs.json") == """
+                {
+                  "ci": {
+                    "retries": 5
+                  },
+                  "switch": {
+                    "deploy-frozen": false,
+                    "new-checkout": {"state":"ENABLED","variants":{"on":true,"off":false},"defaultVariant":"on"}
+                  }
+                }
+
+                """)
+        #expect(try box.storeSnapshot() == before, "the store is not written")
+    }
+
+    @Test func aLockedKeyIsRefusedAndNothingIsWritten() throws {
+        let box = try Sandbox()
+        let system = box.root + "/system"
+        try FileManager.default.createDirectory(atPath: system + "/locks", withIntermediateDirectories: true)
+        #expect(chmod(system, 0o755) == 0 && chmod(system + "/locks", 0o755) == 0)
+        try "user/pinned\nswitch/kill*\n".write(toFile: system + "/locks/admin", atomically: false, encoding: .utf8)
+        #expect(chmod(system + "/locks/admin", 0o644) == 0)
+        let project = box.root + "/project.json"
+        let original = #"{"user": {"pinned": "mine"}}"# + "\n"
+        try original.write(toFile: project, atomically: false, encoding: .utf8)
+        let env = ["PREFS_SYSTEM_DIR": system, "PREFS_PROJECT_FILE": project]
+        try box.runOK(["set", "user", "free", "1"], environment: env)
+        let before = try box.storeSnapshot()
+        for arguments in [
+            ["set", "--project", "user", "pinned", "x"], ["set", "--project", "switch", "kill-all", "true"],
+            ["rm", "--project", "user", "pinned"],
+        ] {
+            let refused = try box.runFailing(arguments, status: 4, environment: env)
+            #expect(refused.stderr.contains("is locked by \(system)/locks/admin"), "\(refused)")
+            #expect(try Self.text(project) == original, "prefs \(arguments.joined(separator: " ")) changed the project file")
+            #expect(try box.storeSnapshot() == before, "prefs \(arguments.joined(separator: " ")) changed the store")
+        }
+        try box.runOK(["set", "--project", "user", "other", "1"], environment: env)
+        #expect(try Self.text(project) == "{\n  \"user\": {\n    \"other\": 1,\n    \"pinned\": \"mine\"\n  }\n}\n")
+        #expect(try box.storeSnapshot() == before)
+    }
+
+    @Test func valuesAreTypedAsSetTypesThemAndTheModeIsKept() throws {
+        let box = try Sandbox()
+        let directory = box.root + "/work"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let project = directory + "/.prefs.json"
+        try #"{"user":{"z":1,"a":[1, 2]},"ci":{}}"#.write(toFile: project, atomically: false, encoding: .utf8)
+        #expect(chmod(project, 0o640) == 0)
+        try box.runOK(["schema", "load", "-"], stdin: #"{"user":{"beta":{"type":"boolean"}}}"#)
+        try Self.run(box, ["set", "--project", "user", "n", "42.50"], in: directory, expecting: 0)
+        try Self.run(box, ["set", "--project", "user", "s", "42", "--string"], in: directory, expecting: 0)
+        try Self.run(box, ["set", "--project", "user", "beta", "yes"], in: directory, expecting: 0)
+        try Self.run(box, ["set", "--project", "user", "t", "x", "--type", "integer"], in: directory, expecting: 6)
+        try Self.run(box, ["set", "--project", "user", "beta", "[1]"], in: directory, expecting: 6)
+        try Self.run(box, ["set", "--project", "user", "t", "1", "--ttl", "1m"], in: directory, expecting: 2)
+        try Self.run(box, ["rm", "--project", "user", "missing", "--must-exist"], in: directory, expecting: 1)
+        try Self.run(box, ["rm", "--project", "user", "z"], in: directory, expecting: 0)
+        #expect(
+            try Self.text(project)
+                == "{\n  \"user\": {\n    \"a\": [1,2],\n    \"beta\": true,\n    \"n\": 42.50,\n    \"s\": \"42\"\n  }\n}\n")
+        let attributes = try FileManager.default.attributesOfItem(atPath: project)
+        #expect((attributes[.posixPermissions] as? Int) == 0o640)
+        #expect(try Self.run(box, ["get", "--show-origin", "user", "s"], in: directory, expecting: 0).stdout == "project:\(project)\t42\n")
+        #expect(try box.storeSnapshot().contains("\"s\"") == false)
+        // No temporary file is left next to it.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == [".prefs.json"])
+        // The project layer turned off: nothing to edit (usage).
+        let off = try box.runFailing(["set", "--project", "user", "x", "1"], status: 2, environment: ["PREFS_PROJECT_FILE": ""])
+        #expect(off.stderr.contains("the project layer is off"), "\(off)")
+    }
+
+    @Test(.enabled(if: getuid() == 0, "needs root to give a file to another user"))
+    func aProjectFileOfAnotherUserIsNotWritten() throws {
+        let box = try Sandbox()
+        let project = box.root + "/theirs.json"
+        let original = #"{"user":{"a":1}}"#
+        try original.write(toFile: project, atomically: false, encoding: .utf8)
+        #expect(chown(project, 65534, 65534) == 0)
+        let refused = try box.runFailing(["set", "--project", "user", "a", "2"], status: 4, environment: ["PREFS_PROJECT_FILE": project])
+        #expect(refused.stderr.contains("\(project) is owned by uid 65534, not by you"), "\(refused)")
+        #expect(try Self.text(project) == original)
+    }
+}
