@@ -240,13 +240,13 @@ _prefs() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    get|set|rm|list|domains|writable|export|import|exec|batch|incr|apply|log|watch|schema|describe|reset|flag|refresh|remote|sync|serve|doctor|backup|restore|edit|help)
+    get|set|rm|list|domains|writable|export|import|exec|batch|incr|apply|log|watch|schema|describe|reset|flag|refresh|remote|sync|serve|doctor|compact|backup|restore|edit|help)
         # Offer subcommand argument completions
         "_prefs_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'get set rm list domains writable export import exec batch incr apply log watch schema describe reset flag refresh remote sync serve doctor backup restore edit help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'get set rm list domains writable export import exec batch incr apply log watch schema describe reset flag refresh remote sync serve doctor compact backup restore edit help' -- "${cur}"))
         ;;
     esac
 }
@@ -1590,6 +1590,28 @@ _prefs_serve() {
 _prefs_doctor() {
     repeating_flags=()
     non_repeating_flags=(--json --fix --all --version -h --help)
+    repeating_options=(--override)
+    non_repeating_options=(--store --actor)
+    __prefs_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __prefs_add_completions -f
+        return
+        ;;
+    '--actor')
+        return
+        ;;
+    '--override')
+        return
+        ;;
+    esac
+}
+
+_prefs_compact() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
     repeating_options=(--override)
     non_repeating_options=(--store --actor)
     __prefs_offer_flags_options 0

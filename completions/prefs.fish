@@ -112,6 +112,8 @@ function __prefs_parse_tokens -S
             __prefs_parse_subcommand 0 'store=' 'actor=' 'override=+' 'listen=' 'token-file=' 'max-body=' 'read-timeout=' 'head-timeout=' 'max-connections-per-address=' 'max-event-streams=' 'max-steps=' 'no-access-log' 'version' 'h/help'
         case 'doctor'
             __prefs_parse_subcommand 0 'store=' 'actor=' 'override=+' 'json' 'fix' 'all' 'version' 'h/help'
+        case 'compact'
+            __prefs_parse_subcommand 0 'store=' 'actor=' 'override=+' 'version' 'h/help'
         case 'backup'
             __prefs_parse_subcommand 1 'store=' 'actor=' 'override=+' 'force' 'version' 'h/help'
         case 'restore'
@@ -201,6 +203,7 @@ complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" 
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'sync' -d 'Pull remote operations, apply them, push pending ones (offline first; exit 7 when unreachable).'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'serve' -d 'Serve the switch domain\'s flags over OFREP (OpenFeature) and a read-only web inspector.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'doctor' -d 'Check the store: integrity, schema version and objects, values, WAL, permissions, its memory file, leftover temporary copies, expired keys.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'compact' -d 'Give the store file\'s free pages back while other processes keep using it.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'backup' -d 'Write a consistent copy of the store while other processes keep writing (mode 0600).'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'restore' -d 'Replace the store\'s content with a backup, while other processes keep using it.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_positional "prefs" -eq 1' -fa 'edit' -d 'Edit a key\'s value, or a whole domain, in $VISUAL or $EDITOR.'
@@ -578,6 +581,11 @@ complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "p
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs doctor" all' -l 'all' -d 'Also list the memory-tier files of other stores that are gone.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs doctor" version' -l 'version' -d 'Show the version.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs doctor" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs compact" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rF
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs compact" actor' -l 'actor' -d 'Who the change log names for this command\'s writes (default: $PREFS_ACTOR, else USER@HOST).' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs compact"' -l 'override' -d 'Read VALUE for DOMAIN:KEY in this invocation instead of the store (repeatable; never written). Also $PREFS_OVERRIDES, a JSON object {"domain":{"key":value}}.' -rfka ''
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs compact" version' -l 'version' -d 'Show the version.'
+complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs compact" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs backup" store' -l 'store' -d 'The store file (default: $PREFS_STORE, else $XDG_DATA_HOME/prefs/prefs.db, else ~/.local/share/prefs/prefs.db).' -rF
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs backup" actor' -l 'actor' -d 'Who the change log names for this command\'s writes (default: $PREFS_ACTOR, else USER@HOST).' -rfka ''
 complete -c 'prefs' -n '__prefs_should_offer_completions_for_flags_or_options "prefs backup"' -l 'override' -d 'Read VALUE for DOMAIN:KEY in this invocation instead of the store (repeatable; never written). Also $PREFS_OVERRIDES, a JSON object {"domain":{"key":value}}.' -rfka ''

@@ -29,7 +29,8 @@ struct Prefs: ParsableCommand {
             ExportCommand.self, ImportCommand.self, ExecCommand.self, BatchCommand.self, IncrCommand.self,
             ApplyCommand.self, LogCommand.self, WatchCommand.self, SchemaCommand.self, DescribeCommand.self, ResetCommand.self,
             FlagCommand.self, RefreshCommand.self, RemoteCommand.self,
-            SyncCommand.self, ServeCommand.self, DoctorCommand.self, BackupCommand.self, RestoreCommand.self, EditCommand.self,
+            SyncCommand.self, ServeCommand.self, DoctorCommand.self, CompactCommand.self, BackupCommand.self, RestoreCommand.self,
+            EditCommand.self,
         ]
     )
 

@@ -77,12 +77,42 @@ extension KeyValueStack {
     /// ```
     /// - Throws: `PrefsError` when the store cannot be read.
     public func flagNames() throws -> [String] {
+        try flagNames { db, now, names in
+            try DomainTable(.switch).forEachKey(db, now: now) { names.append($0) }
+        }
+    }
+
+    /// The flag names a "did you mean" after FLAG_NOT_FOUND of `name` looks at, at a cost
+    /// that does not grow with the number of flags: the `window` stored names before and
+    /// the `window` after `name` in bytewise order (a typo after the first character sorts
+    /// near the name: `new-chekout` beside `new-checkout`), the same around `name` without
+    /// its first character (one typed too many), and the flags that are not stored
+    /// (queued writes, overrides, layers), in bytewise order as ``flagNames()``. With at
+    /// most `window` flags on either side, that is every flag.
+    ///
+    /// ```swift
+    /// let candidates = try stack.flagNames(near: "new-chekout")
+    /// ```
+    /// - Throws: `PrefsError` when the store cannot be read.
+    public func flagNames(near name: String, window: Int = 64) throws -> [String] {
+        try flagNames { db, now, names in
+            var seen = Set<String>()
+            let table = DomainTable(.switch)
+            for around in [name, String(name.dropFirst())] {
+                try table.forEachKey(db, now: now, around: around, limit: window) { if seen.insert($0).inserted { names.append($0) } }
+            }
+            names.sort { BytewiseString.precedes($0, $1) }
+        }
+    }
+
+    /// The names of the flags with the stored ones `stored` reads (in bytewise order).
+    private func flagNames(stored: (Database, Int64, inout [String]) throws -> Void) throws -> [String] {
         let now = WallClock.nowMilliseconds()
         // The stored keys come in order from the table; the few others are merged in.
         var names: [String] = []
         _ = try database(for: .switch).read { db in
             guard try DomainTable.mayExist(db, .switch) else { return }
-            try DomainTable(.switch).forEachKey(db, now: now) { names.append($0) }
+            try stored(db, now, &names)
         }
         var added = Set<BytewiseString>()
         var removed = Set<BytewiseString>()

@@ -127,6 +127,21 @@ extension KeyValueStack {
                     } else {
                         add(mode == "wal" ? .ok : .warning, "wal", "journal mode \(mode), WAL file \(walSize) bytes")
                     }
+                    let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+                    let free = try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
+                    let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+                    let incremental = try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") == 2
+                    if free > WriteTransaction.keptFreePages && free * 10 > pages {
+                        add(
+                            .warning, "space",
+                            "\(free * pageSize) of \(pages * pageSize) bytes are free pages: `prefs compact` gives them back"
+                                + (incremental ? "" : " (and makes later writes give theirs back)"))
+                    } else {
+                        add(
+                            .ok, "space",
+                            "\(free * pageSize) of \(pages * pageSize) bytes are free pages"
+                                + (incremental ? "" : "; a store made by an earlier prefs keeps them until `prefs compact`"))
+                    }
                     var expired = 0
                     let now = WallClock.nowMilliseconds()
                     for domain in try DomainTable.all(db) where try DomainTable(domain).tableExists(db) {

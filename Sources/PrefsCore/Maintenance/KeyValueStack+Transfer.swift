@@ -52,7 +52,23 @@ extension KeyValueStack {
     /// - Throws: `PrefsError` when the store cannot be read, of kind `storeUnreadable` when
     ///   a stored value is not valid JSON (nothing is returned then).
     public func exportJSON(_ domains: [Domain]? = nil) throws -> String {
+        var whole: [UInt8] = []
+        try exportJSON(domains, chunkSize: 1 << 20) { whole.append(contentsOf: $0) }
+        return String(decoding: whole, as: UTF8.self)
+    }
+
+    /// Writes what ``exportJSON(_:)`` returns in pieces of about `chunkSize` bytes, in
+    /// order, so the whole document is never held: its memory does not grow with the store.
+    ///
+    /// ```swift
+    /// try stack.exportJSON(chunkSize: 65_536) { piece in print(String(decoding: piece, as: UTF8.self), terminator: "") }
+    /// ```
+    /// - Throws: what `write` throws; `PrefsError` when the store cannot be read, of kind
+    ///   `storeUnreadable` when a stored value is not valid JSON (the pieces before it have
+    ///   been written then).
+    public func exportJSON(_ domains: [Domain]? = nil, chunkSize: Int, write: ([UInt8]) throws -> Void) throws {
         var out: [UInt8] = [UInt8(ascii: "{")]
+        out.reserveCapacity(min(chunkSize, 1 << 20) + 4096)
         let explicit = domains != nil
         let selected = try domains ?? self.domains().filter(\.isPersistent)
         var firstDomain = true
@@ -75,11 +91,15 @@ extension KeyValueStack {
                 out.append(UInt8(ascii: ":"))
                 let json = try entry.checkedJSON()
                 out.append(contentsOf: json.utf8)
+                if out.count >= chunkSize {
+                    try write(out)
+                    out.removeAll(keepingCapacity: true)
+                }
             }
             if opened { out.append(UInt8(ascii: "}")) }
         }
         out.append(UInt8(ascii: "}"))
-        return String(decoding: out, as: UTF8.self)
+        try write(out)
     }
 
     /// Imports a document `{"domain":{"key":value}}`.

@@ -7,6 +7,10 @@ final class DefaultsRegistry: Sendable {
     private struct State {
         var registered: [Domain: [BytewiseString: JSONValue]] = [:]
         var schema: Schema?
+        /// The stored document ``schema`` was parsed from (nil: none stored).
+        var schemaText: String?
+        /// The store's commit stamp when ``schemaText`` was read (nil: check again).
+        var schemaStamp: StoreDatabase.CommitStamp?
     }
 
     private let state = Mutex(State())
@@ -33,9 +37,33 @@ final class DefaultsRegistry: Sendable {
 
     var registeredDomains: [Domain] { state.withLock { Array($0.registered.keys) } }
 
-    var cachedSchema: Schema? {
-        get { state.withLock { $0.schema } }
-        set { state.withLock { $0.schema = newValue } }
+    /// The schema as last read, whatever has been committed since.
+    var cachedSchema: Schema? { state.withLock { $0.schema } }
+
+    /// The cached schema when no other connection has committed since it was read (`stamp`).
+    func cachedSchema(at stamp: StoreDatabase.CommitStamp?) -> Schema? {
+        state.withLock { state in
+            guard let stamp, stamp == state.schemaStamp else { return nil }
+            return state.schema
+        }
+    }
+
+    /// The cached schema when it was parsed from `text`, now known current at `stamp`.
+    func cachedSchema(text: String?, at stamp: StoreDatabase.CommitStamp?) -> Schema? {
+        state.withLock { state in
+            guard let schema = state.schema, state.schemaText == text else { return nil }
+            state.schemaStamp = stamp
+            return schema
+        }
+    }
+
+    /// Caches `schema`, parsed from `text`, as current at `stamp`.
+    func cache(_ schema: Schema, text: String?, at stamp: StoreDatabase.CommitStamp?) {
+        state.withLock { state in
+            state.schema = schema
+            state.schemaText = text
+            state.schemaStamp = stamp
+        }
     }
 }
 
@@ -137,23 +165,26 @@ extension KeyValueStack {
 
     // MARK: - Schema
 
-    /// The schema loaded into the store (empty when none). Read once per stack and cached;
-    /// ``loadSchema(_:)`` replaces it.
+    /// The schema loaded into the store (empty when none). Cached by the stack, and read
+    /// again once another process (or stack) has committed a new one: a long-lived process
+    /// applies the defaults and constraints of a `prefs schema load` made after it started.
     ///
     /// - Throws: `PrefsError` of kind `storeUnreadable` when the store cannot be read.
     public func schema() throws -> Schema {
-        if let cached = defaults.cachedSchema { return cached }
+        // Taken before the document is read: a commit in between is seen at the next call.
+        let stamp = try main.commitStamp()
+        if let cached = defaults.cachedSchema(at: stamp) { return cached }
+        let text = try main.read({ try StoreMeta.value($0, .schema) }) ?? nil
+        if let cached = defaults.cachedSchema(text: text, at: stamp) { return cached }
         var schema = Schema()
-        if let stored = try main.read({ try StoreMeta.value($0, .schema) }) {
-            if let text = stored {
-                do {
-                    schema = try Schema(parsing: try JSONValue(parsing: text, wrappingLevels: 4), checkingPatterns: false)
-                } catch {
-                    throw PrefsError(.storeUnreadable, "the schema stored in \(main.displayPath) is damaged: \(error)")
-                }
+        if let text {
+            do {
+                schema = try Schema(parsing: try JSONValue(parsing: text, wrappingLevels: 4), checkingPatterns: false)
+            } catch {
+                throw PrefsError(.storeUnreadable, "the schema stored in \(main.displayPath) is damaged: \(error)")
             }
         }
-        defaults.cachedSchema = schema
+        defaults.cache(schema, text: text, at: stamp)
         return schema
     }
 
@@ -167,8 +198,9 @@ extension KeyValueStack {
     public func loadSchema(_ document: JSONValue) throws -> [String] {
         let schema = try Schema(parsing: document)
         try flushSynchronously()
-        try main.write { try StoreMeta.set($0, .schema, document.compactText) }
-        defaults.cachedSchema = schema
+        let text = document.compactText
+        try main.write { try StoreMeta.set($0, .schema, text) }
+        defaults.cache(schema, text: text, at: nil)
         var violations: [String] = []
         for domain in schema.domains.keys.sorted() {
             try forEachEntry(in: domain) { entry in

@@ -85,6 +85,30 @@ package enum PrivateFile {
     ///
     /// - Parameter store: the store's path, when `path` must not be it (nor its `-wal`/`-shm`).
     /// - Throws: ``PrefsError`` of kind `cannotWrite` naming `path`.
+    /// Writes what `produce` hands to its writer, piece by piece, as ``write(_:to:purpose:store:)``
+    /// writes bytes: into a private temporary file renamed over `path` once `produce` returns.
+    /// When `produce` throws, the temporary file is removed and `path` is left as it was.
+    package static func write(
+        to path: String, purpose: String, store: String? = nil, _ produce: ((([UInt8]) throws -> Void)) throws -> Void
+    ) throws {
+        if let store { try refuseStoreFiles(path, store: store) }
+        let (fd, temporary) = try makeTemporary(nextTo: path, purpose: purpose)
+        do {
+            try produce { bytes in
+                do throws(FileIO.Failure) {
+                    try FileIO.write(fd, bytes)
+                } catch {
+                    throw failure(path, purpose: purpose, error.code)
+                }
+            }
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        try commit(temporary, fd: fd, to: path, purpose: purpose)
+    }
+
     package static func write(_ bytes: [UInt8], to path: String, purpose: String, store: String? = nil) throws {
         if let store { try refuseStoreFiles(path, store: store) }
         let (fd, temporary) = try makeTemporary(nextTo: path, purpose: purpose)

@@ -4,6 +4,27 @@ extension StoreDatabase {
         PrefsError.database(error, path: displayPath, writing: writing)
     }
 
+    /// Which connection, and its `PRAGMA data_version`: equal stamps mean no other
+    /// connection (another process, another stack) has committed in between.
+    struct CommitStamp: Equatable, Sendable {
+        let connection: ObjectIdentifier
+        let version: Int
+    }
+
+    /// The commit stamp now (one pragma outside any transaction); nil when nothing has
+    /// been stored yet.
+    ///
+    /// - Throws: database errors mapped by ``failure(_:writing:)``.
+    func commitStamp() throws -> CommitStamp? {
+        guard let reader = try reader() else { return nil }
+        do {
+            let version = try reader.inDatabase { try Int.fetchOne($0.cachedStatement(sql: "PRAGMA data_version")) } ?? 0
+            return CommitStamp(connection: ObjectIdentifier(reader), version: version)
+        } catch {
+            throw failure(error, writing: false)
+        }
+    }
+
     /// Runs `body` in a read transaction; nil when nothing has been stored yet.
     ///
     /// - Throws: what `body` throws, database errors mapped by ``failure(_:writing:)``.

@@ -314,6 +314,13 @@ final class StoreDatabase: Sendable {
                 // (a no-op when another process created them first).
                 try db.writeWithoutTransaction { try $0.execute(sql: "PRAGMA auto_vacuum = FULL") }
             }
+            if state == .fresh, kind == .main {
+                // A store gives removed keys' pages back: ``WriteTransaction`` runs
+                // `incremental_vacuum` when free pages pass a tenth of the file. Only possible
+                // before the first table exists (afterwards only `VACUUM` switches it:
+                // ``KeyValueStack/compact()``).
+                try db.writeWithoutTransaction { try $0.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL") }
+            }
             if state == .fresh, case .file = location {
                 // A no-op when another process made it WAL first; never inside a transaction.
                 let mode = try db.writeWithoutTransaction { db in

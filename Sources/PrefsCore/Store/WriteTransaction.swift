@@ -48,9 +48,25 @@ final class WriteTransaction {
                 try db.execute(sql: "DELETE FROM changelog")
             } else {
                 try ChangeLog.prune(db, exact: transaction.prunesExactly)
+                try giveBackFreePages(db)
             }
             return result
         }
+    }
+
+    /// Free pages (of removed keys and pruned log records) kept beyond this many, and beyond
+    /// a tenth of the file, go back to the file system in the same transaction.
+    static let keptFreePages = 64
+
+    /// Moves the last pages of the file into its free pages and truncates it (`PRAGMA
+    /// incremental_vacuum`) once more than a tenth of the file is free. A no-op in a store made
+    /// before schema 4's incremental auto-vacuum until ``KeyValueStack/compact()`` switches it.
+    private static func giveBackFreePages(_ db: Database) throws {
+        let free = try Int.fetchOne(db.cachedStatement(sql: "PRAGMA freelist_count")) ?? 0
+        guard free > keptFreePages else { return }
+        let pages = try Int.fetchOne(db.cachedStatement(sql: "PRAGMA page_count")) ?? 0
+        guard free * 10 > pages else { return }
+        try db.execute(sql: "PRAGMA incremental_vacuum")
     }
 
     /// Who the log records of this transaction name.

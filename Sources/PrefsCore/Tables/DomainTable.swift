@@ -178,6 +178,26 @@ struct DomainTable {
         }
     }
 
+    /// Visits the keys of at most `limit` live entries before `name` and `limit` from `name`
+    /// on, in key order (two seeks on the primary key): the neighbours of a name, whatever
+    /// the size of the domain.
+    func forEachKey(_ db: Database, now: Int64, around name: String, limit: Int, _ body: (String) throws -> Void) throws {
+        let live = "\(scope)(expires_at IS NULL OR expires_at > ?)"
+        for sql in [
+            "SELECT key FROM \(table) WHERE key < ? AND \(live) ORDER BY key DESC LIMIT ?",
+            "SELECT key FROM \(table) WHERE key >= ? AND \(live) ORDER BY key LIMIT ?",
+        ] {
+            let statement = try db.cachedStatement(sql: sql)
+            try statement.bind([name, now, limit])
+            defer { statement.reset() }
+            while try statement.step() {
+                let count = Int(sqlite3_column_bytes(statement.handle, 0))
+                guard let text = sqlite3_column_text(statement.handle, 0) else { continue }
+                try body(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+            }
+        }
+    }
+
     /// Visits live entries in key order (bytewise UTF-8), optionally only those with a prefix.
     func forEach(_ db: Database, prefix: String?, now: Int64, _ body: (Entry) throws -> Void) throws {
         let columns = "SELECT key, value, version, updated_at, expires_at FROM \(table)"

@@ -1,5 +1,6 @@
 import Foundation
 import PrefsCore
+import PrefsTestSupport
 import Testing
 
 @Suite("schema, defaults, overrides, reset", .timeLimit(.minutes(5)))
@@ -302,5 +303,37 @@ struct SchemaEdgeCaseTests {
             let result = try box.runOK(["set", "user", key, value])
             #expect(result.status == 0, "\(key)=\(value): \(result)")
         }
+    }
+
+    /// A long-lived `prefs batch` (fed through a pipe that stays open) checks its lines against
+    /// the schema loaded now, not the one it read when it started: a schema loaded meanwhile by
+    /// another process refuses a later line.
+    @Test func aRunningBatchChecksAgainstASchemaLoadedMeanwhile() throws {
+        let box = try Sandbox()
+        let process = box.process(["batch", "--window", "1ms"])
+        let input = Pipe()
+        let errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try launch(process)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        try input.fileHandleForWriting.write(contentsOf: Data("set user theme blue\n".utf8))
+        // Committed (and the schema, none yet, read) before the schema is loaded.
+        let deadline = Date().addingTimeInterval(30)
+        func stored() throws -> String {
+            try Sandbox.exec(Sandbox.binary, ["--store", box.store, "get", "user", "theme"], stdin: nil, environment: box.environment())
+                .stdout
+        }
+        while try stored() != "blue\n", Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        #expect(try stored() == "blue\n", "the batch's first line was not committed")
+        try box.runOK(["schema", "load", "-"], stdin: SchemaTests.schema)
+        try input.fileHandleForWriting.write(contentsOf: Data("set user theme green\n".utf8))
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 6, "\(stderr)")
+        #expect(stderr.contains("user/theme: enum"), "\(stderr)")
+        #expect(try box.runOK(["get", "user", "theme"]).stdout == "blue\n")
     }
 }

@@ -33,8 +33,17 @@ enum DocExample_PrefsCore_Flags_KeyValueStack_Flags {
         let names = try stack.flagNames()
         _ = names
     }
-    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:128
+    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:93
     static func example4(
+        stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
+        key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
+        bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
+    ) async throws {
+        let candidates = try stack.flagNames(near: "new-chekout")
+        _ = candidates
+    }
+    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:158
+    static func example5(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
@@ -43,16 +52,16 @@ enum DocExample_PrefsCore_Flags_KeyValueStack_Flags {
                                        context: JSONValue(parsing: #"{"email":"a@example.com"}"#))
         _ = r
     }
-    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:167
-    static func example5(
+    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:197
+    static func example6(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
         try stack.setFractionalVersion(.v2)
     }
-    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:293
-    static func example6(
+    // Sources/PrefsCore/Flags/KeyValueStack+Flags.swift:323
+    static func example7(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet

@@ -15,7 +15,7 @@ enum DocExample_PrefsCore_Maintenance_KeyValueStack_Maintenance {
         let healthy = try stack.doctor().allSatisfy { $0.level != .error }
         _ = healthy
     }
-    // Sources/PrefsCore/Maintenance/KeyValueStack+Maintenance.swift:226
+    // Sources/PrefsCore/Maintenance/KeyValueStack+Maintenance.swift:241
     static func example2(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -23,7 +23,7 @@ enum DocExample_PrefsCore_Maintenance_KeyValueStack_Maintenance {
     ) async throws {
         try stack.backup(to: "/var/backups/prefs.db")
     }
-    // Sources/PrefsCore/Maintenance/KeyValueStack+Maintenance.swift:276
+    // Sources/PrefsCore/Maintenance/KeyValueStack+Maintenance.swift:291
     static func example3(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,

@@ -15,8 +15,16 @@ enum DocExample_PrefsCore_Maintenance_KeyValueStack_Transfer {
         let json = try stack.exportJSON()       // {"user":{"theme":"dark"}}
         _ = json
     }
-    // Sources/PrefsCore/Maintenance/KeyValueStack+Transfer.swift:92
+    // Sources/PrefsCore/Maintenance/KeyValueStack+Transfer.swift:63
     static func example2(
+        stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
+        key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
+        bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
+    ) async throws {
+        try stack.exportJSON(chunkSize: 65_536) { piece in print(String(decoding: piece, as: UTF8.self), terminator: "") }
+    }
+    // Sources/PrefsCore/Maintenance/KeyValueStack+Transfer.swift:112
+    static func example3(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet

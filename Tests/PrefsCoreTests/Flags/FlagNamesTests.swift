@@ -33,4 +33,40 @@ struct FlagNamesTests {
         #expect(names == ["Z", "c-queued", "d", "o", "é"], "\(names)")
         #expect(names == (try stack.flags().sortedKeys))
     }
+
+    /// `flagNames(near:)` reads the neighbours of a missing name, not every flag: among 5,000
+    /// stored flags it returns at most `window` names on either side of the name and of the
+    /// name without its first character, with the flags that are not stored; in a store that
+    /// holds fewer, every name, as `flagNames()`.
+    @Test func theNamesNearAMissingFlagAreBounded() throws {
+        let store = try TemporaryStore()
+        let flag = #"{"state":"ENABLED","variants":{"on":true},"defaultVariant":"on"}"#
+        let many = (0..<5_000).map { #""flag-\#(String(format: "%04d", $0))":\#(flag)"# }.joined(separator: ",")
+        do {
+            let writer = try store.open()
+            _ = try writer.importFlags(JSONValue(parsing: #"{"flags":{\#(many),"new-checkout":\#(flag),"zeta":\#(flag)}}"#))
+        }
+        var options = KeyValueStack.Options(window: .seconds(60), environment: ["XDG_RUNTIME_DIR": store.directory])
+        options.overrides = [.switch: ["brand-new": .bool(true)]]
+        let stack = try KeyValueStack(path: store.path, options: options)
+        try stack.set(try JSONValue(parsing: flag), in: .switch, forKey: "queued")
+        #expect(try stack.flagNames().count == 5_004)
+
+        let near = try stack.flagNames(near: "flag-2500x", window: 8)
+        // 8 before and 8 from `flag-2500x`; 8 before and 8 from `lag-2500x`; the override and the queued flag.
+        #expect(near.count <= 4 * 8 + 2, "\(near.count) names")
+        #expect(near.contains("flag-2500") && near.contains("flag-2501") && near.contains("flag-2493"), "\(near)")
+        #expect(near.contains("brand-new") && near.contains("queued"), "\(near)")
+        #expect(near == near.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+        // One character typed too many in front: found through the name without it.
+        #expect(try stack.flagNames(near: "xnew-checkout", window: 8).contains("new-checkout"))
+        // The default window.
+        #expect(try stack.flagNames(near: "flag-2500x").count <= 4 * 64 + 2)
+
+        // A few flags: all of them.
+        let small = try TemporaryStore()
+        let writer = try small.open()
+        _ = try writer.importFlags(JSONValue(parsing: #"{"flags":{"a":\#(flag),"m":\#(flag),"z":\#(flag)}}"#))
+        #expect(try writer.flagNames(near: "q") == ["a", "m", "z"])
+    }
 }

@@ -127,4 +127,26 @@ struct SchemaLibraryTests {
         }
         #expect(throws: PrefsError.self) { try Schema(parsing: try JSONValue(parsing: #"{"user":{"k":{"type":"string","pattern":"("}}}"#)) }
     }
+
+    /// A long-lived stack (an app, `prefs serve`) follows a schema loaded by another process
+    /// after it read the store's schema: its defaults answer reads, its constraints refuse
+    /// writes, and a schema replaced again is followed again.
+    @Test func aLongLivedStackFollowsASchemaLoadedElsewhere() throws {
+        let store = try TemporaryStore()
+        let app = try store.open()
+        try app.set("blue", in: .user, forKey: "theme")
+        try app.flushSynchronously()
+        #expect(try app.value(in: .user, forKey: "size") == nil)
+        let other = try store.open()  // another connection, as another process
+        try other.loadSchema(
+            try JSONValue(parsing: #"{"user":{"size":{"type":"integer","default":12},"theme":{"type":"string","enum":["light","dark"]}}}"#))
+        #expect(try app.value(in: .user, forKey: "size") == .number("12"))
+        #expect(try app.resolve(in: .user, forKey: "size")?.origin == .default)
+        #expect(throws: PrefsError.self) { try app.set("green", in: .user, forKey: "theme") }
+        try other.loadSchema(try JSONValue(parsing: #"{"user":{"size":{"type":"integer","default":14}}}"#))
+        #expect(try app.value(in: .user, forKey: "size") == .number("14"))
+        try app.set("green", in: .user, forKey: "theme")
+        try app.flushSynchronously()
+        #expect(try other.value(in: .user, forKey: "theme") == .string("green"))
+    }
 }

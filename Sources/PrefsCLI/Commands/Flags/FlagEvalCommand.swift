@@ -60,7 +60,7 @@ extension Prefs {
                 key, type: flagType, default: fallback, context: try FlagSet.context(evaluation.contextValue()),
                 targetingKey: evaluation.targetingKey)
             if result.errorCode == "FLAG_NOT_FOUND" {
-                let hint = TypoHint.suffix(key, among: try stack.flagNames())
+                let hint = TypoHint.suffix(key, among: try stack.flagNames(near: key))
                 if defaultValue == nil || strict || ProcessEnvironment.value("PREFS_STRICT_FLAGS") == "1" {
                     throw PrefsError(.notFound, "flag '\(key)' not found" + hint)
                 }

@@ -9,7 +9,8 @@ extension Prefs {
             discussion: """
                 Without DOMAIN, every persistent domain that holds a key; memory only when named. \
                 Domains and keys are sorted, so the output is stable. A stored value that is not \
-                valid JSON stops the export (exit 3) before anything is written. --format env \
+                valid JSON stops the export (exit 3): -o FILE is left as it was, and standard output \
+                gets nothing unless the document is over 2 MiB (it is written as it is read). --format env \
                 prints one DOMAIN's keys as shell assignments (export NAME='value') that a script \
                 can eval; --format dotenv as NAME='value' lines for a .env file that sh (set -a; \
                 . FILE), python-dotenv and docker compose read alike (double quotes with \\ and \\" \
@@ -72,9 +73,47 @@ extension Prefs {
                 try emit(try assignments(stack, selected[0]))
                 return
             }
+            if !effective && !pretty {
+                try stream(stack, selected.isEmpty ? nil : selected)
+                return
+            }
             var text = effective ? try effectiveJSON(stack, selected) : try stack.exportJSON(selected.isEmpty ? nil : selected)
             if pretty { text = try JSONValue(parsing: text, wrappingLevels: 2).prettyText }
             try emit(text + "\n")
+        }
+
+        /// How much of a document standard output holds back: an export this size or smaller is
+        /// written only once every value has been read (a damaged one writes nothing); a
+        /// larger one is written as it is read, so its memory does not grow with the store.
+        static let heldBack = 2 << 20
+
+        /// The stored document, written as it is read: to a private temporary file renamed to
+        /// `-o FILE` at the end (nothing is left when a value is damaged), or to standard output
+        /// after the first ``heldBack`` bytes.
+        private func stream(_ stack: KeyValueStack, _ domains: [Domain]?) throws {
+            if let output, output != "-" {
+                try PrivateFile.write(to: output, purpose: "export", store: global.storePath) { write in
+                    try stack.exportJSON(domains, chunkSize: 1 << 16, write: write)
+                    try write([UInt8(ascii: "\n")])
+                }
+                return
+            }
+            var held: [UInt8] = []
+            var streaming = false
+            try stack.exportJSON(domains, chunkSize: 1 << 16) { piece in
+                if streaming {
+                    Output.standard.write(bytes: piece)
+                    return
+                }
+                held.append(contentsOf: piece)
+                if held.count > Self.heldBack {
+                    streaming = true
+                    Output.standard.write(bytes: held)
+                    held = []
+                }
+            }
+            held.append(UInt8(ascii: "\n"))
+            Output.standard.write(bytes: held)
         }
 
         /// Writes the whole text to `-o FILE`, or to standard output (no `-o`, or `-o -`).
