@@ -1064,7 +1064,7 @@ enum CommandTable {
                     .init(.options, ["--override"]),
                 ]
             ) { values in
-                var command = Prefs.CompactCommand()
+                var command = PrefsCLI.Prefs.CompactCommand()
                 command.global = try makeGroup { group in
                     group.store = try values.optional(0)
                     group.actor = try values.optional(1)

@@ -25,7 +25,7 @@ enum DocExample_PrefsCore_History_History {
         let last = try stack.history(LogFilter(domain: .user, key: "theme"), limit: 10)
         _ = last
     }
-    // Sources/PrefsCore/History/History.swift:192
+    // Sources/PrefsCore/History/History.swift:195
     static func example3(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
