@@ -141,7 +141,7 @@ struct SchemaLibraryTests {
         try other.loadSchema(
             try JSONValue(parsing: #"{"user":{"size":{"type":"integer","default":12},"theme":{"type":"string","enum":["light","dark"]}}}"#))
         #expect(try app.value(in: .user, forKey: "size") == .number("12"))
-        #expect(try app.resolve(in: .user, forKey: "size")?.origin == .default)
+        #expect(try app.resolve(in: .user, forKey: "size")?.origin == .schema)
         #expect(throws: PrefsError.self) { try app.set("green", in: .user, forKey: "theme") }
         try other.loadSchema(try JSONValue(parsing: #"{"user":{"size":{"type":"integer","default":14}}}"#))
         #expect(try app.value(in: .user, forKey: "size") == .number("14"))
