@@ -281,7 +281,7 @@ public final class StoreChangeMonitor: Sendable {
             }
             if current.linkWatch < 0 {
                 current.linkWatch = inotify_add_watch(inotify, link.directory, Self.eventMask)
-                rewatched = current.linkWatch >= 0
+                if current.linkWatch >= 0 { rewatched = true }
             }
             if current.watch < 0 {
                 let watch = inotify_add_watch(inotify, current.directory, Self.eventMask)

@@ -18,9 +18,16 @@ final class LayerState: Sendable {
     /// The layers now.
     var current: Layers { value.withLock { $0.layers } }
 
+    /// One reload at a time: two at once could store an older reading over a newer one.
+    private let reloading = Mutex(())
+
     /// Reads the files again when their stamp moved (a file added, removed, replaced or
-    /// written); whether the layers changed.
+    /// written); whether the layers changed. Callers may overlap: reloads run one at a time.
     func reload() -> Bool {
+        reloading.withLock { _ in reloadNow() }
+    }
+
+    private func reloadNow() -> Bool {
         guard let environment else { return false }
         let variable: (String) -> String? = { environment[$0] }
         let stamp = Layers.stamp(variable: variable)

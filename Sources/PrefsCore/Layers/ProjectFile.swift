@@ -39,14 +39,35 @@ package enum ProjectFile {
     /// Reads `path` (an absent file is empty), lets `change` edit its domains (name → key →
     /// compact JSON), and writes the result when `change` returns true.
     ///
-    /// - Throws: `PrefsError`: `cannotWrite` for a file that is not a regular file, is owned
-    ///   by another user, or cannot be written; `invalidValue` for one that is not a document
-    ///   `{"domain":{"key":value}}` within the limits of `import`; what `change` throws.
+    /// One edit at a time: an exclusive `flock` on the file's directory is held from the read
+    /// to the rename, so two edits at once both land, the second reading what the first wrote.
+    /// The file is opened once (never through a symbolic link) and checked, read and measured
+    /// from that descriptor; the new content is written as ``PrivateFile`` writes (a locked
+    /// temporary file, synced, renamed, the directory synced) with the file's mode, or for a
+    /// new file 0666 less the umask.
+    ///
+    /// - Throws: `PrefsError`: `cannotWrite` for a file that is not a regular file (a symbolic
+    ///   link included), is owned by another user, or cannot be written; `invalidValue` for
+    ///   one that is not a document `{"domain":{"key":value}}` within the limits of `import`;
+    ///   what `change` throws.
     package static func edit(_ path: String, _ change: (inout [String: [String: String]]) throws -> Bool) throws {
+        let directory = open(PrivateFile.directoryName(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { throw PrefsError(.cannotWrite, "cannot write \(path): \(String(cString: strerror(errno)))") }
+        defer { close(directory) }  // releases the lock
+        while flock(directory, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                throw PrefsError(.cannotWrite, "cannot lock the directory of \(path): \(String(cString: strerror(errno)))")
+            }
+        }
         var document: [String: [String: String]] = [:]
-        var mode: mode_t
-        var status = stat()
-        if lstat(path, &status) == 0 {
+        let mode: mode_t
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        if fd >= 0 {
+            defer { close(fd) }
+            var status = stat()
+            guard fstat(fd, &status) == 0 else {
+                throw PrefsError(.cannotWrite, "cannot read \(path): \(String(cString: strerror(errno)))")
+            }
             guard (status.st_mode & S_IFMT) == S_IFREG else {
                 throw PrefsError(.cannotWrite, "\(path) is not a regular file: not editing it")
             }
@@ -54,18 +75,43 @@ package enum ProjectFile {
                 throw PrefsError(.cannotWrite, "\(path) is owned by uid \(status.st_uid), not by you: not editing it")
             }
             mode = status.st_mode & 0o7777
-            for (domain, members) in try read(path) {
+            for (domain, members) in try read(fd, path: path) {
                 document[domain.name, default: [:]].merge(members) { $1 }
             }
         } else if errno == ENOENT {
-            let mask = umask(0)
-            umask(mask)
-            mode = 0o666 & ~mask
+            mode = 0o666 & ~currentUmask()
+        } else if errno == ELOOP {
+            throw PrefsError(.cannotWrite, "\(path) is not a regular file: not editing it")
         } else {
             throw PrefsError(.cannotWrite, "cannot open \(path): \(String(cString: strerror(errno)))")
         }
         guard try change(&document) else { return }
-        try write(layout(document), to: path, mode: mode)
+        let (temporary, temporaryPath) = try PrivateFile.makeTemporary(nextTo: path, purpose: "project file")
+        do {
+            try FileIO.write(temporary, Array(layout(document).utf8))
+            guard fchmod(temporary, mode) == 0 else { throw FileIO.Failure(errno) }
+        } catch {
+            close(temporary)
+            unlink(temporaryPath)
+            throw PrefsError(.cannotWrite, "cannot write \(path): \(error)")
+        }
+        try PrivateFile.commit(temporaryPath, fd: temporary, to: path, purpose: "project file")
+    }
+
+    /// The process's umask, read without changing it (`umask(2)` sets it process-wide, which
+    /// another thread creating a file meanwhile would get): `Umask:` of /proc/self/status, or
+    /// 022 where that cannot be read.
+    static func currentUmask() -> mode_t {
+        let fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return 0o022 }
+        defer { close(fd) }
+        guard let status = try? FileIO.readToEnd(fd) else { return 0o022 }
+        for line in String(decoding: status, as: UTF8.self).split(separator: "\n") where line.hasPrefix("Umask:") {
+            if let mask = mode_t(line.dropFirst("Umask:".count).trimmingPrefix(while: { $0 == " " || $0 == "\t" }), radix: 8) {
+                return mask
+            }
+        }
+        return 0o022
     }
 
     /// The document in the stable layout.
@@ -87,10 +133,7 @@ package enum ProjectFile {
         return text + "}\n"
     }
 
-    private static func read(_ path: String) throws -> [(Domain, [String: String])] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard fd >= 0 else { throw PrefsError(.cannotWrite, "cannot open \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
+    private static func read(_ fd: Int32, path: String) throws -> [(Domain, [String: String])] {
         let bytes: [UInt8]
         do {
             bytes = try FileIO.read(fd, upTo: Layers.maximumFileBytes + 1)
@@ -108,37 +151,6 @@ package enum ProjectFile {
         } catch let error as PrefsError {
             throw PrefsError(.invalidValue, "\(path): \(error.message)")
         }
-    }
-
-    /// Writes `text` to a new temporary file next to `path`, with `mode`, synced, then renames
-    /// it over `path`; the temporary file is removed on failure.
-    private static func write(_ text: String, to path: String, mode: mode_t) throws {
-        let directory = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[..<$0]) } ?? "."
-        var template = Array((directory.isEmpty ? "/" : directory + "/").utf8CString.dropLast()) + Array(".prefs.json.XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else {
-            throw PrefsError(.cannotWrite, "cannot write \(path): \(String(cString: strerror(errno)))")
-        }
-        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        var done = false
-        defer {
-            if !done { unlink(temporary) }
-        }
-        do {
-            defer { close(fd) }
-            try FileIO.write(fd, Array(text.utf8))
-            guard fchmod(fd, mode) == 0, fsync(fd) == 0 else {
-                throw PrefsError(.cannotWrite, "cannot write \(path): \(String(cString: strerror(errno)))")
-            }
-        } catch let error as PrefsError {
-            throw error
-        } catch {
-            throw PrefsError(.cannotWrite, "cannot write \(path): \(error)")
-        }
-        guard rename(temporary, path) == 0 else {
-            throw PrefsError(.cannotWrite, "cannot write \(path): \(String(cString: strerror(errno)))")
-        }
-        done = true
     }
 }
 

@@ -392,8 +392,9 @@ extension KeyValueStack {
         } catch {
             throw PrefsError.database(error, path: path, writing: true)
         }
-        // Open again: the next reads see the restored store.
+        // Open again: the next reads see the restored store, and its schema.
         main.close()
+        defaults.invalidateSchema()
         let restored = try main.writer()
         // The change log goes on after the store's own last record, never back: a `restore`
         // placeholder takes the next number, so a watcher sees a gap (exit 3) instead of

@@ -11,6 +11,9 @@ final class DefaultsRegistry: Sendable {
         var schemaText: String?
         /// The store's commit stamp when ``schemaText`` was read (nil: check again).
         var schemaStamp: StoreDatabase.CommitStamp?
+        /// Counts this stack's own schema changes (loads, restores): its own commits do not
+        /// move `data_version`, so a read that started before one must not cache what it read.
+        var schemaChanges = 0
     }
 
     private let state = Mutex(State())
@@ -57,12 +60,27 @@ final class DefaultsRegistry: Sendable {
         }
     }
 
-    /// Caches `schema`, parsed from `text`, as current at `stamp`.
-    func cache(_ schema: Schema, text: String?, at stamp: StoreDatabase.CommitStamp?) {
+    /// Caches `schema`, parsed from `text`, as current at `stamp`, unless this stack changed
+    /// the schema since `changes` (``schemaChanges``) was read.
+    func cache(_ schema: Schema, text: String?, at stamp: StoreDatabase.CommitStamp?, ifChangesAre changes: Int? = nil) {
         state.withLock { state in
+            if let changes, changes != state.schemaChanges { return }
             state.schema = schema
             state.schemaText = text
             state.schemaStamp = stamp
+        }
+    }
+
+    /// How many times this stack changed the schema (see ``invalidateSchema()``).
+    var schemaChanges: Int { state.withLock { $0.schemaChanges } }
+
+    /// Forgets the cached schema: this stack is about to change it (or just did).
+    func invalidateSchema() {
+        state.withLock { state in
+            state.schemaChanges += 1
+            state.schema = nil
+            state.schemaText = nil
+            state.schemaStamp = nil
         }
     }
 }
@@ -172,6 +190,7 @@ extension KeyValueStack {
     /// - Throws: `PrefsError` of kind `storeUnreadable` when the store cannot be read.
     public func schema() throws -> Schema {
         // Taken before the document is read: a commit in between is seen at the next call.
+        let changes = defaults.schemaChanges
         let stamp = try main.commitStamp()
         if let cached = defaults.cachedSchema(at: stamp) { return cached }
         let text = try main.read({ try StoreMeta.value($0, .schema) }) ?? nil
@@ -184,7 +203,7 @@ extension KeyValueStack {
                 throw PrefsError(.storeUnreadable, "the schema stored in \(main.displayPath) is damaged: \(error)")
             }
         }
-        defaults.cache(schema, text: text, at: stamp)
+        defaults.cache(schema, text: text, at: stamp, ifChangesAre: changes)
         return schema
     }
 
@@ -199,7 +218,9 @@ extension KeyValueStack {
         let schema = try Schema(parsing: document)
         try flushSynchronously()
         let text = document.compactText
+        defaults.invalidateSchema()
         try main.write { try StoreMeta.set($0, .schema, text) }
+        defaults.invalidateSchema()
         defaults.cache(schema, text: text, at: nil)
         var violations: [String] = []
         for domain in schema.domains.keys.sorted() {

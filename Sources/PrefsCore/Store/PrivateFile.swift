@@ -81,10 +81,6 @@ package enum PrivateFile {
         }
     }
 
-    /// Writes `bytes` to `path` through a private temporary file and a rename.
-    ///
-    /// - Parameter store: the store's path, when `path` must not be it (nor its `-wal`/`-shm`).
-    /// - Throws: ``PrefsError`` of kind `cannotWrite` naming `path`.
     /// Writes what `produce` hands to its writer, piece by piece, as ``write(_:to:purpose:store:)``
     /// writes bytes: into a private temporary file renamed over `path` once `produce` returns.
     /// When `produce` throws, the temporary file is removed and `path` is left as it was.
@@ -109,6 +105,10 @@ package enum PrivateFile {
         try commit(temporary, fd: fd, to: path, purpose: purpose)
     }
 
+    /// Writes `bytes` to `path` through a private temporary file and a rename.
+    ///
+    /// - Parameter store: the store's path, when `path` must not be it (nor its `-wal`/`-shm`).
+    /// - Throws: ``PrefsError`` of kind `cannotWrite` naming `path`.
     package static func write(_ bytes: [UInt8], to path: String, purpose: String, store: String? = nil) throws {
         if let store { try refuseStoreFiles(path, store: store) }
         let (fd, temporary) = try makeTemporary(nextTo: path, purpose: purpose)

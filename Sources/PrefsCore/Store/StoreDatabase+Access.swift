@@ -7,7 +7,10 @@ extension StoreDatabase {
     /// Which connection, and its `PRAGMA data_version`: equal stamps mean no other
     /// connection (another process, another stack) has committed in between.
     struct CommitStamp: Equatable, Sendable {
-        let connection: ObjectIdentifier
+        /// ``StoreDatabase/connectionNumber`` when the stamp was taken, not the connection's
+        /// address: a connection opened after a reopen or a restore may reuse the old one's
+        /// memory, and its `data_version` starts again low.
+        let connection: Int
         let version: Int
     }
 
@@ -17,9 +20,11 @@ extension StoreDatabase {
     /// - Throws: database errors mapped by ``failure(_:writing:)``.
     func commitStamp() throws -> CommitStamp? {
         guard let reader = try reader() else { return nil }
+        // Read after the reader is taken: never older than it (a newer number only misses).
+        let number = connectionNumber
         do {
             let version = try reader.inDatabase { try Int.fetchOne($0.cachedStatement(sql: "PRAGMA data_version")) } ?? 0
-            return CommitStamp(connection: ObjectIdentifier(reader), version: version)
+            return CommitStamp(connection: number, version: version)
         } catch {
             throw failure(error, writing: false)
         }

@@ -49,6 +49,10 @@ final class StoreDatabase: Sendable {
     /// moved on to the file now at the path.
     var generation: Int { reopenings.load(ordering: .acquiring) }
     private let reopenings = Atomic<Int>(0)
+    /// How many connections this database has opened: a connection's number tells it from a
+    /// later one even when the later one reuses its memory (``CommitStamp``).
+    var connectionNumber: Int { openings.load(ordering: .acquiring) }
+    private let openings = Atomic<Int>(0)
 
     /// For a shared memory tier: the store file it belongs to (recorded in its meta table,
     /// so `prefs doctor` can find memory files whose store is gone).
@@ -226,6 +230,7 @@ final class StoreDatabase: Sendable {
                 try Self.checkOwnership(path)
             }
             current = (opened, readonly)
+            openings.add(1, ordering: .releasing)
             return opened
         }
     }

@@ -152,4 +152,42 @@ struct ProjectFileTests {
         #expect(refused.stderr.contains("\(project) is owned by uid 65534, not by you"), "\(refused)")
         #expect(try Self.text(project) == original)
     }
+
+    /// Eight `set --project` processes at once, each adding its own key: every edit lands (each
+    /// reads what the ones before it wrote), and no temporary file is left.
+    @Test func editsAtTheSameMomentAllLand() throws {
+        let box = try Sandbox()
+        let directory = box.root + "/work"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let project = directory + "/.prefs.json"
+        let script = """
+            for i in 1 2 3 4 5 6 7 8; do
+                "$PREFS" --store "$STORE" set --project ci "k$i" "$i" & pids="$pids $!"
+            done
+            status=0
+            for pid in $pids; do wait "$pid" || status=1; done
+            exit $status
+            """
+        let ran = try Sandbox.exec(
+            "/bin/bash", ["-c", script], stdin: nil,
+            environment: box.environment(["PREFS": Sandbox.binary, "STORE": box.store, "PREFS_PROJECT_FILE": project]))
+        #expect(ran.status == 0, "\(ran)")
+        let keys = (1...8).map { "    \"k\($0)\": \($0)" }.joined(separator: ",\n")
+        #expect(try Self.text(project) == "{\n  \"ci\": {\n" + keys + "\n  }\n}\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == [".prefs.json"])
+    }
+
+    /// A project file that is a symbolic link is not followed for an edit (exit 4), wherever it
+    /// points; the file it names is unchanged.
+    @Test func aSymbolicLinkIsNotEdited() throws {
+        let box = try Sandbox()
+        let target = box.root + "/elsewhere.json"
+        let original = #"{"user":{"a":1}}"#
+        try original.write(toFile: target, atomically: false, encoding: .utf8)
+        let project = box.root + "/.prefs.json"
+        try #require(symlink(target, project) == 0)
+        let refused = try box.runFailing(["set", "--project", "user", "a", "2"], status: 4, environment: ["PREFS_PROJECT_FILE": project])
+        #expect(refused.stderr.contains("\(project) is not a regular file: not editing it"), "\(refused)")
+        #expect(try Self.text(target) == original)
+    }
 }

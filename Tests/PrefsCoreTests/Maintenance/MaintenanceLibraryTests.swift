@@ -99,4 +99,20 @@ struct MaintenanceLibraryTests {
         #expect(try to.value(in: "user", forKey: "more") == nil)
         #expect(try to.exportJSON() == document)
     }
+
+    /// A restore brings the backup's schema, and this stack reads it at once (its own write
+    /// does not move the counter other connections' commits move).
+    @Test func aRestoredSchemaIsReadAtOnce() throws {
+        let store = try TemporaryStore()
+        let stack = try store.open()
+        try stack.loadSchema(try JSONValue(parsing: #"{"user":{"size":{"type":"integer","default":12}}}"#))
+        #expect(try stack.value(in: .user, forKey: "size") == .number("12"))
+        let backup = store.directory + "/backup.db"
+        try stack.backup(to: backup)
+        try stack.loadSchema(try JSONValue(parsing: #"{"user":{"size":{"type":"integer","default":14}}}"#))
+        #expect(try stack.value(in: .user, forKey: "size") == .number("14"))
+        try stack.restore(from: backup, overwrite: true)
+        #expect(try stack.value(in: .user, forKey: "size") == .number("12"))
+        #expect(try stack.schema().spec(in: .user, forKey: "size")?.defaultValue == .number("12"))
+    }
 }
