@@ -104,11 +104,15 @@ public final class StoreChangeMonitor: Sendable {
     /// this call wake the next wait (as does one whose commit was under way during it: the
     /// monitor starts as though an event had just happened).
     ///
+    /// - Parameters:
+    ///   - storePath: the store file.
+    ///   - pollInterval: how often to look where inotify is not used.
+    ///   - environment: where `PREFS_WATCH` is read.
+    ///   - alsoWatching: other directories whose entries wake the waiter, each with the one
+    ///     entry name that matters (nil: any).
     /// - Throws: `PrefsError`: `usage` for a `PREFS_WATCH` other than `poll`, `inotify` or
     ///   `auto`; `storeUnreadable` when `PREFS_WATCH=inotify` and inotify cannot be used, or
     ///   when no pipe can be made.
-    /// - Parameter alsoWatching: other directories whose entries wake the waiter, each with
-    ///   the one entry name that matters (nil: any).
     public init(
         storePath: String, pollInterval: Duration = .milliseconds(100), environment: [String: String] = ProcessEnvironment.current(),
         alsoWatching: [(directory: String, name: String?)] = []
