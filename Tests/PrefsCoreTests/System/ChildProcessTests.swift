@@ -97,8 +97,10 @@ struct ChildProcessTests {
         let fd = try FileIO.openForReading("/")
         defer { FileIO.close(fd) }
         #expect(throws: FileIO.Failure(EISDIR)) { try FileIO.read(fd, upTo: 10) }
+        // A connected pair made close-on-exec at once: a child another test starts meanwhile
+        // must not inherit the reading end (with a pipe(2), one did, and the write succeeded).
         var fds: [Int32] = [-1, -1]
-        #expect(pipe(&fds) == 0)
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
         FileIO.close(fds[0])
         // Ignored for good, as the CLI tests do: restoring the default here could undo their
         // setting while another test writes to a child that has ended (SIGPIPE ends the runner).
