@@ -71,13 +71,7 @@ struct LayersTests {
             _ arguments: [String], in directory: String, expecting status: Int32, environment extra: [String: String],
             sourceLocation: SourceLocation = #_sourceLocation
         ) throws -> RunResult {
-            let result = try Sandbox.exec(
-                "/usr/bin/env", ["-C", directory, Sandbox.binary, "--store", box.store] + arguments, stdin: nil,
-                environment: box.environment(extra), sourceLocation: sourceLocation)
-            #expect(
-                result.status == status, "prefs \(arguments.joined(separator: " ")) in \(directory): \(result)",
-                sourceLocation: sourceLocation)
-            return result
+            try box.run(arguments, in: directory, expecting: status, environment: extra, sourceLocation: sourceLocation)
         }
     }
 

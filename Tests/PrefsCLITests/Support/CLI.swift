@@ -132,6 +132,21 @@ final class Sandbox: Sendable {
         return result
     }
 
+    /// Runs `prefs --store STORE ARGS...` in the binary with `directory` as its working
+    /// directory (project-file discovery starts there) and expects exit `status`.
+    @discardableResult
+    func run(
+        _ arguments: [String], in directory: String, expecting status: Int32, environment extra: [String: String] = [:],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> RunResult {
+        let result = try Sandbox.exec(
+            "/usr/bin/env", ["-C", directory, Sandbox.binary, "--store", store] + arguments, stdin: nil,
+            environment: environment(extra), sourceLocation: sourceLocation)
+        #expect(
+            result.status == status, "prefs \(arguments.joined(separator: " ")) in \(directory): \(result)", sourceLocation: sourceLocation)
+        return result
+    }
+
     /// Arguments that make a command line run in the binary even in an in-process sandbox:
     /// commands that install signal handlers, stream standard input or run children in the
     /// foreground (batch, watch, exec, edit, serve, sync, backup, restore), `refresh` (it waits
