@@ -78,7 +78,7 @@ package enum PrefsCommandLine {
         }
         if let help = tableHelp(split) {
             Output.standard.write(help)
-            Output.standard.flush()
+            do { try Output.standard.finish() } catch { return report(error) }
             return 0
         }
         let tabled: (any ParsableCommand)?
@@ -91,7 +91,7 @@ package enum PrefsCommandLine {
             do {
                 try command.run()
                 try OpenStacks.closeAll()
-                Output.standard.flush()
+                try Output.standard.finish()
             } catch {
                 Output.standard.flush()
                 try? OpenStacks.closeAll()
@@ -107,7 +107,7 @@ package enum PrefsCommandLine {
             var command = try Prefs.parseAsRoot(split)
             try command.run()
             try OpenStacks.closeAll()
-            Output.standard.flush()
+            try Output.standard.finish()
         } catch {
             Output.standard.flush()
             try? OpenStacks.closeAll()
@@ -123,7 +123,7 @@ package enum PrefsCommandLine {
             guard let script = try CompletionScript.text(for: error) else { return report(error) }
             Output.standard.write(script)
             Output.standard.write("\n")
-            Output.standard.flush()
+            try Output.standard.finish()
             return 0
         } catch {
             // Like a shell the parser does not support: a usage error (exit 2), no unsafe script.
@@ -171,7 +171,7 @@ package enum PrefsCommandLine {
             // --help, --version and similar: the text is the output.
             Output.standard.write(Prefs.fullMessage(for: error))
             Output.standard.write("\n")
-            Output.standard.flush()
+            do { try Output.standard.finish() } catch { return report(error) }
             return 0
         }
         // Any other parser or validation error is a usage error: exit 2, one line.

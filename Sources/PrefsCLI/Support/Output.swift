@@ -13,6 +13,10 @@ final class Output: @unchecked Sendable {
     private let fd: Int32
     private let capture: CommandContext.Capture?
     private var buffer: [UInt8] = []
+    /// The `errno` of the first write to the descriptor that failed (a full disk, a closed
+    /// descriptor, a pipe whose reader left while SIGPIPE is ignored); later output is dropped.
+    /// The command line turns it into exit 4: output that did not arrive is not a success.
+    private(set) var failure: Int32?
 
     init(fd: Int32) {
         self.fd = fd
@@ -44,21 +48,41 @@ final class Output: @unchecked Sendable {
     }
 
     func flush() {
-        if let capture { capture.append(buffer) } else { Output.writeAll(fd, buffer) }
+        if let capture {
+            capture.append(buffer)
+        } else if failure == nil, !buffer.isEmpty {
+            failure = Output.writeAll(fd, buffer)
+        }
         buffer.removeAll(keepingCapacity: true)
     }
 
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { raw in
+    /// Flushes, and throws exit 4 when any of the output could not be written.
+    func finish() throws(PrefsError) {
+        flush()
+        try checkWritten()
+    }
+
+    /// Throws exit 4 when a flush so far failed: a long output stops there.
+    func checkWritten() throws(PrefsError) {
+        if let failure {
+            throw PrefsError(.cannotWrite, "cannot write standard output: \(String(cString: strerror(failure)))")
+        }
+    }
+
+    /// Writes every byte; returns nil, or the `errno` of the write that failed.
+    @discardableResult
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
+        bytes.withUnsafeBytes { raw -> Int32? in
             var offset = 0
             while offset < raw.count {
                 let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
                 if n < 0 {
                     if errno == EINTR { continue }
-                    return
+                    return errno
                 }
                 offset += n
             }
+            return nil
         }
     }
 

@@ -377,7 +377,7 @@ extension KeyValueStack {
             throw PrefsError(
                 .storeUnreadable, "cannot restore \(source): \(PrefsError.database(error, path: source, writing: false).message)")
         }
-        if let queue = copied, let (lock, domain, key) = try lockedRow(in: queue) { throw lock.refusal(domain, key) }
+        if let queue = copied { try refuseLockedChanges(from: try main.reader(), to: queue) }
         report(summary)
 
         try flushSynchronously()
@@ -418,23 +418,41 @@ extension KeyValueStack {
         }
     }
 
-    /// A row of the restored copy that a system lock covers: a restore would write it, so it is
-    /// refused (exit 4, naming the lock file).
-    private func lockedRow(in queue: DatabaseQueue) throws -> (LayerLock, Domain, String)? {
-        guard !layers.locks.isEmpty else { return nil }
-        return try queue.read { db -> (LayerLock, Domain, String)? in
-            for lock in layers.locks where try db.tableExists("kv_" + lock.domain.name) {
-                let table = DomainTable(lock.domain).table
-                let key =
-                    lock.isPrefix
-                    ? try String.fetchOne(
-                        db, sql: "SELECT key FROM \(table) WHERE substr(CAST(key AS BLOB), 1, ?) = CAST(? AS BLOB) LIMIT 1",
-                        arguments: [Int64(lock.key.utf8.count), lock.key])
-                    : try String.fetchOne(db, sql: "SELECT key FROM \(table) WHERE key = ?", arguments: [lock.key])
-                if let key { return (lock, lock.domain, key) }
+    /// Refuses a restore that would write or remove a key a system lock covers (exit 4, naming
+    /// the lock file): the backup holds it, or the store holds it (a restore replaces every row,
+    /// so it would go). As every other write path, whatever the value.
+    private func refuseLockedChanges(from current: DatabaseQueue?, to restored: DatabaseQueue) throws {
+        guard !layers.locks.isEmpty else { return }
+        for rows in [try restored.read(lockedRows), try current?.read(lockedRows) ?? [:]] {
+            if let id = rows.keys.min(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }), let row = rows[id] {
+                throw row.lock.refusal(row.domain, row.key)
             }
-            return nil
         }
+    }
+
+    /// The rows a system lock covers, by `domain NUL key` (expired rows included: a restore
+    /// writes and removes those too).
+    private func lockedRows(_ db: Database) throws -> [String: (lock: LayerLock, domain: Domain, key: String)] {
+        var rows: [String: (lock: LayerLock, domain: Domain, key: String)] = [:]
+        for lock in layers.locks {
+            let table = DomainTable(lock.domain)
+            guard try table.tableExists(db) else { continue }
+            let found =
+                lock.isPrefix
+                ? try String.fetchAll(
+                    db,
+                    sql: "SELECT key FROM \(table.allRows)\(table.isShared ? " AND" : " WHERE")"
+                        + " substr(CAST(key AS BLOB), 1, ?) = CAST(? AS BLOB)",
+                    arguments: [Int64(lock.key.utf8.count), lock.key])
+                : try String.fetchAll(
+                    db, sql: "SELECT key FROM \(table.allRows)\(table.isShared ? " AND" : " WHERE") key = ?",
+                    arguments: [lock.key])
+            for key in found {
+                let id = lock.domain.name + "\u{0}" + key
+                if rows[id] == nil { rows[id] = (lock, lock.domain, key) }
+            }
+        }
+        return rows
     }
 
     private static func holdsKeysError(_ path: String) -> PrefsError {

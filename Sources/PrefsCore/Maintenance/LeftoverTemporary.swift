@@ -14,7 +14,8 @@ import Glibc
 ///
 /// Only files that look like a temporary copy of a store are considered: a hidden name
 /// ending in `.` and six characters of `mkstemp`'s alphabet, a regular file of this user with
-/// mode 0600, empty or starting with the SQLite header.
+/// mode 0600, empty or starting with the SQLite header (or with zeros: a backup copy killed
+/// before it wrote its first page, which it writes last).
 package struct LeftoverTemporary: Sendable, Equatable {
     /// The temporary file (its `-wal`, `-shm` and `-journal` go with it).
     package var path: String
@@ -65,7 +66,8 @@ package struct LeftoverTemporary: Sendable, Equatable {
         return LeftoverTemporary(path: path, bytes: Int(info.st_size) + besideBytes, held: held)
     }
 
-    /// A regular file of this user, mode 0600, empty or a SQLite database.
+    /// A regular file of this user, mode 0600, empty, a SQLite database or one whose first
+    /// page is not written yet.
     private static func looksLikeStoreCopy(_ fd: Int32) -> Bool {
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == getuid(), info.st_mode & 0o777 == 0o600
@@ -73,7 +75,8 @@ package struct LeftoverTemporary: Sendable, Equatable {
         if info.st_size == 0 { return true }
         var header = [UInt8](repeating: 0, count: 16)
         let read = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 16, 0) }
-        return read == 16 && header == Array("SQLite format 3\0".utf8)
+        // A backup's copy writes the first page last: one killed partway starts with zeros.
+        return read == 16 && (header == Array("SQLite format 3\0".utf8) || header.allSatisfy { $0 == 0 })
     }
 
     /// Removes the file and the files beside it, unless a process holds it (checked again,

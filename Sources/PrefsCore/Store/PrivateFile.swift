@@ -5,6 +5,12 @@ import Glibc
 /// flushed to disk and renamed into place, so no other user can read the content, plant the
 /// file first or redirect it through a symlink.
 ///
+/// An export's destination that is not a plain file is written through instead, as a shell's
+/// `>` would: a device, FIFO or socket (`-o /dev/stdout`, `-o /dev/null`) is opened and written,
+/// never replaced; a symbolic link owned by the user or root is followed (another user's link
+/// is refused). A backup, project file or other committed file is never renamed over a device,
+/// FIFO or socket (``commit(_:fd:to:purpose:)`` refuses it).
+///
 /// ```swift
 /// try PrivateFile.write(Array("{}".utf8), to: "/home/ada/prefs.json", purpose: "export")
 /// ```
@@ -39,12 +45,21 @@ package enum PrivateFile {
     }
 
     /// Flushes the temporary file (open as `fd`, which this closes), renames it to
-    /// `destination` and flushes the directory. Removes the temporary file when a step fails.
+    /// `destination` and flushes the directory. Removes the temporary file when a step fails,
+    /// and refuses a destination that is a device, FIFO or socket (a rename would replace it).
     ///
     /// - Throws: ``PrefsError`` of kind `cannotWrite` naming `destination`.
     package static func commit(_ temporary: String, fd: Int32, to destination: String, purpose: String) throws {
         // Closed after the rename: the lock keeps `doctor --fix` away until then.
         defer { close(fd) }
+        var existing = stat()
+        if lstat(destination, &existing) == 0 {
+            let type = existing.st_mode & S_IFMT
+            if type != S_IFREG && type != S_IFLNK && type != S_IFDIR {
+                unlink(temporary)
+                throw PrefsError(.cannotWrite, "cannot write \(purpose) \(destination): not a regular file")
+            }
+        }
         if fsync(fd) != 0 {
             let code = errno
             unlink(temporary)
@@ -81,13 +96,67 @@ package enum PrivateFile {
         }
     }
 
+    /// Where ``write(_:to:purpose:store:)`` puts its bytes.
+    enum Target: Equatable {
+        /// A file replaced through a private temporary file and a rename (it may not exist).
+        case file(String)
+        /// A device, FIFO or socket, opened and written.
+        case stream(String)
+    }
+
+    /// `path` as a destination (``Target``): a symbolic link owned by the user or root is
+    /// followed, another user's is refused; a device, FIFO or socket is written through.
+    ///
+    /// - Throws: ``PrefsError`` of kind `cannotWrite` for another user's symbolic link.
+    static func target(_ path: String, purpose: String) throws -> Target {
+        var link = stat()
+        guard lstat(path, &link) == 0 else { return .file(path) }
+        switch link.st_mode & S_IFMT {
+        case S_IFREG, S_IFDIR:
+            return .file(path)
+        case S_IFLNK:
+            guard link.st_uid == geteuid() || link.st_uid == 0 else {
+                throw PrefsError(
+                    .cannotWrite, "cannot write \(purpose) \(path): a symbolic link owned by uid \(link.st_uid); name the file itself")
+            }
+            var info = stat()
+            if stat(path, &info) == 0 {
+                let type = info.st_mode & S_IFMT
+                if type != S_IFREG && type != S_IFDIR { return .stream(path) }
+            }
+            return .file(StoreLocation.resolvingSymbolicLinks(path))
+        default:
+            return .stream(path)
+        }
+    }
+
+    /// Writes what `produce` hands to its writer into a device, FIFO or socket.
+    private static func writeThrough(_ path: String, purpose: String, _ produce: ((([UInt8]) throws -> Void)) throws -> Void) throws {
+        let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { throw failure(path, purpose: purpose, errno) }
+        defer { close(fd) }
+        try produce { bytes in
+            do throws(FileIO.Failure) {
+                try FileIO.write(fd, bytes)
+            } catch {
+                throw failure(path, purpose: purpose, error.code)
+            }
+        }
+    }
+
     /// Writes what `produce` hands to its writer, piece by piece, as ``write(_:to:purpose:store:)``
     /// writes bytes: into a private temporary file renamed over `path` once `produce` returns.
-    /// When `produce` throws, the temporary file is removed and `path` is left as it was.
+    /// When `produce` throws, the temporary file is removed and `path` is left as it was. A
+    /// device, FIFO or socket (``Target``) is written through instead.
     package static func write(
-        to path: String, purpose: String, store: String? = nil, _ produce: ((([UInt8]) throws -> Void)) throws -> Void
+        to destination: String, purpose: String, store: String? = nil, _ produce: ((([UInt8]) throws -> Void)) throws -> Void
     ) throws {
-        if let store { try refuseStoreFiles(path, store: store) }
+        if let store { try refuseStoreFiles(destination, store: store) }
+        let path: String
+        switch try target(destination, purpose: purpose) {
+        case .stream(let device): return try writeThrough(device, purpose: purpose, produce)
+        case .file(let file): path = file
+        }
         let (fd, temporary) = try makeTemporary(nextTo: path, purpose: purpose)
         do {
             try produce { bytes in
@@ -109,8 +178,13 @@ package enum PrivateFile {
     ///
     /// - Parameter store: the store's path, when `path` must not be it (nor its `-wal`/`-shm`).
     /// - Throws: ``PrefsError`` of kind `cannotWrite` naming `path`.
-    package static func write(_ bytes: [UInt8], to path: String, purpose: String, store: String? = nil) throws {
-        if let store { try refuseStoreFiles(path, store: store) }
+    package static func write(_ bytes: [UInt8], to destination: String, purpose: String, store: String? = nil) throws {
+        if let store { try refuseStoreFiles(destination, store: store) }
+        let path: String
+        switch try target(destination, purpose: purpose) {
+        case .stream(let device): return try writeThrough(device, purpose: purpose) { try $0(bytes) }
+        case .file(let file): path = file
+        }
         let (fd, temporary) = try makeTemporary(nextTo: path, purpose: purpose)
         var code: Int32 = 0
         do { try FileIO.write(fd, bytes) } catch { code = error.code }

@@ -110,4 +110,25 @@ import Testing
         let clean = try box.runOK(["doctor"])
         #expect(!clean.stdout.contains("\ttemporary\t"), "\(clean)")
     }
+
+    /// A backup copy writes its first page last: one killed before that starts with zeros
+    /// (seen with an 18 MB store killed 50–100 ms in). doctor names it and --fix removes it
+    /// like one with the SQLite header; a file of the same name with other content is not ours.
+    @Test func aBackupCopyKilledBeforeItsFirstPageIsStillALeftover() throws {
+        let box = try Sandbox(inProcess: true)
+        try box.runOK(["set", "user", "k", "1"])
+        let directory = PathText.deletingLastComponent(box.store)
+        let zeros = directory + "/.b2.db.BPYG89"
+        let other = directory + "/.notes.txt.Ab12Cd"
+        #expect(FileManager.default.createFile(atPath: zeros, contents: Data(count: 8192) + Data("page".utf8)))
+        #expect(FileManager.default.createFile(atPath: zeros + "-journal", contents: Data(count: 512)))
+        #expect(FileManager.default.createFile(atPath: other, contents: Data("not a store copy, 16+ bytes".utf8)))
+        #expect(chmod(zeros, 0o600) == 0 && chmod(other, 0o600) == 0)
+        let doctor = try box.runOK(["doctor"])
+        #expect(doctor.stdout.contains("warning\ttemporary\tleftover temporary copy \(zeros) ("), "\(doctor)")
+        #expect(!doctor.stdout.contains(other), "\(doctor)")
+        let fixed = try box.runOK(["doctor", "--fix"])
+        #expect(fixed.stdout.contains("ok\ttemporary\tremoved the leftover temporary copy \(zeros) ("), "\(fixed)")
+        #expect(try names(directory).filter { $0.hasPrefix(".") } == [".notes.txt.Ab12Cd"])
+    }
 }

@@ -186,6 +186,44 @@ struct LayersTests {
         try box.runOK(["set", "user", "free", "1"], environment: env)
     }
 
+    /// A restore replaces every row: it is refused when the backup holds a locked key of a
+    /// custom domain (kept in the shared table), and when it would remove a locked key the store
+    /// holds (the backup does not have it) — as `import --replace` refuses the same removal.
+    @Test func aRestoreThatWouldWriteOrRemoveALockedKeyIsRefused() throws {
+        let box = try Sandbox(inProcess: true)
+        let system = box.root + "/etc-prefs"
+        try FileManager.default.createDirectory(atPath: system + "/locks", withIntermediateDirectories: true)
+        #expect(chmod(system, 0o755) == 0 && chmod(system + "/locks", 0o755) == 0)
+        let env = ["PREFS_SYSTEM_DIR": system, "PREFS_PROJECT_FILE": ""]
+        // A custom domain's locked key in the backup, another value in the store.
+        try box.runOK(["set", "ci", "retries", "5"], environment: env)
+        try box.runOK(["backup", box.root + "/pre.db"], environment: env)
+        try box.runOK(["set", "ci", "retries", "7"], environment: env)
+        try Layout.write(system + "/locks/site", "ci/retries\n")
+        var before = try box.storeSnapshot()
+        let written = try box.runFailing(["restore", "--force", box.root + "/pre.db"], status: 4, environment: env)
+        #expect(written.stderr == "prefs: ci/retries is locked by \(system)/locks/site\n", "\(written)")
+        #expect(try box.storeSnapshot() == before)
+        // A backup without the locked key, restored over a store that holds it.
+        try FileManager.default.removeItem(atPath: system + "/locks/site")
+        try box.runOK(["rm", "ci", "retries"], environment: env)
+        try box.runOK(["set", "user", "other", "1"], environment: env)
+        try box.runOK(["backup", box.root + "/nolock.db"], environment: env)
+        try box.runOK(["set", "user", "telemetry", "mine"], environment: env)
+        try Layout.write(system + "/locks/site", "user/telemetry\n")
+        before = try box.storeSnapshot()
+        let removed = try box.runFailing(["restore", "--force", box.root + "/nolock.db"], status: 4, environment: env)
+        #expect(removed.stderr == "prefs: user/telemetry is locked by \(system)/locks/site\n", "\(removed)")
+        #expect(try box.storeSnapshot() == before)
+        try Layout.write(box.root + "/doc.json", #"{"user":{"other":1}}"#)
+        try box.runFailing(["import", "--replace", box.root + "/doc.json"], status: 4, environment: env)
+        // Without a locked row on either side the restore goes through.
+        try FileManager.default.removeItem(atPath: system + "/locks/site")
+        try Layout.write(system + "/locks/site", "user/elsewhere\n")
+        try box.runOK(["restore", "--force", box.root + "/nolock.db"], environment: env)
+        #expect(try box.runOK(["get", "user", "other"], environment: env).stdout == "1\n")
+    }
+
     /// A lock file saved with CRLF line ends or a UTF-8 byte-order mark still locks: a lock lost
     /// to an editor's way of saving would let every write through (exit 0).
     @Test(arguments: ["\u{FEFF}user/crlf\r\nuser/bom\r\n", "\u{FEFF}user/crlf\nuser/bom\n"])

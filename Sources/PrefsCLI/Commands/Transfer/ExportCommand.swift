@@ -103,6 +103,7 @@ extension Prefs {
             try stack.exportJSON(domains, chunkSize: 1 << 16) { piece in
                 if streaming {
                     Output.standard.write(bytes: piece)
+                    try Output.standard.checkWritten()
                     return
                 }
                 held.append(contentsOf: piece)

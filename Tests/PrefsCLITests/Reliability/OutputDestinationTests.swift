@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+
+/// Where output goes when it is not a plain file or a terminal: output that could not be
+/// written is exit 4, never a success with part of it missing; `-o` writes through a device or
+/// a FIFO (as a shell's `>` does) instead of replacing it with a file.
+@Suite(.timeLimit(.minutes(5))) struct OutputDestinationTests {
+    static let isRoot = getuid() == 0
+
+    /// A store whose export is about 200 KB: more than a pipe holds.
+    private func bigStore() throws -> Sandbox {
+        let box = try Sandbox(inProcess: true)
+        let members = (0..<3000).map { #""key\#($0)":"\#(String(repeating: "v", count: 50))""# }.joined(separator: ",")
+        let document = box.root + "/big.json"
+        try #"{"user":{\#(members)}}"#.write(toFile: document, atomically: false, encoding: .utf8)
+        try box.runOK(["import", document])
+        return box
+    }
+
+    /// Runs `prefs --store STORE ARGS` through bash with `redirect` after it (the binary).
+    private func shell(_ box: Sandbox, _ arguments: String, _ tail: String) throws -> RunResult {
+        try Sandbox.exec(
+            "/bin/bash", ["-c", "\"$0\" --store \"$1\" \(arguments) \(tail)", Sandbox.binary, box.store], stdin: nil,
+            environment: box.environment(["PREFS_PROJECT_FILE": ""]))
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full"), "needs /dev/full"))
+    func outputThatCannotBeWrittenIsExit4() throws {
+        let box = try bigStore()
+        try box.runOK(["set", "user", "theme", "dark"])
+        // A full disk: the whole export, a one-value get (the start-up path), a list.
+        for arguments in ["export", "get user theme", "list user", "export --format env user"] {
+            let full = try shell(box, arguments, "> /dev/full")
+            #expect(full.status == 4, "\(arguments): \(full)")
+            #expect(full.stderr == "prefs: cannot write standard output: No space left on device\n", "\(arguments): \(full)")
+        }
+        // Standard output closed.
+        let closed = try shell(box, "export", ">&-")
+        #expect(closed.status == 4 && closed.stderr == "prefs: cannot write standard output: Bad file descriptor\n", "\(closed)")
+        // A reader that leaves early: SIGPIPE ends prefs as it ends any tool (bash's 141)...
+        let pipe = try shell(box, "export", "| head -c 10 >/dev/null; exit ${PIPESTATUS[0]}")
+        #expect(pipe.status == 141 && pipe.stderr.isEmpty, "\(pipe)")
+        // ...and while SIGPIPE is ignored, the write's EPIPE is exit 4, not a success.
+        let ignored = try Sandbox.exec(
+            "/bin/bash", ["-c", "trap '' PIPE; \"$0\" --store \"$1\" export | head -c 10 >/dev/null; exit ${PIPESTATUS[0]}", Sandbox.binary, box.store],
+            stdin: nil, environment: box.environment(["PREFS_PROJECT_FILE": ""]))
+        #expect(ignored.status == 4 && ignored.stderr == "prefs: cannot write standard output: Broken pipe\n", "\(ignored)")
+        // Output that was written is still a success.
+        #expect(try shell(box, "get user theme", "> /dev/null").status == 0)
+    }
+
+    @Test func exportWritesThroughAFIFOAndFollowsTheUsersOwnSymlink() throws {
+        let box = try Sandbox(inProcess: true)
+        try box.runOK(["set", "user", "theme", "dark"])
+        let expected = try box.runOK(["export"]).stdout
+        // A FIFO: read by another thread while export writes into it; still a FIFO afterwards.
+        let fifo = box.root + "/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let reader = Thread.detachNewThreadWithResult { () -> String in
+            // open(2) waits for the writer; read to the end.
+            let fd = open(fifo, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return "<cannot open>" }
+            defer { close(fd) }
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n <= 0 { break }
+                bytes += chunk[0..<n]
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        // The binary, whose time limit ends a hang (a writer blocked in open(2) by mistake).
+        let written = try Sandbox.exec(
+            Sandbox.binary, ["--store", box.store, "export", "-o", fifo], stdin: nil, environment: box.environment(), timeout: 30)
+        #expect(written.status == 0 && written.stdout.isEmpty && written.stderr.isEmpty, "\(written)")
+        if written.status != 0 {
+            // Release the reader still waiting in open(2): the test fails, it does not hang.
+            let writer = open(fifo, O_WRONLY | O_NONBLOCK)
+            if writer >= 0 { close(writer) }
+        }
+        var info = stat()
+        let stillFIFO = lstat(fifo, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO
+        #expect(stillFIFO, "export -o replaced the FIFO with a file")
+        // (Replaced, the FIFO the reader waits on has no name left to release it by.)
+        if stillFIFO { #expect(reader.wait() == expected) }
+        // A symlink of the user's own: its target gets the document, the link stays a link.
+        let target = box.root + "/target.json"
+        try "old\n".write(toFile: target, atomically: false, encoding: .utf8)
+        let link = box.root + "/link.json"
+        #expect(symlink("target.json", link) == 0)
+        try box.runOK(["export", "-o", link])
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == expected)
+        #expect(lstat(link, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK)
+        // A backup is never renamed over a FIFO.
+        let refused = try box.runFailing(["backup", "--force", fifo], status: 4)
+        #expect(refused.stderr == "prefs: cannot write backup \(fifo): not a regular file\n", "\(refused)")
+        #expect(lstat(fifo, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO)
+    }
+
+    @Test(.enabled(if: isRoot, "needs root to make a device node and give a link to another user"))
+    func exportWritesThroughADeviceAndRefusesAnotherUsersSymlink() throws {
+        let box = try Sandbox(inProcess: true)
+        try box.runOK(["set", "user", "theme", "dark"])
+        // A character device (the null device: major 1, minor 3, as glibc encodes small numbers):
+        // written through, not replaced.
+        let device = box.root + "/null"
+        #expect(mknod(device, S_IFCHR | 0o666, dev_t(1 << 8 | 3)) == 0)
+        try box.runOK(["export", "-o", device])
+        var info = stat()
+        #expect(lstat(device, &info) == 0 && (info.st_mode & S_IFMT) == S_IFCHR)
+        // Another user's symlink (as planted in a shared directory) is not followed.
+        let target = box.root + "/mine.json"
+        try "mine\n".write(toFile: target, atomically: false, encoding: .utf8)
+        let link = box.root + "/planted.json"
+        #expect(symlink(target, link) == 0 && lchown(link, 65534, 65534) == 0)
+        let refused = try box.runFailing(["export", "-o", link], status: 4)
+        #expect(
+            refused.stderr == "prefs: cannot write export \(link): a symbolic link owned by uid 65534; name the file itself\n", "\(refused)")
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "mine\n")
+        #expect(lstat(link, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK)
+    }
+}
+
+extension Thread {
+    /// Runs `body` on a new thread; `wait()` returns its result.
+    fileprivate static func detachNewThreadWithResult<T: Sendable>(_ body: @escaping @Sendable () -> T) -> ThreadResult<T> {
+        let result = ThreadResult<T>()
+        Thread.detachNewThread { result.finish(body()) }
+        return result
+    }
+}
+
+/// A value another thread delivers once.
+private final class ThreadResult<T: Sendable>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var value: T?
+
+    func finish(_ value: T) {
+        self.value = value
+        done.signal()
+    }
+
+    func wait() -> T {
+        done.wait()
+        return value!
+    }
+}
