@@ -49,6 +49,44 @@ import Testing
         #expect(try shell(box, "get user theme", "> /dev/null").status == 0)
     }
 
+    /// Whether a small tmpfs can be mounted in a private mount namespace (root, `unshare`).
+    static let canMountTmpfs: Bool = {
+        guard isRoot, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return false }
+        let probe = try? Sandbox.exec(
+            "/usr/bin/unshare", ["-m", "--propagation", "private", "sh", "-c", "d=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs \"$d\""],
+            stdin: nil, environment: ProcessInfo.processInfo.environment)
+        return probe?.status == 0
+    }()
+
+    /// On a full file system even a read cannot make the store's `-shm`: SQLite says "disk I/O
+    /// error". That is exit 4 (disk full), not exit 3 (damaged), and `doctor` does not call the
+    /// store damaged; once there is room again everything reads.
+    @Test(.enabled(if: canMountTmpfs, "needs root and unshare to mount a small tmpfs"))
+    func aFullFileSystemIsDiskFullNotDamage() throws {
+        let box = try Sandbox(inProcess: false)
+        let script = """
+            set -u
+            d=$(mktemp -d) && mount -t tmpfs -o size=1600k tmpfs "$d" || exit 99
+            export PREFS_STORE="$d/s.db"
+            "$0" set user a 1 || exit 98
+            dd if=/dev/zero of="$d/fill" bs=1k count=4000 2>/dev/null
+            "$0" get user a; echo "get=$?"
+            "$0" set user b 2; echo "set=$?"
+            "$0" doctor; echo "doctor=$?"
+            rm "$d/fill"
+            "$0" get user a; echo "after=$?"
+            """
+        var env = box.environment(["PREFS_PROJECT_FILE": ""])
+        env.removeValue(forKey: "PREFS_STORE")
+        let result = try Sandbox.exec(
+            "/usr/bin/unshare", ["-m", "--propagation", "private", "sh", "-c", script, Sandbox.binary], stdin: nil, environment: env)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains("get=4") && lines.contains("set=4") && lines.contains("doctor=4"), "\(result)")
+        #expect(lines.suffix(2) == ["1", "after=0"], "\(result)")
+        #expect(!result.stderr.contains("damaged") && !result.stderr.contains("corrupt"), "\(result)")
+        #expect(result.stderr.contains("disk full"), "\(result)")
+    }
+
     @Test func exportWritesThroughAFIFOAndFollowsTheUsersOwnSymlink() throws {
         let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "theme", "dark"])

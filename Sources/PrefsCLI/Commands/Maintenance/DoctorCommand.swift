@@ -32,8 +32,13 @@ extension Prefs {
             for finding in findings {
                 Output.standard.write(json ? finding.json + "\n" : "\(finding.level.rawValue)\t\(finding.check)\t\(finding.message)\n")
             }
-            if findings.contains(where: { $0.level == .error }) {
+            let errors = findings.filter { $0.level == .error }
+            if !errors.isEmpty {
                 Output.standard.flush()
+                // A full file system stops even reads (no room for the -shm index): not damage.
+                if errors.allSatisfy({ $0.message.hasSuffix(": disk full") }) {
+                    throw PrefsError(.cannotWrite, "the file system is full; see the findings above")
+                }
                 throw PrefsError(.storeUnreadable, "the store is damaged; see the findings above")
             }
         }
