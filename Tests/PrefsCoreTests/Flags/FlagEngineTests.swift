@@ -536,17 +536,17 @@ struct ReferenceExpansionTests {
     @Test func syncSkipsEvaluatorsAnImportWouldRefuse() throws {
         let store = try TemporaryStore()
         let stack = try store.open()
-        try stack.setRemote(try RemoteURL(parsing: "postgres://u@127.0.0.1:1/db"), domains: nil)
+        try stack.sync.setRemote(try RemoteURL(parsing: "postgres://u@127.0.0.1:1/db"), domains: nil)
         func operation(_ json: String, hlc: Int64) -> SyncOperation {
             SyncOperation(
                 id: UUID().uuidString, domain: "switch", key: FlagSet.evaluatorsKey, json: json, expiresAt: nil, hlc: hlc, node: "peer",
                 actor: "peer")
         }
-        let applied = try stack.applyRemoteOperations([operation(Self.doublingEvaluators().compactText, hlc: 1 << 40)], through: 1)
+        let applied = try stack.sync.applyRemoteOperations([operation(Self.doublingEvaluators().compactText, hlc: 1 << 40)], through: 1)
         #expect(applied == 0)
         #expect(try stack.storedValue(in: .switch, forKey: FlagSet.evaluatorsKey) == nil)
         let sound = #"{"staff":{"ends_with":[{"var":"email"},"@example.com"]}}"#
-        #expect(try stack.applyRemoteOperations([operation(sound, hlc: 2 << 40)], through: 2) == 1)
+        #expect(try stack.sync.applyRemoteOperations([operation(sound, hlc: 2 << 40)], through: 2) == 1)
         #expect(try stack.storedValue(in: .switch, forKey: FlagSet.evaluatorsKey) == (try JSONValue(parsing: sound)))
     }
 

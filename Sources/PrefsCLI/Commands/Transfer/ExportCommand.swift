@@ -234,7 +234,7 @@ extension Prefs.ExportCommand {
         if try stack.refreshStatus().contains(where: { $0.domain == domain }) {
             return "\(domain.name) is refreshed from a source"
         }
-        if let remote = try stack.remote(), remote.syncs(domain) { return "\(domain.name) is synced with \(remote.url)" }
+        if let remote = try stack.sync.remote(), remote.syncs(domain) { return "\(domain.name) is synced with \(remote.url)" }
         return nil
     }
 
