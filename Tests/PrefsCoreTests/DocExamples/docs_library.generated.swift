@@ -56,8 +56,8 @@ enum DocExample_docs_library {
         try stack.set("light", in: .user, forKey: "theme", if: .version(version))   // compare-and-set, commits at once
         for entry in try stack.entries(in: .user, prefix: "onboarding.") { print(entry.key, entry.json) }
         Task { for await change in stack.changes(in: .switch) { print(change.kind, change.key) } }  // after commit
-        let checkout = try stack.evaluateFlag("new-checkout", type: .boolean, default: false,
-                                              context: ["email": "ada@example.com"])
+        let checkout = try stack.flags.evaluate("new-checkout", type: .boolean, default: false,
+                                                context: ["email": "ada@example.com"])
         let json = try stack.exportJSON()
         try stack.importDocument(try JSONValue(parsing: json), replace: true)
         print(window as Any, launches, checkout.value)
@@ -69,7 +69,7 @@ enum DocExample_docs_library {
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
-        let flags = try stack.flags()
+        let flags = try stack.flags.flagSet()
         let why = flags.explain("new-checkout", context: ["email": .string("ada@example.com")])
         print(why.text, why.resolution.reason)            // the trace; the same result as evaluate
         let proposed = try FlagDocument.flagSet(JSONValue(parsing: text))

@@ -483,7 +483,7 @@ struct ReferenceExpansionTests {
         try stack.set(try Self.flag(#"{"if":[{"$ref":"e0"},"on","off"]}"#), in: .switch, forKey: "bomb")
         try stack.set(try Self.flag(#"{"if":[{"var":"x"},"on","off"]}"#), in: .switch, forKey: "fine")
         try stack.flushSynchronously()
-        let flags = try stack.flags()
+        let flags = try stack.flags.flagSet()
         let bomb = flags.evaluate("bomb", type: .boolean, default: .bool(false), context: ["x": .bool(true)])
         #expect(bomb.reason == "ERROR" && bomb.errorCode == "PARSE_ERROR" && bomb.value == .bool(false), "\(bomb)")
         #expect(bomb.errorMessage?.contains("$ref \"e22\" expands the rule beyond 1000000 nodes") == true, "\(bomb)")
