@@ -63,8 +63,26 @@ enum DocExample_docs_library {
         print(window as Any, launches, checkout.value)
         try stack.close()                                                   // drains the queue
     }
-    // docs/library.md:135
+    // docs/library.md:149
     static func example3(
+        stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
+        key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
+        bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
+    ) async throws {
+        let checkout = try stack.flags.evaluate("new-checkout", type: .boolean, default: false)
+        try stack.flags.set("new-checkout", enabled: checkout.value != true)
+        let pending = try stack.sync.status().pending        // import PrefsSync: try stack.sync.run()
+        let sources = try stack.refresher.status()
+        let healthy = try stack.maintenance.doctor().allSatisfy { $0.level != .error }
+        try stack.maintenance.backup(to: path + ".backup")
+        print(pending, sources.count, healthy)
+        _ = checkout
+        _ = pending
+        _ = sources
+        _ = healthy
+    }
+    // docs/library.md:161
+    static func example4(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
