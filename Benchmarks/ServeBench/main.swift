@@ -43,7 +43,7 @@ let document = """
 let body = #"{"context":{"targetingKey":"user-1","email":"ada@example.com","app":"2.3.1"}}"#
 
 let stack = try KeyValueStack(path: path, options: .init(memoryTier: .inProcess))
-try stack.importFlags(try JSONValue(parsing: document), replace: true)
+try stack.flags.importDocument(try JSONValue(parsing: document), replace: true)
 _ = try stack.flushSynchronously()
 let core = try ServeCore(stack: stack)
 let request = ServeRequest(

@@ -91,7 +91,7 @@ Task.detached {
         print("prefs sync benchmark: PostgreSQL \(version) on 127.0.0.1 (fsync on), \(ProcessInfo.processInfo.activeProcessorCount) cores")
         // 1. push
         let a = try open("a")
-        try a.setRemote(url, domains: nil)
+        try a.sync.setRemote(url, domains: nil)
         let writes = (0..<operations).map {
             KeyValueStack.Operation(
                 .set(.object([.init("n", .number(String($0))), .init("s", .string("value \($0)"))])), in: .default, forKey: "key-\($0)")
@@ -104,20 +104,20 @@ Task.detached {
         try a.perform(writes)
         let recordSeconds = now() - start
         start = now()
-        let pushed = try a.sync()
+        let pushed = try a.sync.run()
         let pushSeconds = now() - start
         guard pushed.pushed == operations else { fail("pushed \(pushed.pushed), expected \(operations)") }
         // 2. pull
         let b = try open("b")
-        try b.setRemote(url, domains: nil)
+        try b.sync.setRemote(url, domains: nil)
         start = now()
-        let pulled = try b.sync()
+        let pulled = try b.sync.run()
         let pullSeconds = now() - start
         guard pulled.applied == operations, try b.exportJSON() == a.exportJSON() else { fail("pull did not converge") }
         // 3. 10 stores x 1,000 operations
         let stores = try (0..<10).map { try open("s\($0)") }
         for (i, store) in stores.enumerated() {
-            try store.setRemote(url, domains: [Domain("conv")])
+            try store.sync.setRemote(url, domains: [Domain("conv")])
             var batch: [KeyValueStack.Operation] = []
             for j in 0..<1000 {
                 let key = "k\((i * 37 + j) % 300)"
@@ -133,7 +133,7 @@ Task.detached {
         var converged = false
         while !converged && rounds < 5 {
             rounds += 1
-            for store in stores { try store.sync() }
+            for store in stores { try store.sync.run() }
             let exports = try stores.map { try $0.exportJSON([Domain("conv")]) }
             converged = Set(exports).count == 1
         }

@@ -44,7 +44,7 @@ public struct FlagResolution: Sendable, Equatable {
 /// The flags of the `switch` domain, compiled for evaluation.
 ///
 /// ```swift
-/// let flags = try stack.flags()
+/// let flags = try stack.flags.flagSet()
 /// let result = flags.evaluate("new-checkout", type: .boolean, default: .bool(false),
 ///                             context: ["email": .string("ada@example.com")])
 /// ```
@@ -181,7 +181,7 @@ public struct FlagSet: Sendable {
         resolve(key, type: nil, default: .null, context: context, targetingKey: targetingKey, now: now, budget: &budget)
     }
 
-    /// The evaluation context as ``KeyValueStack/evaluateFlag(_:type:default:context:targetingKey:fractionalVersion:)``
+    /// The evaluation context as `FlagStore.evaluate(_:type:default:context:targetingKey:fractionalVersion:)`
     /// reads it: an object's members, an empty `targetingKey` dropped (absent).
     ///
     /// - Throws: ``PrefsError`` of kind `invalidValue` when the context is not an object.

@@ -12,7 +12,7 @@ import PrefsRemote
 /// The URL (its first line) and the headers ("Name: value" lines) come on standard input so
 /// that tokens in either never show in the process list. Prints `STATUS`, `ETag: …`,
 /// `Last-Modified: …`, an empty line and the body (at most
-/// `KeyValueStack.maximumDocumentSize` bytes, decoded; the download stops there) to standard
+/// `Refresher.maximumDocumentSize` bytes, decoded; the download stops there) to standard
 /// output; on failure one line on standard error and exit 7.
 ///
 /// A function rather than a program of its own: the helpers are one binary when installed

@@ -42,7 +42,7 @@ package enum SyncHelper {
         if invocation.compact {
             do {
                 let horizon = invocation.horizon.map { max(1, $0.components.seconds) }
-                let done = try stack.compactRemote(horizonSeconds: horizon, timeout: invocation.timeout)
+                let done = try stack.sync.compactRemote(horizonSeconds: horizon, timeout: invocation.timeout)
                 print(
                     invocation.json
                         ? #"{"operations":\#(done.operations),"tombstones":\#(done.tombstones),"through":\#(done.through),"horizonSeconds":\#(done.horizonSeconds),"remaining":\#(done.remaining)}"#
@@ -80,7 +80,7 @@ package enum SyncHelper {
         }
 
         do {
-            let report = try stack.sync(domains: domains, timeout: invocation.timeout)
+            let report = try stack.sync.run(domains: domains, timeout: invocation.timeout)
             try? FileIO.write(STDOUT_FILENO, (line(report) + "\n").utf8)
             try stack.close()
             exit(0)

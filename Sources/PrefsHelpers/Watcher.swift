@@ -61,7 +61,7 @@ struct Watcher {
             _ = followReplacedStore()
             if listener == nil && clock.now >= reconnectAt {
                 do {
-                    guard let remote = try stack.syncStatus().remote else {
+                    guard let remote = try stack.sync.status().remote else {
                         fail("no remote set (prefs remote set postgres://USER@HOST:PORT/DB)", 2)
                     }
                     let connection = try PostgresRemote.connect(remote.url, deadline: clock.now + timeout)
@@ -78,10 +78,10 @@ struct Watcher {
                     fail("\(error)", 7)
                 }
             }
-            let pending = (try? stack.syncStatus().pending) ?? 0
+            let pending = (try? stack.sync.status().pending) ?? 0
             if clock.now >= syncAt || (pending > 0 && clock.now >= retryAt) {
                 do {
-                    let report = try stack.sync(domains: domains, timeout: timeout)
+                    let report = try stack.sync.run(domains: domains, timeout: timeout)
                     seenSeq = max(seenSeq, report.remoteSeq)
                     try? FileIO.write(STDOUT_FILENO, (print(report) + "\n").utf8)
                     retryBackoff = .zero

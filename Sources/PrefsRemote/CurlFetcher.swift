@@ -14,14 +14,14 @@ import PrefsCore
 ///
 /// ```swift
 /// import PrefsRemote
-/// try await stack.refresh(.dynamic, from: "https://config.example.com/app.json", http: CurlFetcher())
+/// try await stack.refresher.refresh(.dynamic, from: "https://config.example.com/app.json", http: CurlFetcher())
 /// ```
 public struct CurlFetcher: HTTPFetcher {
     /// The largest body kept, in bytes (decoded, and as received).
     public var maximumBodySize: Int
 
     /// Creates a fetcher.
-    public init(maximumBodySize: Int = KeyValueStack.maximumDocumentSize) {
+    public init(maximumBodySize: Int = Refresher.maximumDocumentSize) {
         self.maximumBodySize = maximumBodySize
     }
 

@@ -15,12 +15,12 @@ public struct FlagSnapshot: Sendable {
     /// - Throws: ``PrefsError`` when the store cannot be read.
     public static func read(_ stack: KeyValueStack, previous: FlagSnapshot? = nil) throws -> FlagSnapshot {
         let sequence = try stack.latestLogSequence()
-        let version = try stack.fractionalVersionSetting() ?? .default
+        let version = try stack.flags.fractionalVersionSetting() ?? .default
         var hasher = FNV1a()
         hasher.add(String(version.rawValue))
         var texts: [(key: String, json: String)] = []
         // The flags by the one rule (stored or overridden; a default is not a flag).
-        try stack.forEachFlagEntry { entry, _ in
+        try stack.flags.forEachEntry { entry, _ in
             texts.append((entry.key, entry.json))
             hasher.add(entry.key)
             hasher.add(entry.json)

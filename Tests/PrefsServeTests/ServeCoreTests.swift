@@ -28,7 +28,7 @@ struct ServeCoreTests {
             directory = try makeTemporaryDirectory(prefix: "prefs-serve")
             stack = try KeyValueStack(
                 path: directory + "/prefs.db", options: .init(memoryTier: .inProcess, environment: ["XDG_RUNTIME_DIR": directory]))
-            try stack.importFlags(try JSONValue(parsing: ServeCoreTests.document))
+            try stack.flags.importDocument(try JSONValue(parsing: ServeCoreTests.document))
         }
 
         deinit { try? FileManager.default.removeItem(atPath: directory) }
@@ -47,12 +47,12 @@ struct ServeCoreTests {
             staff.text
                 == #"{"key":"new-checkout","value":true,"reason":"TARGETING_MATCH","variant":"on","metadata":{"flagSetId":"shop","owner":"payments"}}"#
         )
-        let library = try fixture.stack.evaluateFlag(
+        let library = try fixture.stack.flags.evaluate(
             "new-checkout", type: .boolean, default: .bool(false), context: JSONValue(parsing: #"{"email":"a@example.com"}"#))
         #expect(library.value == .bool(true) && library.variant == "on" && library.reason == "TARGETING_MATCH")
         for i in 0..<20 {
             let response = post(core, "/ofrep/v1/evaluate/flags/banner", #"{"context":{"targetingKey":"user-\#(i)"}}"#)
-            let expected = try fixture.stack.evaluateFlag(
+            let expected = try fixture.stack.flags.evaluate(
                 "banner", type: .string, default: .string("?"), context: .object([.init("targetingKey", .string("user-\(i)"))]))
             #expect(
                 response.text.contains(
@@ -121,7 +121,7 @@ struct ServeCoreTests {
             #expect(weak.status == 304, "\(match)")
         }
 
-        try fixture.stack.setFlag("new-checkout", enabled: false)
+        try fixture.stack.flags.set("new-checkout", enabled: false)
         #expect(try core.refresh())
         let changed = post(core, "/ofrep/v1/evaluate/flags", #"{"context":{"targetingKey":"u1"}}"#, headers: ["If-None-Match": etag])
         #expect(changed.status == 200 && changed.header("ETag") != etag)
@@ -161,7 +161,7 @@ struct ServeCoreTests {
         #expect(before.hasPrefix("\"") && before.count == 18)
 
         // Another process changes the flags; the server has not read the store since.
-        try fixture.stack.setFlag("new-checkout", enabled: false)
+        try fixture.stack.flags.set("new-checkout", enabled: false)
         let stale = post(core, "/ofrep/v1/evaluate/flags/new-checkout", body)
         #expect(stale.text.contains(#""value":false,"reason":"TARGETING_MATCH""#), "no refetch parameter: the flags held")
         let current = try FlagSnapshot.read(fixture.stack)
@@ -300,7 +300,7 @@ struct ServeCoreTests {
         let items = (0..<100).map(String.init).joined(separator: ",")
         let sum = #"{"reduce":[[\#(items)],{"+":[{"var":"current"},{"var":"accumulator"}]},0]}"#
         let flag = #"{"state":"ENABLED","variants":{"a":"a","b":"b"},"defaultVariant":"b","targeting":{"if":[{">":[\#(sum),0]},"a","b"]}}"#
-        try fixture.stack.importFlags(try JSONValue(parsing: #"{"flags":{"sum":\#(flag)}}"#))
+        try fixture.stack.flags.importDocument(try JSONValue(parsing: #"{"flags":{"sum":\#(flag)}}"#))
         let roomy = try ServeCore(stack: fixture.stack, options: ServeOptions(maximumSteps: 100_000))
         #expect(post(roomy, "/ofrep/v1/evaluate/flags/sum", "{}").text.hasPrefix(#"{"key":"sum","value":"a","reason":"TARGETING_MATCH""#))
         #expect(post(roomy, "/ofrep/v1/evaluate/flags", "{}").status == 200)
@@ -334,7 +334,7 @@ struct ServeCoreOperatorTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let stack = try KeyValueStack(
             path: directory + "/prefs.db", options: .init(memoryTier: .inProcess, environment: ["XDG_RUNTIME_DIR": directory]))
-        try stack.importFlags(
+        try stack.flags.importDocument(
             try JSONValue(
                 parsing: """
                     {"flags": {

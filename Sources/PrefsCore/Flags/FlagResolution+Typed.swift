@@ -47,7 +47,7 @@ extension FlagResolution {
     /// `reason` as an enum (``FlagReason/error`` for a reason this build does not know).
     ///
     /// ```swift
-    /// let result = try stack.evaluateFlag("new-checkout", type: .boolean, default: false)
+    /// let result = try stack.flags.evaluate("new-checkout", type: .boolean, default: false)
     /// if result.reasonKind == .error { print(result.errorKind ?? .general, result.errorMessage ?? "") }
     /// ```
     public var reasonKind: FlagReason { FlagReason(rawValue: reason) ?? .error }

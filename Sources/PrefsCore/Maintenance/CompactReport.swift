@@ -1,4 +1,4 @@
-/// What ``KeyValueStack/compact()`` did: the store file's size before and after, in bytes.
+/// What ``StoreMaintenance/compact()`` did: the store file's size before and after, in bytes.
 public struct CompactReport: Sendable, Equatable {
     /// The store file's size before, with its free pages.
     public var bytesBefore: Int

@@ -1,4 +1,4 @@
-/// What ``KeyValueStack/restore(from:overwrite:withSources:report:)`` takes from a backup and
+/// What ``StoreMaintenance/restore(from:overwrite:withSources:report:)`` takes from a backup and
 /// what it leaves behind, known before the store changes.
 public struct RestoreReport: Sendable, Equatable {
     /// The backup file.
@@ -24,7 +24,7 @@ public struct RestoreReport: Sendable, Equatable {
     /// The report as lines for a person: what is restored, then what is not.
     ///
     /// ```swift
-    /// try stack.restore(from: "b.db", overwrite: true) { report in
+    /// try stack.maintenance.restore(from: "b.db", overwrite: true) { report in
     ///     for line in report.lines { print(line) }
     /// }
     /// ```

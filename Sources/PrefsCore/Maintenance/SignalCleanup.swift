@@ -9,7 +9,7 @@ import CPrefsSQLite
 ///
 /// ```swift
 /// SignalCleanup.installHandlers()
-/// try stack.backup(to: "/var/backups/prefs.db")
+/// try stack.maintenance.backup(to: "/var/backups/prefs.db")
 /// ```
 public enum SignalCleanup {
     /// Installs the handlers: each removes the file named now, then ends the process by the

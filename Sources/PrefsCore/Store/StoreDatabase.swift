@@ -323,7 +323,7 @@ final class StoreDatabase: Sendable {
                 // A store gives removed keys' pages back: ``WriteTransaction`` runs
                 // `incremental_vacuum` when free pages pass a tenth of the file. Only possible
                 // before the first table exists (afterwards only `VACUUM` switches it:
-                // ``KeyValueStack/compact()``).
+                // ``StoreMaintenance/compact()``).
                 try db.writeWithoutTransaction { try $0.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL") }
             }
             if state == .fresh, case .file = location {

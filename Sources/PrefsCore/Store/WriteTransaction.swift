@@ -60,7 +60,7 @@ final class WriteTransaction {
 
     /// Moves the last pages of the file into its free pages and truncates it (`PRAGMA
     /// incremental_vacuum`) once more than a tenth of the file is free. A no-op in a store made
-    /// before schema 4's incremental auto-vacuum until ``KeyValueStack/compact()`` switches it.
+    /// before schema 4's incremental auto-vacuum until ``StoreMaintenance/compact()`` switches it.
     private static func giveBackFreePages(_ db: Database) throws {
         let free = try Int.fetchOne(db.cachedStatement(sql: "PRAGMA freelist_count")) ?? 0
         guard free > keptFreePages else { return }

@@ -80,7 +80,7 @@ struct TypedKeyTests {
         let entry = try #require(try stack.entry(in: .user, forKey: "k"))
         #expect(entry.updated > before)
         #expect(try #require(entry.expires).timeIntervalSince(entry.updated) > 59)
-        let missing = try stack.evaluateFlag("nope", type: .boolean, default: false)
+        let missing = try stack.flags.evaluate("nope", type: .boolean, default: false)
         #expect(missing.reasonKind == .error && missing.errorKind == .flagNotFound)
         #expect("\(missing.reasonKind)" == missing.reason)
     }

@@ -12,7 +12,7 @@ enum DocExample_PrefsCore_Flags_FlagResolution_Typed {
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
-        let result = try stack.evaluateFlag("new-checkout", type: .boolean, default: false)
+        let result = try stack.flags.evaluate("new-checkout", type: .boolean, default: false)
         if result.reasonKind == .error { print(result.errorKind ?? .general, result.errorMessage ?? "") }
         _ = result
     }

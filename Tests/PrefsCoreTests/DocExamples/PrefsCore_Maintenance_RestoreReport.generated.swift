@@ -12,7 +12,7 @@ enum DocExample_PrefsCore_Maintenance_RestoreReport {
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
-        try stack.restore(from: "b.db", overwrite: true) { report in
+        try stack.maintenance.restore(from: "b.db", overwrite: true) { report in
             for line in report.lines { print(line) }
         }
     }

@@ -13,6 +13,6 @@ enum DocExample_PrefsCore_Maintenance_SignalCleanup {
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
         SignalCleanup.installHandlers()
-        try stack.backup(to: "/var/backups/prefs.db")
+        try stack.maintenance.backup(to: "/var/backups/prefs.db")
     }
 }

@@ -12,7 +12,7 @@ enum DocExample_PrefsFlags_FlagSet {
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
-        let flags = try stack.flags()
+        let flags = try stack.flags.flagSet()
         let result = flags.evaluate("new-checkout", type: .boolean, default: .bool(false),
                                     context: ["email": .string("ada@example.com")])
         _ = flags

@@ -56,20 +56,38 @@ enum DocExample_docs_library {
         try stack.set("light", in: .user, forKey: "theme", if: .version(version))   // compare-and-set, commits at once
         for entry in try stack.entries(in: .user, prefix: "onboarding.") { print(entry.key, entry.json) }
         Task { for await change in stack.changes(in: .switch) { print(change.kind, change.key) } }  // after commit
-        let checkout = try stack.evaluateFlag("new-checkout", type: .boolean, default: false,
-                                              context: ["email": "ada@example.com"])
+        let checkout = try stack.flags.evaluate("new-checkout", type: .boolean, default: false,
+                                                context: ["email": "ada@example.com"])
         let json = try stack.exportJSON()
         try stack.importDocument(try JSONValue(parsing: json), replace: true)
         print(window as Any, launches, checkout.value)
         try stack.close()                                                   // drains the queue
     }
-    // docs/library.md:135
+    // docs/library.md:149
     static func example3(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
         bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
     ) async throws {
-        let flags = try stack.flags()
+        let checkout = try stack.flags.evaluate("new-checkout", type: .boolean, default: false)
+        try stack.flags.set("new-checkout", enabled: checkout.value != true)
+        let pending = try stack.sync.status().pending        // import PrefsSync: try stack.sync.run()
+        let sources = try stack.refresher.status()
+        let healthy = try stack.maintenance.doctor().allSatisfy { $0.level != .error }
+        try stack.maintenance.backup(to: path + ".backup")
+        print(pending, sources.count, healthy)
+        _ = checkout
+        _ = pending
+        _ = sources
+        _ = healthy
+    }
+    // docs/library.md:161
+    static func example4(
+        stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
+        key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
+        bytes: [UInt8], window: Duration, options: KeyValueStack.Options, keys: [String], old: FlagSet, new: FlagSet
+    ) async throws {
+        let flags = try stack.flags.flagSet()
         let why = flags.explain("new-checkout", context: ["email": .string("ada@example.com")])
         print(why.text, why.resolution.reason)            // the trace; the same result as evaluate
         let proposed = try FlagDocument.flagSet(JSONValue(parsing: text))

@@ -483,7 +483,7 @@ struct ReferenceExpansionTests {
         try stack.set(try Self.flag(#"{"if":[{"$ref":"e0"},"on","off"]}"#), in: .switch, forKey: "bomb")
         try stack.set(try Self.flag(#"{"if":[{"var":"x"},"on","off"]}"#), in: .switch, forKey: "fine")
         try stack.flushSynchronously()
-        let flags = try stack.flags()
+        let flags = try stack.flags.flagSet()
         let bomb = flags.evaluate("bomb", type: .boolean, default: .bool(false), context: ["x": .bool(true)])
         #expect(bomb.reason == "ERROR" && bomb.errorCode == "PARSE_ERROR" && bomb.value == .bool(false), "\(bomb)")
         #expect(bomb.errorMessage?.contains("$ref \"e22\" expands the rule beyond 1000000 nodes") == true, "\(bomb)")
@@ -536,17 +536,17 @@ struct ReferenceExpansionTests {
     @Test func syncSkipsEvaluatorsAnImportWouldRefuse() throws {
         let store = try TemporaryStore()
         let stack = try store.open()
-        try stack.setRemote(try RemoteURL(parsing: "postgres://u@127.0.0.1:1/db"), domains: nil)
+        try stack.sync.setRemote(try RemoteURL(parsing: "postgres://u@127.0.0.1:1/db"), domains: nil)
         func operation(_ json: String, hlc: Int64) -> SyncOperation {
             SyncOperation(
                 id: UUID().uuidString, domain: "switch", key: FlagSet.evaluatorsKey, json: json, expiresAt: nil, hlc: hlc, node: "peer",
                 actor: "peer")
         }
-        let applied = try stack.applyRemoteOperations([operation(Self.doublingEvaluators().compactText, hlc: 1 << 40)], through: 1)
+        let applied = try stack.sync.applyRemoteOperations([operation(Self.doublingEvaluators().compactText, hlc: 1 << 40)], through: 1)
         #expect(applied == 0)
         #expect(try stack.storedValue(in: .switch, forKey: FlagSet.evaluatorsKey) == nil)
         let sound = #"{"staff":{"ends_with":[{"var":"email"},"@example.com"]}}"#
-        #expect(try stack.applyRemoteOperations([operation(sound, hlc: 2 << 40)], through: 2) == 1)
+        #expect(try stack.sync.applyRemoteOperations([operation(sound, hlc: 2 << 40)], through: 2) == 1)
         #expect(try stack.storedValue(in: .switch, forKey: FlagSet.evaluatorsKey) == (try JSONValue(parsing: sound)))
     }
 

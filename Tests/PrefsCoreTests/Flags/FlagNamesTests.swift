@@ -2,7 +2,7 @@ import Foundation
 import PrefsCore
 import Testing
 
-/// `flagNames()` (the did-you-mean of a missing flag) lists what `flags().sortedKeys` lists,
+/// `flags.names()` (the did-you-mean of a missing flag) lists what `flags.flagSet().sortedKeys` lists,
 /// without parsing a definition: stored keys in order, queued writes and removals, overrides;
 /// never a default (registered in code: no flag, issue 38), `$evaluators` or `$metadata`
 /// (issue 41).
@@ -13,7 +13,7 @@ struct FlagNamesTests {
         let flag: JSONValue = try JSONValue(parsing: #"{"state":"ENABLED","variants":{"on":true},"defaultVariant":"on"}"#)
         do {
             let writer = try store.open()
-            try writer.importFlags(
+            try writer.flags.importDocument(
                 JSONValue(
                     parsing:
                         #"{"$evaluators":{"e":{"==":[1,1]}},"metadata":{"flagSetId":"s"},"flags":{"b":\#(flag.compactText),"d":\#(flag.compactText),"é":\#(flag.compactText),"Z":\#(flag.compactText)}}"#
@@ -29,44 +29,44 @@ struct FlagNamesTests {
         // Queued, not yet committed: a new flag and the removal of a stored one.
         try stack.set(flag, in: .switch, forKey: "c-queued")
         _ = try stack.remove(in: .switch, keys: ["b"])
-        let names = try stack.flagNames()
+        let names = try stack.flags.names()
         #expect(names == ["Z", "c-queued", "d", "o", "é"], "\(names)")
-        #expect(names == (try stack.flags().sortedKeys))
+        #expect(names == (try stack.flags.flagSet().sortedKeys))
     }
 
-    /// `flagNames(near:)` reads the neighbours of a missing name, not every flag: among 5,000
+    /// `flags.names(near:)` reads the neighbours of a missing name, not every flag: among 5,000
     /// stored flags it returns at most `window` names on either side of the name and of the
     /// name without its first character, with the flags that are not stored; in a store that
-    /// holds fewer, every name, as `flagNames()`.
+    /// holds fewer, every name, as `flags.names()`.
     @Test func theNamesNearAMissingFlagAreBounded() throws {
         let store = try TemporaryStore()
         let flag = #"{"state":"ENABLED","variants":{"on":true},"defaultVariant":"on"}"#
         let many = (0..<5_000).map { #""flag-\#(String(format: "%04d", $0))":\#(flag)"# }.joined(separator: ",")
         do {
             let writer = try store.open()
-            _ = try writer.importFlags(JSONValue(parsing: #"{"flags":{\#(many),"new-checkout":\#(flag),"zeta":\#(flag)}}"#))
+            _ = try writer.flags.importDocument(JSONValue(parsing: #"{"flags":{\#(many),"new-checkout":\#(flag),"zeta":\#(flag)}}"#))
         }
         var options = KeyValueStack.Options(window: .seconds(60), environment: ["XDG_RUNTIME_DIR": store.directory])
         options.overrides = [.switch: ["brand-new": .bool(true)]]
         let stack = try KeyValueStack(path: store.path, options: options)
         try stack.set(try JSONValue(parsing: flag), in: .switch, forKey: "queued")
-        #expect(try stack.flagNames().count == 5_004)
+        #expect(try stack.flags.names().count == 5_004)
 
-        let near = try stack.flagNames(near: "flag-2500x", window: 8)
+        let near = try stack.flags.names(near: "flag-2500x", window: 8)
         // 8 before and 8 from `flag-2500x`; 8 before and 8 from `lag-2500x`; the override and the queued flag.
         #expect(near.count <= 4 * 8 + 2, "\(near.count) names")
         #expect(near.contains("flag-2500") && near.contains("flag-2501") && near.contains("flag-2493"), "\(near)")
         #expect(near.contains("brand-new") && near.contains("queued"), "\(near)")
         #expect(near == near.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
         // One character typed too many in front: found through the name without it.
-        #expect(try stack.flagNames(near: "xnew-checkout", window: 8).contains("new-checkout"))
+        #expect(try stack.flags.names(near: "xnew-checkout", window: 8).contains("new-checkout"))
         // The default window.
-        #expect(try stack.flagNames(near: "flag-2500x").count <= 4 * 64 + 2)
+        #expect(try stack.flags.names(near: "flag-2500x").count <= 4 * 64 + 2)
 
         // A few flags: all of them.
         let small = try TemporaryStore()
         let writer = try small.open()
-        _ = try writer.importFlags(JSONValue(parsing: #"{"flags":{"a":\#(flag),"m":\#(flag),"z":\#(flag)}}"#))
-        #expect(try writer.flagNames(near: "q") == ["a", "m", "z"])
+        _ = try writer.flags.importDocument(JSONValue(parsing: #"{"flags":{"a":\#(flag),"m":\#(flag),"z":\#(flag)}}"#))
+        #expect(try writer.flags.names(near: "q") == ["a", "m", "z"])
     }
 }

@@ -63,12 +63,12 @@ struct LayerLockTests {
         #expect(chmod(system, 0o755) == 0 && chmod(system + "/10.json", 0o644) == 0 && chmod(system + "/locks/admin", 0o644) == 0)
         let stack = try KeyValueStack(
             path: store.path, options: .init(environment: ["PREFS_SYSTEM_DIR": system, "PREFS_PROJECT_FILE": ""]))
-        try stack.setRemote(try RemoteURL(parsing: "postgres://u@127.0.0.1:1/db"), domains: nil)  // never connected to
+        try stack.sync.setRemote(try RemoteURL(parsing: "postgres://u@127.0.0.1:1/db"), domains: nil)  // never connected to
         let team = Domain("team")
         let pulled = SyncOperation(
             id: UUID().uuidString, domain: "team", key: "endpoint", json: #""https://peer.example""#, expiresAt: nil, hlc: 1_000,
             node: "n", actor: "t")
-        #expect(try stack.applyRemoteOperations([pulled], through: 1) == 1)
+        #expect(try stack.sync.applyRemoteOperations([pulled], through: 1) == 1)
         #expect(try stack.storedValue(in: team, forKey: "endpoint") == .string("https://peer.example"))
         #expect(try stack.value(in: team, forKey: "endpoint") == .string("https://corp.example"))
         #expect(try stack.resolve(in: team, forKey: "endpoint")?.origin == .locked)

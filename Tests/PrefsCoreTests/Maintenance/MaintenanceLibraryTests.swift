@@ -36,7 +36,7 @@ struct MaintenanceLibraryTests {
         #expect(after.json == "42" && after.version > count.version, "\(count) → \(after)")
         let version = try DatabaseQueue(path: store.path).read { try Int.fetchOne($0, sql: "PRAGMA user_version") }
         #expect(version == 4)
-        let findings = try stack.doctor(environment: ["XDG_RUNTIME_DIR": store.directory])
+        let findings = try stack.maintenance.doctor(environment: ["XDG_RUNTIME_DIR": store.directory])
         #expect(!findings.contains { $0.level == .error }, "\(findings.map(\.json))")
         #expect(findings.contains { $0.check == "objects" && $0.level == .ok }, "\(findings.map(\.json))")
     }
@@ -50,21 +50,21 @@ struct MaintenanceLibraryTests {
         try stack.set(.number("3"), in: "mailapp", forKey: "retries")
         try stack.flushSynchronously()
         let backup = store.directory + "/backup.db"
-        try stack.backup(to: backup)
-        #expect(throws: PrefsError.self) { try stack.backup(to: backup) }
+        try stack.maintenance.backup(to: backup)
+        #expect(throws: PrefsError.self) { try stack.maintenance.backup(to: backup) }
 
         try stack.set(.string("light"), in: "user", forKey: "theme")
         _ = try stack.removeDomain("mailapp")
         try stack.flushSynchronously()
         #expect {
-            try stack.restore(from: backup)
+            try stack.maintenance.restore(from: backup)
         } throws: { error in
             (error as? PrefsError)?.kind == .cannotWrite
         }
         #expect(try stack.value(in: "user", forKey: "theme") == .string("light"), "a refused restore changes nothing")
 
         var reports: [RestoreReport] = []
-        try stack.restore(from: backup, overwrite: true) { reports.append($0) }
+        try stack.maintenance.restore(from: backup, overwrite: true) { reports.append($0) }
         #expect(reports.count == 1 && reports.first?.keys == 2, "\(reports.map(\.lines))")
         #expect(try stack.value(in: "user", forKey: "theme") == .string("dark"))
         #expect(try stack.value(in: "mailapp", forKey: "retries") == .number("3"))
@@ -108,10 +108,10 @@ struct MaintenanceLibraryTests {
         try stack.loadSchema(try JSONValue(parsing: #"{"user":{"size":{"type":"integer","default":12}}}"#))
         #expect(try stack.value(in: .user, forKey: "size") == .number("12"))
         let backup = store.directory + "/backup.db"
-        try stack.backup(to: backup)
+        try stack.maintenance.backup(to: backup)
         try stack.loadSchema(try JSONValue(parsing: #"{"user":{"size":{"type":"integer","default":14}}}"#))
         #expect(try stack.value(in: .user, forKey: "size") == .number("14"))
-        try stack.restore(from: backup, overwrite: true)
+        try stack.maintenance.restore(from: backup, overwrite: true)
         #expect(try stack.value(in: .user, forKey: "size") == .number("12"))
         #expect(try stack.schema().spec(in: .user, forKey: "size")?.defaultValue == .number("12"))
     }

@@ -58,25 +58,25 @@ struct RefreshLibraryTests {
             .unreachable("connection refused"),
             Self.ok(#"{"endpoint": 1, "#),
         ])
-        let first = try await stack.refresh(.dynamic, from: Self.url, http: server)
+        let first = try await stack.refresher.refresh(.dynamic, from: Self.url, http: server)
         #expect(first.outcome == .updated && first.keys == 2)
         #expect(try stack.value(in: .dynamic, forKey: "retries") == .number("3"))
 
-        let second = try await stack.refresh(.dynamic, http: server)
+        let second = try await stack.refresher.refresh(.dynamic, http: server)
         #expect(second.outcome == .notModified && second.keys == 2)
         #expect(server.requests.map(\.url) == [Self.url, Self.url])
         #expect(server.requests.last?.headers["If-None-Match"] == "\"v1\"", "\(server.requests)")
 
         for cause in ["connection refused", "invalid document"] {
             await #expect {
-                try await stack.refresh(.dynamic, http: server)
+                try await stack.refresher.refresh(.dynamic, http: server)
             } throws: { error in
                 let error = error as? PrefsError
                 return error?.kind == .unreachable && error?.message.contains(cause) == true
             }
             #expect(try stack.value(in: .dynamic, forKey: "endpoint") == .string("https://a.example"), "the copy is kept")
         }
-        let status = try #require(try stack.refreshStatus().first)
+        let status = try #require(try stack.refresher.status().first)
         #expect(status.domain == .dynamic && status.source == Self.url && status.lastSuccessAt != nil)
         #expect(status.lastFailure?.contains("invalid document") == true, "\(status)")
     }
@@ -87,11 +87,11 @@ struct RefreshLibraryTests {
         let store = try TemporaryStore()
         let stack = try store.open()
         let server = ScriptedServer([Self.ok(#"{"a":1,"b":2}"#), Self.ok(#"{"a":5}"#)])
-        try await stack.refresh("remote", from: Self.url, http: server)
-        try await stack.refresh("remote", http: server)
+        try await stack.refresher.refresh("remote", from: Self.url, http: server)
+        try await stack.refresher.refresh("remote", http: server)
         #expect(try stack.entries(in: "remote").map(\.key) == ["a"])
         #expect(try stack.value(in: "remote", forKey: "a") == .number("5"))
-        let fresh = try await stack.refresh("remote", maxAge: .seconds(3600), http: server)
+        let fresh = try await stack.refresher.refresh("remote", maxAge: .seconds(3600), http: server)
         #expect(fresh.outcome == .fresh && fresh.keys == 1)
         #expect(server.requests.count == 2)
     }
@@ -103,17 +103,17 @@ struct RefreshLibraryTests {
         let stack = try store.open()
         let server = ScriptedServer([Self.ok("{}")])
         await #expect {
-            try await stack.refresh(.dynamic, from: "https://me:secret@config.example.com/x.json", http: server)
+            try await stack.refresher.refresh(.dynamic, from: "https://me:secret@config.example.com/x.json", http: server)
         } throws: { error in
             let error = error as? PrefsError
             return error?.kind == .usage && error?.message.contains("secret") == false
         }
         #expect(server.requests.isEmpty)
-        #expect(try stack.refreshStatus().isEmpty, "nothing remembered")
+        #expect(try stack.refresher.status().isEmpty, "nothing remembered")
 
         let file = store.directory + "/dynamic.json"
         try #"{"from":"file"}"#.write(toFile: file, atomically: true, encoding: .utf8)
-        let result = try await stack.refresh(.dynamic, from: file)
+        let result = try await stack.refresher.refresh(.dynamic, from: file)
         #expect(result.outcome == .updated && result.keys == 1)
         #expect(try stack.value(in: .dynamic, forKey: "from") == .string("file"))
     }

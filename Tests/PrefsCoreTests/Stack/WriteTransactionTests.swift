@@ -15,10 +15,10 @@ struct WriteTransactionTests {
     @Test func aFailingWriteLeavesNoKeyNoLogRecordAndNoSyncOperation() throws {
         let store = try TemporaryStore()
         let stack = try store.open()
-        try stack.setRemote(remote, domains: nil)
+        try stack.sync.setRemote(remote, domains: nil)
         try stack.set(.number("1"), in: .default, forKey: "b", if: .absent)
         let records = try stack.history()
-        let pending = try stack.pendingSyncOperations()
+        let pending = try stack.sync.pendingOperations()
         #expect(records.count == 1)
         #expect(pending.count == 1)
         // The first operation would write a, the second fails its condition: nothing stays.
@@ -32,19 +32,19 @@ struct WriteTransactionTests {
         #expect(try stack.storedValue(in: .default, forKey: "a") == nil)
         #expect(try stack.storedValue(in: .default, forKey: "b") == .number("1"))
         #expect(try stack.history() == records)
-        #expect(try stack.pendingSyncOperations() == pending)
+        #expect(try stack.sync.pendingOperations() == pending)
         // The same list without the failing condition commits all three, logged and queued.
         try stack.perform([
             .init(.set(.string("x")), in: .default, forKey: "a"),
             .init(.increment(by: 1), in: .default, forKey: "b"),
         ])
         #expect(try stack.history().map(\.op) == ["set", "set", "set"])
-        #expect(try stack.pendingSyncOperations().map(\.key) == ["b", "a", "b"])
+        #expect(try stack.sync.pendingOperations().map(\.key) == ["b", "a", "b"])
     }
 
     @Test func aPulledRemovalInADomainThatDoesNotExistHereDoesNotBlockItsOtherKeys() throws {
         let stack = try TemporaryStore().open()
-        try stack.setRemote(remote, domains: nil)
+        try stack.sync.setRemote(remote, domains: nil)
         let team = Domain("team")
         // A key set and removed on another store, then another key set there: the removal
         // wins for a, and comes first.
@@ -53,7 +53,7 @@ struct WriteTransactionTests {
             SyncOperation(id: UUID().uuidString, domain: "team", key: "a", json: nil, expiresAt: nil, hlc: 1_001, node: "n", actor: "t"),
             SyncOperation(id: UUID().uuidString, domain: "team", key: "b", json: "2", expiresAt: nil, hlc: 1_002, node: "n", actor: "t"),
         ]
-        #expect(try stack.applyRemoteOperations(operations, through: 3) == 2)
+        #expect(try stack.sync.applyRemoteOperations(operations, through: 3) == 2)
         #expect(try stack.storedValue(in: team, forKey: "a") == nil)
         #expect(try stack.storedValue(in: team, forKey: "b") == .number("2"))
         #expect(try stack.history().map(\.op) == ["sync"])

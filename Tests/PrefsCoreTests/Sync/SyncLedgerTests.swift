@@ -36,9 +36,9 @@ struct SyncLedgerTests {
         for order in [all, all.reversed(), all.shuffled(), all.shuffled()] {
             let store = try TemporaryStore()
             let stack = try store.open()
-            try stack.setRemote(remote, domains: nil)
+            try stack.sync.setRemote(remote, domains: nil)
             // One call per operation, so no batch can pick its winner in advance.
-            for operation in order { try stack.applyRemoteOperations([operation], through: nil) }
+            for operation in order { try stack.sync.applyRemoteOperations([operation], through: nil) }
             exports.append(try stack.exportJSON([.default]))
         }
         #expect(Set(exports).count == 1, "\(exports)")
@@ -49,13 +49,13 @@ struct SyncLedgerTests {
             expected[operation.key] = operation
         }
         let stack = try TemporaryStore().open()
-        try stack.setRemote(remote, domains: nil)
-        try stack.applyRemoteOperations(all, through: 42)
+        try stack.sync.setRemote(remote, domains: nil)
+        try stack.sync.applyRemoteOperations(all, through: 42)
         for (key, winner) in expected {
             #expect(try stack.storedValue(in: .default, forKey: key)?.compactText == winner.json, "\(key)")
         }
         #expect(try stack.exportJSON([.default]) == exports[0])
-        #expect(try stack.syncStatus().lastRemoteSeq == 42)
+        #expect(try stack.sync.status().lastRemoteSeq == 42)
     }
 
     @Test func anOperationStampedBeyondTheDriftIsSkippedAndCannotPinItsKey() throws {
@@ -63,21 +63,21 @@ struct SyncLedgerTests {
         // later write; it is refused like any invalid operation, one a day ahead still applies.
         let store = try TemporaryStore()
         let stack = try store.open()
-        try stack.setRemote(remote, domains: nil)
+        try stack.sync.setRemote(remote, domains: nil)
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         func operation(_ json: String, _ hlc: Int64) -> SyncOperation {
             SyncOperation(id: UUID().uuidString, domain: "switch", key: "k", json: json, expiresAt: nil, hlc: hlc, node: "z", actor: "x")
         }
-        let forged = try stack.applyRemoteOperationsCounting(
+        let forged = try stack.sync.applyRemoteOperationsCounting(
             [operation(#""evil""#, Int64.max), operation(#""past""#, -1)], through: 1)
         #expect(forged.applied == 0 && forged.skipped == 2)
         #expect(try stack.storedValue(in: .switch, forKey: "k") == nil)
-        let ahead = try stack.applyRemoteOperationsCounting([operation(#""tomorrow""#, (now + 86_400_000) << 16)], through: 2)
+        let ahead = try stack.sync.applyRemoteOperationsCounting([operation(#""tomorrow""#, (now + 86_400_000) << 16)], through: 2)
         #expect(ahead.applied == 1 && ahead.skipped == 0)
         #expect(try stack.storedValue(in: .switch, forKey: "k") == .string("tomorrow"))
         // The forged one again, now over a stored value: still nothing changes, and a local
         // write after it is what the key holds.
-        #expect(try stack.applyRemoteOperationsCounting([operation(#""evil""#, Int64.max)], through: 3).skipped == 1)
+        #expect(try stack.sync.applyRemoteOperationsCounting([operation(#""evil""#, Int64.max)], through: 3).skipped == 1)
         try stack.set(.string("mine"), in: .switch, forKey: "k")
         try stack.flushSynchronously()
         #expect(try stack.storedValue(in: .switch, forKey: "k") == .string("mine"))
@@ -86,9 +86,9 @@ struct SyncLedgerTests {
     @Test func localWritesAfterAPullGetLaterTimestampsAndWin() throws {
         let store = try TemporaryStore()
         let stack = try store.open()
-        try stack.setRemote(remote, domains: nil)
+        try stack.sync.setRemote(remote, domains: nil)
         let future = (Int64(Date().timeIntervalSince1970 * 1000) + 3_600_000) << 16
-        try stack.applyRemoteOperations(
+        try stack.sync.applyRemoteOperations(
             [
                 SyncOperation(
                     id: UUID().uuidString, domain: "default", key: "k", json: "1", expiresAt: nil, hlc: future, node: "z", actor: "x")
@@ -96,10 +96,10 @@ struct SyncLedgerTests {
             through: 1)
         try stack.set(.number("2"), in: .default, forKey: "k")
         try stack.flushSynchronously()
-        let pending = try stack.pendingSyncOperations()
+        let pending = try stack.sync.pendingOperations()
         #expect(pending.count == 1 && pending[0].hlc > future && pending[0].json == "2")
         // An operation that loses to the local write (written before it was seen) changes nothing.
-        try stack.applyRemoteOperations(
+        try stack.sync.applyRemoteOperations(
             [
                 SyncOperation(
                     id: UUID().uuidString, domain: "default", key: "k", json: "3", expiresAt: nil, hlc: future - 5, node: "z", actor: "x")
@@ -110,8 +110,8 @@ struct SyncLedgerTests {
         try stack.set(.number("1"), in: .user, forKey: "u")
         try stack.set(.number("1"), in: .memory, forKey: "m")
         try stack.flushSynchronously()
-        #expect(try stack.pendingSyncOperations().count == 1)
-        try stack.applyRemoteOperations(
+        #expect(try stack.sync.pendingOperations().count == 1)
+        try stack.sync.applyRemoteOperations(
             [
                 SyncOperation(
                     id: UUID().uuidString, domain: "user", key: "u", json: "9", expiresAt: nil, hlc: future * 2, node: "z", actor: "x")
@@ -124,7 +124,7 @@ struct SyncLedgerTests {
     @Test func pulledOperationsALocalWriteWouldRefuseAreSkippedAndCounted() throws {
         let store = try TemporaryStore()
         let stack = try store.open()
-        try stack.setRemote(remote, domains: nil)
+        try stack.sync.setRemote(remote, domains: nil)
         var hlc: Int64 = 1_000
         func operation(domain: String = "default", key: String, json: String?, actor: String = "peer", node: String = "node-z")
             -> SyncOperation
@@ -152,10 +152,10 @@ struct SyncLedgerTests {
             operation(key: "long-node", json: "1", node: String(repeating: "n", count: 65)),
             operation(key: "newline-node", json: "1", node: "a\nb"),
         ]
-        let outcome = try stack.applyRemoteOperationsCounting(hostile, through: 10)
+        let outcome = try stack.sync.applyRemoteOperationsCounting(hostile, through: 10)
         #expect(outcome.applied == 2 && outcome.skipped == 13, "\(outcome)")
-        #expect(try stack.syncStatus().skipped == 13)
-        #expect(try stack.syncStatus().lastRemoteSeq == 10, "skipped operations are still pulled past")
+        #expect(try stack.sync.status().skipped == 13)
+        #expect(try stack.sync.status().lastRemoteSeq == 10, "skipped operations are still pulled past")
         #expect(try stack.entries(in: .default).map(\.key).sorted() == ["ok-actor", "spaced"])
         let log = try stack.history()
         #expect(log.count == 2)
@@ -165,19 +165,19 @@ struct SyncLedgerTests {
         // does not hide an earlier valid one.
         let valid = operation(key: "contested", json: "\"valid\"")
         let invalid = operation(key: "contested", json: "\"evil\"", actor: "x\u{1b}]0;title\u{7}")
-        let second = try stack.applyRemoteOperationsCounting([valid, invalid], through: 11)
+        let second = try stack.sync.applyRemoteOperationsCounting([valid, invalid], through: 11)
         #expect(second.applied == 1 && second.skipped == 1)
         #expect(try stack.storedValue(in: .default, forKey: "contested") == .string("valid"))
-        #expect(try stack.syncStatus().skipped == 14, "counted across pulls")
+        #expect(try stack.sync.status().skipped == 14, "counted across pulls")
         // Setting another remote starts the count afresh.
-        try stack.setRemote(try RemoteURL(parsing: "postgres://v@127.0.0.1:1/other"), domains: nil)
-        #expect(try stack.syncStatus().skipped == 0)
+        try stack.sync.setRemote(try RemoteURL(parsing: "postgres://v@127.0.0.1:1/other"), domains: nil)
+        #expect(try stack.sync.status().skipped == 0)
     }
 
     @Test func aPeerCannotCreateDomainsWithoutEnd() throws {
         let store = try TemporaryStore()
         let stack = try store.open()
-        try stack.setRemote(remote, domains: nil)
+        try stack.sync.setRemote(remote, domains: nil)
         try stack.set(.number("1"), in: .default, forKey: "k")
         try stack.flushSynchronously()
         let operations = (0..<1_200).map { index in
@@ -185,12 +185,12 @@ struct SyncLedgerTests {
                 id: UUID().uuidString.lowercased(), domain: "d\(index)", key: "k", json: "1", expiresAt: nil, hlc: 5_000 + Int64(index),
                 node: "node-z", actor: "peer")
         }
-        let outcome = try stack.applyRemoteOperationsCounting(operations, through: 1)
+        let outcome = try stack.sync.applyRemoteOperationsCounting(operations, through: 1)
         #expect(outcome.applied + outcome.skipped == 1_200)
         #expect(outcome.skipped >= 200, "\(outcome)")
         #expect(try stack.domains().filter { $0 != .memory }.count == SyncOperation.maximumDomains)
         // Domains that exist take operations as before.
-        let more = try stack.applyRemoteOperationsCounting(
+        let more = try stack.sync.applyRemoteOperationsCounting(
             [
                 SyncOperation(
                     id: UUID().uuidString.lowercased(), domain: "d0", key: "k2", json: "2", expiresAt: nil, hlc: 9_000, node: "node-z",
@@ -208,16 +208,16 @@ struct SyncLedgerTests {
                 id: UUID().uuidString.lowercased(), domain: "default", key: key, json: "1", expiresAt: nil, hlc: hlc, node: "other",
                 actor: "test")
         }
-        try stack.setRemote(remote, domains: nil)
-        try stack.applyRemoteOperations([operation("kept", 10), operation("deleted", 11), operation("rewritten", 12)], through: 3)
-        try stack.acknowledgeSyncPush(through: Int64.max)
+        try stack.sync.setRemote(remote, domains: nil)
+        try stack.sync.applyRemoteOperations([operation("kept", 10), operation("deleted", 11), operation("rewritten", 12)], through: 3)
+        try stack.sync.acknowledgePush(through: Int64.max)
         try stack.set(.string("local"), in: .default, forKey: "rewritten")  // pending
-        let forgotten = try stack.forgetSyncedKeys(notIn: ["default\u{0}kept"], through: 9)
+        let forgotten = try stack.sync.forgetSyncedKeys(notIn: ["default\u{0}kept"], through: 9)
         #expect(forgotten == 1)
         #expect(try stack.storedValue(in: .default, forKey: "kept") != nil)
         #expect(try stack.storedValue(in: .default, forKey: "deleted") == nil)
         #expect(try stack.storedValue(in: .default, forKey: "rewritten")?.compactText == #""local""#)
-        #expect(try stack.pendingSyncOperations().map(\.key) == ["rewritten"])  // the removal is not pushed
-        #expect(try stack.syncStatus().lastRemoteSeq == 9)
+        #expect(try stack.sync.pendingOperations().map(\.key) == ["rewritten"])  // the removal is not pushed
+        #expect(try stack.sync.status().lastRemoteSeq == 9)
     }
 }

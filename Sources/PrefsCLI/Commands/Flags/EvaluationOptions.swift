@@ -42,7 +42,7 @@ extension Prefs {
             guard stack.layers.holdsFlags || FileManager.default.fileExists(atPath: stack.path) else {
                 throw PrefsError(.usage, "no store at \(stack.path): import flags first (prefs flag import FILE)")
             }
-            return try stack.evaluateFlag(
+            return try stack.flags.evaluate(
                 key, type: type, default: value, context: contextValue(), targetingKey: targetingKey,
                 fractionalVersion: fractionalVersion.flatMap(FractionalVersion.init(rawValue:)))
         }

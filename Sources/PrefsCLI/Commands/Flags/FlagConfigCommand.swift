@@ -33,11 +33,11 @@ extension Prefs {
         func run() throws {
             let stack = try global.openStack()
             if let value {
-                try stack.setFractionalVersion(FractionalVersion(rawValue: value))
+                try stack.flags.setFractionalVersion(FractionalVersion(rawValue: value))
             } else if unset {
-                try stack.setFractionalVersion(nil)
+                try stack.flags.setFractionalVersion(nil)
             } else {
-                Output.standard.write("\((try stack.fractionalVersionSetting() ?? .default).rawValue)\n")
+                Output.standard.write("\((try stack.flags.fractionalVersionSetting() ?? .default).rawValue)\n")
             }
         }
     }

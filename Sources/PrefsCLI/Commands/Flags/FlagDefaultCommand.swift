@@ -28,7 +28,7 @@ extension Prefs {
 
         func run() throws {
             try KeyName.validate(key)
-            try global.openStack().setFlagDefault(key, variant: variant, ifVersion: ifVersion)
+            try global.openStack().flags.setDefault(key, variant: variant, ifVersion: ifVersion)
         }
     }
 }

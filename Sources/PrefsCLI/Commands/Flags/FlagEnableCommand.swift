@@ -13,7 +13,7 @@ extension Prefs {
 
         func run() throws {
             try KeyName.validate(key)
-            try global.openStack().setFlag(key, enabled: true)
+            try global.openStack().flags.set(key, enabled: true)
         }
     }
 }

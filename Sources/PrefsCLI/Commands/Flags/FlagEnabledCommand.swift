@@ -29,7 +29,7 @@ extension Prefs {
             if result.errorCode == "FLAG_NOT_FOUND" {
                 // Never the "no" of a real flag (exit 1): a kill switch that was renamed or
                 // mistyped must not read "off" (docs/decisions.md).
-                throw PrefsError(.usage, "flag '\(key)' not found" + TypoHint.suffix(key, among: try stack.flagNames(near: key)))
+                throw PrefsError(.usage, "flag '\(key)' not found" + TypoHint.suffix(key, among: try stack.flags.names(near: key)))
             }
             if result.value != .bool(true) { throw ExitCode(1) }
         }

@@ -44,7 +44,7 @@ extension Prefs {
                 throw PrefsError(.usage, "no store at \(stack.path): import flags first (prefs flag import FILE)")
             }
             // Only this flag is read and compiled; for a missing one, the flags' names (the hint).
-            let flags = try stack.flags(
+            let flags = try stack.flags.flagSet(
                 only: key, fractionalVersion: evaluation.fractionalVersion.flatMap(FractionalVersion.init(rawValue:)))
             let flagType = type?.type ?? flags.naturalType(of: key)
             var fallback = JSONValue.null
@@ -60,7 +60,7 @@ extension Prefs {
                 key, type: flagType, default: fallback, context: try FlagSet.context(evaluation.contextValue()),
                 targetingKey: evaluation.targetingKey)
             if result.errorCode == "FLAG_NOT_FOUND" {
-                let hint = TypoHint.suffix(key, among: try stack.flagNames(near: key))
+                let hint = TypoHint.suffix(key, among: try stack.flags.names(near: key))
                 if defaultValue == nil || strict || ProcessEnvironment.value("PREFS_STRICT_FLAGS") == "1" {
                     throw PrefsError(.notFound, "flag '\(key)' not found" + hint)
                 }

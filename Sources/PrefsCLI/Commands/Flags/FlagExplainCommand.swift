@@ -64,7 +64,7 @@ extension Prefs {
             // From the store, only this flag is read and compiled.
             let flags =
                 try document.map { try FlagSource.load($0, global: global, version: version) }
-                ?? global.openStack().flags(only: key, fractionalVersion: version)
+                ?? global.openStack().flags.flagSet(only: key, fractionalVersion: version)
             let fallback = try defaultValue.map { try type?.parse($0) ?? .null } ?? .null
             let data = try EvaluationContexts.data(try Self.readContext(context))
             let explanation = flags.explain(key, type: type?.type, default: fallback, context: data, targetingKey: targetingKey)

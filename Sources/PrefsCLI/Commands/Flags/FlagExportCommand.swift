@@ -12,7 +12,7 @@ extension Prefs {
         var output: String?
 
         func run() throws {
-            let (document, skipped) = try global.openStack().exportFlags()
+            let (document, skipped) = try global.openStack().flags.exportDocument()
             for key in skipped { Output.error("warning: switch/\(key) is not exported: arrays and null cannot be flagd variants") }
             let text = document.prettyText + "\n"
             if let output {

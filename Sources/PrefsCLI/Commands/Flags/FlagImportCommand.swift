@@ -24,7 +24,7 @@ extension Prefs {
             let source = file == "-" ? "standard input" : file
             do {
                 let document = try JSONValue(parsingUTF8: try readInput(file), wrappingLevels: 4)
-                let plan = try global.openStack().importFlags(document, replace: replace, dryRun: dryRun)
+                let plan = try global.openStack().flags.importDocument(document, replace: replace, dryRun: dryRun)
                 if dryRun {
                     for change in plan.changes { Output.standard.write("\(change.action.rawValue)\t\(change.key)\n") }
                 }

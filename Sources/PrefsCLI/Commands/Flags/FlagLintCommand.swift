@@ -38,8 +38,8 @@ extension Prefs {
                     throw PrefsError(.usage, "no store at \(global.storePath): import flags first (prefs flag import FILE)")
                 }
                 let stack = try global.openStack()
-                bytes = Array((try stack.exportFlags().document.prettyText + "\n").utf8)
-                everEnabled = try stack.flagsEverEnabled()
+                bytes = Array((try stack.flags.exportDocument().document.prettyText + "\n").utf8)
+                everEnabled = try stack.flags.everEnabled()
             } else {
                 name = file == "-" ? "standard input" : file
                 bytes = try readInput(file)

@@ -15,8 +15,8 @@ extension Prefs {
 
         func run() throws {
             let stack = try global.openStack()
-            let version = try stack.fractionalVersionSetting() ?? .default
-            let flags = try stack.flags(fractionalVersion: version)
+            let version = try stack.flags.fractionalVersionSetting() ?? .default
+            let flags = try stack.flags.flagSet(fractionalVersion: version)
             for key in flags.flags.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
                 guard let flag = flags.flags[key] else { continue }
                 let type = flag.isStatic ? flag.definition.typeName : flag.variantType

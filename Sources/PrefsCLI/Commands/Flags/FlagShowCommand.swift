@@ -14,7 +14,7 @@ extension Prefs {
         func run() throws {
             try KeyName.validate(key)
             // A flag by the one rule: stored or overridden (a schema default is not a flag).
-            guard let value = try global.openStack().flagValue(key) else {
+            guard let value = try global.openStack().flags.value(key) else {
                 throw PrefsError(.notFound, "flag \(JSONValue.string(key).compactText) not found")
             }
             Output.standard.write(value.prettyText + "\n")

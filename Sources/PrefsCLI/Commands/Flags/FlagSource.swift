@@ -12,13 +12,13 @@ struct FlagSource {
     static func fractionalVersion(_ option: Int?, global: GlobalOptions) throws -> FractionalVersion {
         if let option, let version = FractionalVersion(rawValue: option) { return version }
         guard FileManager.default.fileExists(atPath: global.storePath) else { return .default }
-        return try global.openStack().fractionalVersionSetting() ?? .default
+        return try global.openStack().flags.fractionalVersionSetting() ?? .default
     }
 
     static func load(_ source: String, global: GlobalOptions, version: FractionalVersion) throws -> FlagSet {
         if source == store {
             guard FileManager.default.fileExists(atPath: global.storePath) else { return FlagSet(entries: [], fractionalVersion: version) }
-            return try global.openStack().flags(fractionalVersion: version)
+            return try global.openStack().flags.flagSet(fractionalVersion: version)
         }
         let name = source == "-" ? "standard input" : source
         do {

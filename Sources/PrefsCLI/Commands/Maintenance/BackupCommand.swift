@@ -17,7 +17,7 @@ extension Prefs {
 
         func run() throws {
             SignalCleanup.installHandlers()  // an interrupted backup leaves no hidden copy behind
-            try global.openStack().backup(to: file, overwrite: force)
+            try global.openStack().maintenance.backup(to: file, overwrite: force)
         }
     }
 }

@@ -17,7 +17,7 @@ extension Prefs {
         @OptionGroup var global: GlobalOptions
 
         func run() throws {
-            let report = try global.openStack().compact()
+            let report = try global.openStack().maintenance.compact()
             Output.standard.write("\(report.bytesBefore) -> \(report.bytesAfter) bytes\n")
         }
     }

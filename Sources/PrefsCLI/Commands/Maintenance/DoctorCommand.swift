@@ -28,7 +28,7 @@ extension Prefs {
         var all = false
 
         func run() throws {
-            let findings = try global.openStack().doctor(fix: fix, otherStores: all)
+            let findings = try global.openStack().maintenance.doctor(fix: fix, otherStores: all)
             for finding in findings {
                 Output.standard.write(json ? finding.json + "\n" : "\(finding.level.rawValue)\t\(finding.check)\t\(finding.message)\n")
             }

@@ -31,7 +31,7 @@ extension Prefs {
 
         func run() throws {
             SignalCleanup.installHandlers()  // an interrupted restore leaves no temporary store behind
-            try global.openStack().restore(from: file, overwrite: force, withSources: withSources) { report in
+            try global.openStack().maintenance.restore(from: file, overwrite: force, withSources: withSources) { report in
                 for line in report.lines { Output.error(line) }
             }
         }

@@ -72,7 +72,7 @@ struct HelperFetcher: HTTPFetcher {
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds + 2, execute: watchdog)
         let collector = ErrorText(child.standardError ?? -1)
         // The helper stops at the document limit; reading stops there too whatever it sends.
-        let cap = KeyValueStack.maximumDocumentSize + 65_536
+        let cap = Refresher.maximumDocumentSize + 65_536
         let output = child.standardOutput ?? -1
         let data = (try? FileIO.read(output, upTo: cap)) ?? []
         FileIO.close(output)
@@ -88,7 +88,7 @@ struct HelperFetcher: HTTPFetcher {
             throw PrefsError(.unreachable, "timed out after \(DurationText.seconds(seconds))")
         }
         if overflow {
-            throw PrefsError(.unreachable, "the document is larger than \(KeyValueStack.maximumDocumentSize / 1_048_576) MiB")
+            throw PrefsError(.unreachable, "the document is larger than \(Refresher.maximumDocumentSize / 1_048_576) MiB")
         }
         guard termination == .exited(0) else {
             let message = collector.text.trimmingWhitespaceAndNewlines()

@@ -66,7 +66,7 @@ extension Prefs {
         func run() throws {
             let stack = try global.openStack()
             if status {
-                for entry in try stack.refreshStatus() {
+                for entry in try stack.refresher.status() {
                     if json {
                         Output.standard.write(entry.json + "\n")
                     } else {
@@ -98,7 +98,7 @@ extension Prefs {
             let requestHeaders = parsedHeaders
             let environmentHeaders = try RequestHeaders.fromEnvironment(ProcessEnvironment.current())
             let outcome = Blocking.run {
-                try await stack.refresh(
+                try await stack.refresher.refresh(
                     domain, from: source, timeout: timeout, headers: requestHeaders, unrememberedHeaders: environmentHeaders,
                     maxAge: maxAge, http: HelperFetcher())
             }

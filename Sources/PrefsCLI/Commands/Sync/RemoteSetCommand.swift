@@ -29,7 +29,7 @@ extension Prefs {
             let remote = try RemoteURL(parsing: url)
             let list = try domains.map { text in try text.split(separator: ",").map { try parseDomain(String($0)) } }
             if list?.isEmpty == true { throw PrefsError(.usage, "--domains needs at least one domain") }
-            let queued = try global.openStack().setRemote(remote, domains: list)
+            let queued = try global.openStack().sync.setRemote(remote, domains: list)
             Output.standard.write("queued \(queued) operation\(queued == 1 ? "" : "s") for the first sync\n")
         }
     }

@@ -15,7 +15,7 @@ extension Prefs {
         var json = false
 
         func run() throws {
-            guard let remote = try global.openStack().remote() else { throw PrefsError(.notFound, "no remote set") }
+            guard let remote = try global.openStack().sync.remote() else { throw PrefsError(.notFound, "no remote set") }
             if json {
                 let domains: JSONValue = remote.domains.map { .array($0.map { .string($0.name) }) } ?? .null
                 Output.standard.write(

@@ -12,7 +12,7 @@ extension Prefs {
         @OptionGroup var global: GlobalOptions
 
         func run() throws {
-            try global.openStack().unsetRemote()
+            try global.openStack().sync.unsetRemote()
         }
     }
 }

@@ -67,7 +67,7 @@ extension Prefs {
         func run() throws {
             let parsed = try domains.map(parseDomain)
             if status {
-                try showStatus(try global.openStack().syncStatus())
+                try showStatus(try global.openStack().sync.status())
                 return
             }
             guard let helper = Helper.path("prefs-sync") else {

@@ -232,10 +232,10 @@ extension Prefs.ExportCommand {
     /// source by that source, a synced domain by every store of the remote.
     static func writtenByOthers(_ stack: KeyValueStack, _ domain: Domain) throws -> String? {
         if domain == .dynamic || domain == .switch { return "\(domain.name) is written by servers and sync peers" }
-        if try stack.refreshStatus().contains(where: { $0.domain == domain }) {
+        if try stack.refresher.status().contains(where: { $0.domain == domain }) {
             return "\(domain.name) is refreshed from a source"
         }
-        if let remote = try stack.remote(), remote.syncs(domain) { return "\(domain.name) is synced with \(remote.url)" }
+        if let remote = try stack.sync.remote(), remote.syncs(domain) { return "\(domain.name) is synced with \(remote.url)" }
         return nil
     }
 

@@ -113,7 +113,24 @@ public struct SyncOperation: Sendable, Equatable {
     }
 }
 
-extension KeyValueStack {
+/// A store's sync, its local side: the remote, the pending operations, applying pulled ones
+/// and the outcome of the last sync (`PrefsSync` adds `run(domains:timeout:)`, the exchange
+/// with PostgreSQL). Held apart from ``KeyValueStack`` (as GRDB keeps `DatabaseMigrator` apart from
+/// `DatabaseQueue`): an app that only reads and writes settings never meets it.
+///
+/// ```swift
+/// let sync = StoreSync(stack)   // or stack.sync
+/// print(try sync.status().pending)
+/// ```
+public struct StoreSync: Sendable {
+    /// The stack whose store syncs.
+    public let stack: KeyValueStack
+
+    /// The sync of `stack`'s store.
+    public init(_ stack: KeyValueStack) {
+        self.stack = stack
+    }
+
     /// Sets the remote this store syncs to and queues the current content of the synced
     /// domains as pending operations (the initial push), each stamped with its last write
     /// time, so a later write anywhere wins over it. Nothing connects: the first
@@ -121,7 +138,7 @@ extension KeyValueStack {
     /// a pending operation in its own transaction.
     ///
     /// ```swift
-    /// try stack.setRemote(try RemoteURL(parsing: "postgres://prefs@db:5432/prefs"), domains: nil)
+    /// try stack.sync.setRemote(try RemoteURL(parsing: "postgres://prefs@db:5432/prefs"), domains: nil)
     /// ```
     /// - Parameters:
     ///   - url: the PostgreSQL database, without a password.
@@ -131,9 +148,9 @@ extension KeyValueStack {
     @discardableResult
     public func setRemote(_ url: RemoteURL, domains: [Domain]?) throws -> Int {
         if domains?.contains(.memory) == true { throw PrefsError(.usage, "the memory domain is never synced") }
-        try flushSynchronously()
+        try stack.flushSynchronously()
         let remote = SyncRemote(url: url, domains: domains.map { Array(Set($0)).sorted() })
-        return try WriteTransaction.run(on: main, op: .remote) { transaction in
+        return try WriteTransaction.run(on: stack.main, op: .remote) { transaction in
             let db = transaction.db
             let current = try String.fetchOne(db, sql: "SELECT url FROM sync_config WHERE id = 1")
             if current == url.description {
@@ -192,7 +209,7 @@ extension KeyValueStack {
     ///
     /// - Throws: `PrefsError` of kind `storeUnreadable`.
     public func remote() throws -> SyncRemote? {
-        try syncStatus().remote
+        try status().remote
     }
 
     /// Stops syncing: forgets the remote, the pending operations and the per-key sync
@@ -200,8 +217,8 @@ extension KeyValueStack {
     ///
     /// - Throws: `PrefsError` of kind `cannotWrite`.
     public func unsetRemote() throws {
-        guard try main.reader() != nil else { return }
-        try WriteTransaction.run(on: main, op: .remote) { transaction in
+        guard try stack.main.reader() != nil else { return }
+        try WriteTransaction.run(on: stack.main, op: .remote) { transaction in
             try transaction.db.execute(sql: "DELETE FROM sync_config; DELETE FROM sync_pending; DELETE FROM sync_keys")
             try StoreMeta.remove(transaction.db, .syncSkipped)
         }
@@ -210,13 +227,13 @@ extension KeyValueStack {
     /// The remote, the pending count and the last sync's outcome.
     ///
     /// ```swift
-    /// let status = try stack.syncStatus()
+    /// let status = try stack.sync.status()
     /// print(status.pending)
     /// ```
     /// - Throws: `PrefsError` of kind `storeUnreadable`.
-    public func syncStatus() throws -> SyncStatus {
+    public func status() throws -> SyncStatus {
         var status = SyncStatus(remote: nil, node: nil, pending: 0, lastRemoteSeq: 0)
-        _ = try main.read { db in
+        _ = try stack.main.read { db in
             status.node = try SyncLedger.node(db)
             status.pending = try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_pending") ?? 0
             status.skipped = try StoreMeta.integer(db, .syncSkipped) ?? 0
@@ -240,8 +257,8 @@ extension KeyValueStack {
     /// The pending operations in the order they were written, optionally of some domains.
     ///
     /// - Throws: `PrefsError` of kind `storeUnreadable`.
-    public func pendingSyncOperations(in domains: Set<Domain>? = nil) throws -> [SyncOperation] {
-        try main.read { db in
+    public func pendingOperations(in domains: Set<Domain>? = nil) throws -> [SyncOperation] {
+        try stack.main.read { db in
             var operations: [SyncOperation] = []
             let rows = try Row.fetchCursor(
                 db, sql: "SELECT seq, op_id, domain, key, value, expires_at, hlc, node, actor FROM sync_pending ORDER BY seq")
@@ -288,7 +305,7 @@ extension KeyValueStack {
     public func applyRemoteOperationsCounting(
         _ operations: [SyncOperation], through remoteSeq: Int64?, in domains: Set<Domain>? = nil
     ) throws -> (applied: Int, skipped: Int) {
-        try WriteTransaction.run(on: main, op: .sync) { transaction in
+        try WriteTransaction.run(on: stack.main, op: .sync) { transaction in
             let db = transaction.db
             guard let stored = try Row.fetchOne(db, sql: "SELECT domains FROM sync_config") else {
                 throw PrefsError(.usage, "no remote set (prefs remote set postgres://USER@HOST:PORT/DB)")
@@ -310,8 +327,8 @@ extension KeyValueStack {
     /// nobody else wrote in between, that the remote is pulled up to `remoteSeq`.
     ///
     /// - Throws: `PrefsError` of kind `cannotWrite`.
-    public func acknowledgeSyncPush(through localSeq: Int64, in domains: Set<Domain>? = nil, remoteSeq: Int64? = nil) throws {
-        try WriteTransaction.run(on: main, op: .sync) { transaction in
+    public func acknowledgePush(through localSeq: Int64, in domains: Set<Domain>? = nil, remoteSeq: Int64? = nil) throws {
+        try WriteTransaction.run(on: stack.main, op: .sync) { transaction in
             let db = transaction.db
             if let domains {
                 for domain in domains {
@@ -333,10 +350,19 @@ extension KeyValueStack {
     /// Records why a sync failed (shown by `prefs sync --status`).
     ///
     /// - Throws: `PrefsError` of kind `cannotWrite`.
-    public func recordSyncFailure(_ cause: String) throws {
-        try WriteTransaction.run(on: main, op: .sync) { transaction in
+    public func recordFailure(_ cause: String) throws {
+        try WriteTransaction.run(on: stack.main, op: .sync) { transaction in
             try transaction.db.execute(
                 sql: "UPDATE sync_config SET last_failure_at = ?, last_failure = ?", arguments: [WallClock.nowMilliseconds(), cause])
         }
     }
+}
+
+extension KeyValueStack {
+    /// The sync of this stack's store (``StoreSync``): remote, pending operations, status.
+    ///
+    /// ```swift
+    /// let pending = try stack.sync.status().pending
+    /// ```
+    public var sync: StoreSync { StoreSync(self) }
 }

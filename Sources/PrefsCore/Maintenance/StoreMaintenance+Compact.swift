@@ -1,6 +1,6 @@
 import Glibc
 
-extension KeyValueStack {
+extension StoreMaintenance {
     /// Gives the store file's free pages back to the file system while other processes may
     /// be reading and writing (SQLite's `VACUUM`), and switches a store made before
     /// incremental auto-vacuum to it, so that from then on its writes give back the pages of
@@ -12,17 +12,17 @@ extension KeyValueStack {
     /// logged (no key changes).
     ///
     /// ```swift
-    /// let report = try stack.compact()
+    /// let report = try stack.maintenance.compact()
     /// print(report.bytesBefore, report.bytesAfter)
     /// ```
     /// - Returns: the file's size before and after.
     /// - Throws: `PrefsError`: `notFound` when there is no store; `cannotWrite` when it
     ///   cannot be written or the lock is not had within the busy timeout.
     public func compact() throws -> CompactReport {
-        guard try main.reader() != nil else { throw PrefsError(.notFound, "no store at \(path) to compact") }
-        try flushSynchronously()
-        let before = Self.fileSize(path)
-        let writer = try main.writer()
+        guard try stack.main.reader() != nil else { throw PrefsError(.notFound, "no store at \(stack.path) to compact") }
+        try stack.flushSynchronously()
+        let before = Self.fileSize(stack.path)
+        let writer = try stack.main.writer()
         var switched = false
         var after = 0
         do {
@@ -38,7 +38,7 @@ extension KeyValueStack {
                 try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)")
             }
         } catch {
-            throw PrefsError.database(error, path: path, writing: true)
+            throw PrefsError.database(error, path: stack.path, writing: true)
         }
         return CompactReport(bytesBefore: before, bytesAfter: after, switchedToIncremental: switched)
     }

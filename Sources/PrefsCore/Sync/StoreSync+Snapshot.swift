@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
 
-extension KeyValueStack {
+extension StoreSync {
     /// After loading the remote's snapshot (the current state of every key, tombstones
     /// younger than the log's horizon included): removes the keys this store had synced —
     /// it holds their sync state — that the snapshot does not hold and that have no pending
@@ -18,8 +18,8 @@ extension KeyValueStack {
     /// - Throws: `PrefsError`: `usage` when no remote is set, `cannotWrite`.
     public func forgetSyncedKeys(notIn present: Set<String>, in domains: Set<Domain>? = nil, through remoteSeq: Int64?) throws -> Int {
         // Queued writes first: they record their pending operations when they commit.
-        _ = try flushSynchronously()
-        return try WriteTransaction.run(on: main, op: .sync) { transaction in
+        _ = try stack.flushSynchronously()
+        return try WriteTransaction.run(on: stack.main, op: .sync) { transaction in
             let db = transaction.db
             guard let stored = try Row.fetchOne(db, sql: "SELECT domains FROM sync_config") else {
                 throw PrefsError(.usage, "no remote set (prefs remote set postgres://USER@HOST:PORT/DB)")

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
 
-/// One finding of ``KeyValueStack/doctor(environment:fix:otherStores:)``.
+/// One finding of ``StoreMaintenance/doctor(environment:fix:otherStores:)``.
 public struct DoctorFinding: Sendable, Equatable {
     /// How serious it is.
     public enum Level: String, Sendable {
@@ -27,7 +27,23 @@ public struct DoctorFinding: Sendable, Equatable {
     }
 }
 
-extension KeyValueStack {
+/// Looking after a store file: checking its health (``doctor(environment:fix:otherStores:)``),
+/// giving free pages back (``compact()``), backing it up and restoring a backup. Held apart from
+/// ``KeyValueStack`` (as GRDB keeps `DatabaseMigrator` apart from `DatabaseQueue`): these are
+/// an administrator's operations, not an app's. Export and import stay on the stack.
+///
+/// ```swift
+/// let findings = try StoreMaintenance(stack).doctor()   // or stack.maintenance.doctor()
+/// ```
+public struct StoreMaintenance: Sendable {
+    /// The stack whose store file is looked after.
+    public let stack: KeyValueStack
+
+    /// The maintenance of `stack`'s store.
+    public init(_ stack: KeyValueStack) {
+        self.stack = stack
+    }
+
     /// Checks the store's health: integrity, schema version, the SQL objects (every table,
     /// index and trigger one prefs makes, none else), values (compact JSON), the change log's
     /// numbering, WAL state, permissions, this store's memory-tier file, leftover temporary
@@ -35,7 +51,7 @@ extension KeyValueStack {
     /// expired keys waiting to be purged. Reads only, unless `fix`.
     ///
     /// ```swift
-    /// let healthy = try stack.doctor().allSatisfy { $0.level != .error }
+    /// let healthy = try stack.maintenance.doctor().allSatisfy { $0.level != .error }
     /// ```
     /// - Parameters:
     ///   - environment: where the memory tier's directory is looked up (`XDG_RUNTIME_DIR` and
@@ -53,14 +69,14 @@ extension KeyValueStack {
         }
         // The store file itself; what is beside it (memory tier, temporaries) is checked after.
         func storeChecks() throws {
-            guard FileManager.default.fileExists(atPath: path) else {
-                add(.ok, "store", "\(path) does not exist yet (created on the first write)")
+            guard FileManager.default.fileExists(atPath: stack.path) else {
+                add(.ok, "store", "\(stack.path) does not exist yet (created on the first write)")
                 return
             }
             let reader: DatabaseQueue
             do {
-                guard let opened = try main.reader() else {
-                    add(.ok, "store", "\(path) is empty")
+                guard let opened = try stack.main.reader() else {
+                    add(.ok, "store", "\(stack.path) is empty")
                     return
                 }
                 reader = opened
@@ -118,7 +134,7 @@ extension KeyValueStack {
                     let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?"
                     // (FileManager's `.size` is not an Int here: it read 0 for every WAL.)
                     var walInfo = stat()
-                    let walSize = stat(path + "-wal", &walInfo) == 0 ? Int(walInfo.st_size) : 0
+                    let walSize = stat(stack.path + "-wal", &walInfo) == 0 ? Int(walInfo.st_size) : 0
                     if walSize > StoreDatabase.walSizeLimit {
                         add(
                             .warning, "wal",
@@ -160,9 +176,9 @@ extension KeyValueStack {
                             ?? "fractional hashing version \(FractionalVersion.default.rawValue) (the default)")
                 }
             } catch {
-                add(.error, "integrity", PrefsError.database(error, path: path, writing: false).message)
+                add(.error, "integrity", PrefsError.database(error, path: stack.path, writing: false).message)
             }
-            for (file, label) in [(path, "store file"), (PathText.deletingLastComponent(path), "store directory")] {
+            for (file, label) in [(stack.path, "store file"), (PathText.deletingLastComponent(stack.path), "store directory")] {
                 var info = stat()
                 guard stat(file, &info) == 0 else { continue }
                 let mode = info.st_mode & 0o777
@@ -177,14 +193,14 @@ extension KeyValueStack {
             }
         }
         try storeChecks()
-        let memoryFile = StoreLocation.memoryFile(forStore: path, environment: environment)
+        let memoryFile = StoreLocation.memoryFile(forStore: stack.path, environment: environment)
         var memoryInfo = stat()
         add(
             .ok, "memory",
             lstat(memoryFile, &memoryInfo) == 0
                 ? "memory-tier file \(memoryFile) (\(memoryInfo.st_size) bytes)"
                 : "no memory-tier file in \(PathText.deletingLastComponent(memoryFile))")
-        for leftover in LeftoverTemporary.scan(directory: PrivateFile.directoryName(path)) {
+        for leftover in LeftoverTemporary.scan(directory: PrivateFile.directoryName(stack.path)) {
             let what = "temporary copy \(leftover.path) (\(leftover.bytes) bytes)"
             if leftover.held {
                 add(.ok, "temporary", "\(what) is being written by a running backup or restore")
@@ -209,7 +225,7 @@ extension KeyValueStack {
             }
             for orphan in orphans { add(.warning, "memory-other", "orphaned memory-tier file \(orphan)") }
         }
-        findings += layerFindings()
+        findings += stack.layerFindings()
         return findings
     }
 
@@ -239,7 +255,7 @@ extension KeyValueStack {
     /// may be writing (SQLite's `VACUUM INTO`), mode 0600.
     ///
     /// ```swift
-    /// try stack.backup(to: "/var/backups/prefs.db")
+    /// try stack.maintenance.backup(to: "/var/backups/prefs.db")
     /// ```
     /// - Parameters:
     ///   - destination: the backup file to write.
@@ -252,9 +268,9 @@ extension KeyValueStack {
         if lstat(destination, &status) == 0 && !overwrite {
             throw PrefsError(.cannotWrite, "\(destination) exists; use --force to overwrite it")
         }
-        guard let reader = try main.reader() else { throw PrefsError(.notFound, "no store at \(path) to back up") }
-        try PrivateFile.refuseStoreFiles(destination, store: path)
-        try flushSynchronously()
+        guard let reader = try stack.main.reader() else { throw PrefsError(.notFound, "no store at \(stack.path) to back up") }
+        try PrivateFile.refuseStoreFiles(destination, store: stack.path)
+        try stack.flushSynchronously()
         // SQLite writes into an empty file that exists: make it private and unpredictable first.
         // Held open (and locked) until the rename, so `doctor --fix` leaves it alone.
         let (fd, temporary) = try PrivateFile.makeTemporary(nextTo: destination, purpose: "backup")
@@ -289,7 +305,7 @@ extension KeyValueStack {
     /// lock, so readers see the old store or the restored one, never a mix.
     ///
     /// ```swift
-    /// try stack.restore(from: "/var/backups/prefs.db", overwrite: true) { print($0.lines) }
+    /// try stack.maintenance.restore(from: "/var/backups/prefs.db", overwrite: true) { print($0.lines) }
     /// ```
     /// - Parameters:
     ///   - source: the backup file (a regular file).
@@ -312,7 +328,7 @@ extension KeyValueStack {
             throw PrefsError(
                 .storeUnreadable, "\(source) is not a regular file (\(Self.fileType(info.st_mode))); a backup is a file prefs backup wrote")
         }
-        try PrivateFile.refuseStoreFiles(source, store: path)
+        try PrivateFile.refuseStoreFiles(source, store: stack.path)
         var walInfo = stat()
         if stat(source + "-wal", &walInfo) == 0 && walInfo.st_size > 0 {
             throw PrefsError(
@@ -343,15 +359,16 @@ extension KeyValueStack {
                 "\(source) has schema version \(header.version), newer than this prefs supports (\(StoreDatabase.schemaVersion))")
         }
         guard header.integrity == "ok" else { throw PrefsError(.storeUnreadable, "\(source) is damaged: \(header.integrity)") }
-        if !overwrite, let reader = try main.reader(), try holdsKeys(reader) { throw Self.holdsKeysError(path) }
+        if !overwrite, let reader = try stack.main.reader(), try holdsKeys(reader) { throw Self.holdsKeysError(stack.path) }
 
         // The new store, made the normal way next to the store, filled with the backup's rows.
-        try StoreDatabase.createDirectories(PrivateFile.directoryName(path))
+        try StoreDatabase.createDirectories(PrivateFile.directoryName(stack.path))
         // Held open (and locked) until removed, so `doctor --fix` leaves it alone; a signal
         // removes it with its -wal and -shm (``SignalCleanup``, when the program installed it).
-        let (fd, temporary) = try PrivateFile.makeTemporary(nextTo: path, purpose: "restore")
+        let (fd, temporary) = try PrivateFile.makeTemporary(nextTo: stack.path, purpose: "restore")
         SignalCleanup.register(temporary)
-        let fresh = StoreDatabase(location: .file(temporary), kind: .main, busyTimeout: main.busyTimeout, actor: main.changeLog.actor)
+        let fresh = StoreDatabase(
+            location: .file(temporary), kind: .main, busyTimeout: stack.main.busyTimeout, actor: stack.main.changeLog.actor)
         var copied: DatabaseQueue?
         defer {
             try? copied?.close()
@@ -377,35 +394,35 @@ extension KeyValueStack {
             throw PrefsError(
                 .storeUnreadable, "cannot restore \(source): \(PrefsError.database(error, path: source, writing: false).message)")
         }
-        if let queue = copied { try refuseLockedChanges(from: try main.reader(), to: queue) }
+        if let queue = copied { try refuseLockedChanges(from: try stack.main.reader(), to: queue) }
         report(summary)
 
-        try flushSynchronously()
-        let writer = try main.writer()
+        try stack.flushSynchronously()
+        let writer = try stack.main.writer()
         let lastSequence: Int64
         do {
             lastSequence = try writer.read(ChangeLog.latestSequence)
-            if !overwrite, try holdsKeys(writer) { throw Self.holdsKeysError(path) }
+            if !overwrite, try holdsKeys(writer) { throw Self.holdsKeysError(stack.path) }
             try copied?.backup(to: writer)
         } catch let error as PrefsError {
             throw error
         } catch {
-            throw PrefsError.database(error, path: path, writing: true)
+            throw PrefsError.database(error, path: stack.path, writing: true)
         }
         // Open again: the next reads see the restored store, and its schema.
-        main.close()
-        defaults.invalidateSchema()
-        let restored = try main.writer()
+        stack.main.close()
+        stack.defaults.invalidateSchema()
+        let restored = try stack.main.writer()
         // The change log goes on after the store's own last record, never back: a `restore`
         // placeholder takes the next number, so a watcher sees a gap (exit 3) instead of
         // silently waiting for numbers it has already passed. (A store whose numbers were
         // pushed to the limit starts again after the backup's.)
-        let log = main.changeLog
+        let log = stack.main.changeLog
         let next = max(lastSequence, backupLast) < ChangeLog.sequenceLimit ? max(lastSequence, backupLast) + 1 : backupLast + 1
         do {
             try restored.write { db in try log.placeholder(db, .restore, seq: next) }
         } catch {
-            throw PrefsError.database(error, path: path, writing: true)
+            throw PrefsError.database(error, path: stack.path, writing: true)
         }
     }
 
@@ -422,7 +439,7 @@ extension KeyValueStack {
     /// the lock file): the backup holds it, or the store holds it (a restore replaces every row,
     /// so it would go). As every other write path, whatever the value.
     private func refuseLockedChanges(from current: DatabaseQueue?, to restored: DatabaseQueue) throws {
-        guard !layers.locks.isEmpty else { return }
+        guard !stack.layers.locks.isEmpty else { return }
         for rows in [try restored.read(lockedRows), try current?.read(lockedRows) ?? [:]] {
             if let id = rows.keys.min(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }), let row = rows[id] {
                 throw row.lock.refusal(row.domain, row.key)
@@ -434,7 +451,7 @@ extension KeyValueStack {
     /// writes and removes those too).
     private func lockedRows(_ db: Database) throws -> [String: (lock: LayerLock, domain: Domain, key: String)] {
         var rows: [String: (lock: LayerLock, domain: Domain, key: String)] = [:]
-        for lock in layers.locks {
+        for lock in stack.layers.locks {
             let table = DomainTable(lock.domain)
             guard try table.tableExists(db) else { continue }
             let found =
@@ -470,4 +487,14 @@ extension KeyValueStack {
         default: "not a regular file"
         }
     }
+}
+
+extension KeyValueStack {
+    /// The maintenance of this stack's store file (``StoreMaintenance``): doctor, compact,
+    /// backup, restore.
+    ///
+    /// ```swift
+    /// try stack.maintenance.backup(to: "/var/backups/prefs.db")
+    /// ```
+    public var maintenance: StoreMaintenance { StoreMaintenance(self) }
 }

@@ -28,7 +28,7 @@ public struct SyncReport: Sendable, Equatable {
     }
 }
 
-extension KeyValueStack {
+extension StoreSync {
     /// Syncs with the remote PostgreSQL database: pulls what other stores pushed since the
     /// last sync and applies what wins (last writer wins by hybrid logical clock timestamp,
     /// then node id), then pushes this store's pending operations in one transaction. Queued
@@ -48,7 +48,7 @@ extension KeyValueStack {
     /// file and the password file (`PGPASSWORD`, `PGPASSFILE`, `~/.pgpass`).
     ///
     /// ```swift
-    /// let report = try stack.sync()
+    /// let report = try stack.sync.run()
     /// print(report.pushed, report.pending)
     /// ```
     /// - Parameters:
@@ -59,7 +59,7 @@ extension KeyValueStack {
     ///   newer remote schema or a store file replaced (renamed over), moved or removed during
     ///   the sync (nothing more is written to it), `cannotWrite` for the local store.
     @discardableResult
-    public func sync(domains: Set<Domain>? = nil, timeout: Duration = .seconds(30)) throws -> SyncReport {
+    public func run(domains: Set<Domain>? = nil, timeout: Duration = .seconds(30)) throws -> SyncReport {
         try withRemote(domains: domains, timeout: timeout) { remote in
             try self.exchange(remote, domains: domains)
         }
@@ -69,7 +69,7 @@ extension KeyValueStack {
     /// and the tombstones they set (stores whose cursor is older load the snapshot on their
     /// next sync). With `horizonSeconds`, that horizon becomes the remote's automatic one.
     ///
-    /// - Throws: ``PrefsError`` as ``sync(domains:timeout:)``.
+    /// - Throws: ``PrefsError`` as ``run(domains:timeout:)``.
     public func compactRemote(horizonSeconds: Int64?, timeout: Duration = .seconds(30)) throws -> PostgresRemote.Compaction {
         try withRemote(domains: nil, timeout: timeout) { remote in
             try remote.migrate()
@@ -80,8 +80,8 @@ extension KeyValueStack {
     /// Connects to this store's remote and runs `body`; a failure to reach it is recorded
     /// and reported with the pending count.
     func withRemote<T>(domains: Set<Domain>?, timeout: Duration, _ body: (PostgresRemote) throws -> T) throws -> T {
-        _ = try flushSynchronously()
-        guard let remote = try syncStatus().remote else {
+        _ = try stack.flushSynchronously()
+        guard let remote = try status().remote else {
             throw PrefsError(.usage, "no remote set (prefs remote set postgres://USER@HOST:PORT/DB)")
         }
         for domain in domains ?? [] where !remote.syncs(domain) {
@@ -97,8 +97,8 @@ extension KeyValueStack {
             }
         } catch let error as PrefsError where error.kind == .unreachable {
             let message = error.message == PostgresConnection.timedOut.message ? "timed out after \(timeout.shortText)" : error.message
-            if !storeFileWasReplaced() { try? recordSyncFailure(message) }
-            let pending = (try? syncStatus().pending) ?? 0
+            if !stack.storeFileWasReplaced() { try? recordFailure(message) }
+            let pending = (try? status().pending) ?? 0
             throw PrefsError(
                 .unreachable,
                 "sync: \(message); \(pending) operation\(pending == 1 ? "" : "s") pending, local data kept")
@@ -110,17 +110,18 @@ extension KeyValueStack {
     /// records (cursor, acknowledged pushes) belongs to the file now at the path. Called before
     /// each local write of a sync, which may have waited on the server since it read the file.
     func refuseReplacedStore() throws {
-        guard storeFileWasReplaced() else { return }
+        guard stack.storeFileWasReplaced() else { return }
         throw PrefsError(
-            .storeUnreadable, "sync: \(path) was replaced, moved or removed during the sync; nothing more was written to it: sync again")
+            .storeUnreadable,
+            "sync: \(stack.path) was replaced, moved or removed during the sync; nothing more was written to it: sync again")
     }
 
     func exchange(_ remote: PostgresRemote, domains: Set<Domain>?) throws -> SyncReport {
         try remote.migrate()
         var report = SyncReport()
-        let status = try syncStatus()
-        let node = status.node
-        var last = status.lastRemoteSeq
+        let state = try status()
+        let node = state.node
+        var last = state.lastRemoteSeq
         let batch = 5_000
         let position = try remote.position()
         var needsSnapshot = last < position.compactedThrough || (last == 0 && position.hasState)
@@ -168,15 +169,15 @@ extension KeyValueStack {
             last = pulled.through
             // A short batch may only have reached the byte budget: read on until nothing is left.
         }
-        let pending = try pendingSyncOperations(in: domains)
+        let pending = try pendingOperations(in: domains)
         let remoteSeq = try remote.push(pending, known: domains == nil ? last : nil)
         // Pushed from the old file: the new file's pending operations are pushed next time
         // (pushing one twice is harmless).
         try refuseReplacedStore()
-        try acknowledgeSyncPush(through: pending.last?.localSeq ?? 0, in: domains, remoteSeq: remoteSeq)
+        try acknowledgePush(through: pending.last?.localSeq ?? 0, in: domains, remoteSeq: remoteSeq)
         report.pushed = pending.count
         report.remoteSeq = remoteSeq ?? last
-        report.pending = try syncStatus().pending
+        report.pending = try status().pending
         if !pending.isEmpty {
             // The automatic horizon: one of the pushing stores compacts now and then.
             try remote.compact(onlyIfDue: true)

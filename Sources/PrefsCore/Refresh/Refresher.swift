@@ -76,7 +76,24 @@ public struct RefreshStatus: Sendable, Equatable {
     }
 }
 
-extension KeyValueStack {
+/// Refreshing server-fed domains: replacing a domain's content with a document fetched from a
+/// URL or read from a file, keeping the last good copy when anything fails, and the remembered
+/// sources with how their refreshes went. Held apart from ``KeyValueStack`` (as GRDB keeps
+/// `DatabaseMigrator` apart from `DatabaseQueue`): an app that only reads the refreshed keys
+/// reads them from the stack.
+///
+/// ```swift
+/// let sources = try Refresher(stack).status()   // or stack.refresher.status()
+/// ```
+public struct Refresher: Sendable {
+    /// The stack whose domains are refreshed.
+    public let stack: KeyValueStack
+
+    /// The refresher of `stack`'s domains.
+    public init(_ stack: KeyValueStack) {
+        self.stack = stack
+    }
+
     /// Refreshes a server-fed domain from a URL (http, https) or a file, keeping the last good
     /// copy when anything fails.
     ///
@@ -87,7 +104,7 @@ extension KeyValueStack {
     /// source is remembered: pass nil to reuse it.
     ///
     /// ```swift
-    /// try await stack.refresh(.dynamic, from: "https://config.example.com/app.json")
+    /// try await stack.refresher.refresh(.dynamic, from: "https://config.example.com/app.json")
     /// ```
     /// - Parameters:
     ///   - headers: request headers, remembered with the source (the store is private to
@@ -131,7 +148,7 @@ extension KeyValueStack {
         if let maxAge, sameSource, let confirmed = remembered?.lastSuccessAt {
             let ageMilliseconds = WallClock.nowMilliseconds() - confirmed
             let limit = maxAge.components.seconds * 1000 + maxAge.components.attoseconds / 1_000_000_000_000_000
-            if ageMilliseconds < limit { return RefreshResult(outcome: .fresh, keys: try entries(in: domain).count) }
+            if ageMilliseconds < limit { return RefreshResult(outcome: .fresh, keys: try stack.entries(in: domain).count) }
         }
         let fetched: Fetched
         do {
@@ -148,7 +165,7 @@ extension KeyValueStack {
             }
             try recordRefresh(
                 domain, source: source, headers: headers, etag: remembered?.etag, lastModified: remembered?.lastModified, changed: false)
-            return RefreshResult(outcome: .notModified, keys: try entries(in: domain).count)
+            return RefreshResult(outcome: .notModified, keys: try stack.entries(in: domain).count)
         }
         let members: [JSONValue.Member]
         do {
@@ -159,7 +176,7 @@ extension KeyValueStack {
             throw try refreshFailed(domain, source: source, headers: headers, cause: cause, remembered: remembered)
         }
         do {
-            try flushSynchronously()
+            try stack.flushSynchronously()
             // The content and the validators it came with commit together, before the deadline
             // or not at all.
             try replaceDomain(domain, with: members) { db in
@@ -176,8 +193,8 @@ extension KeyValueStack {
     /// Every remembered source with its last success and failure.
     ///
     /// - Throws: `PrefsError` of kind `storeUnreadable`.
-    public func refreshStatus() throws -> [RefreshStatus] {
-        try main.read { db in
+    public func status() throws -> [RefreshStatus] {
+        try stack.main.read { db in
             try Row.fetchAll(
                 db,
                 sql:
@@ -210,7 +227,7 @@ extension KeyValueStack {
     }
 
     func refreshRecord(_ domain: Domain) throws -> RefreshRecord? {
-        try main.read { db in
+        try stack.main.read { db in
             guard
                 let row = try Row.fetchOne(
                     db,
@@ -233,7 +250,7 @@ extension KeyValueStack {
     private func recordRefresh(
         _ domain: Domain, source: String, headers: [String: String], etag: String?, lastModified: String?, changed: Bool
     ) throws {
-        try main.write { db in
+        try stack.main.write { db in
             try recordRefresh(db, domain, source: source, headers: headers, etag: etag, lastModified: lastModified, changed: changed)
         }
     }
@@ -257,7 +274,7 @@ extension KeyValueStack {
     ) throws -> PrefsError {
         let now = WallClock.nowMilliseconds()
         // The failure is reported either way; a store that cannot record it still serves reads.
-        _ = try? main.write { db in
+        _ = try? stack.main.write { db in
             try db.execute(
                 sql: """
                     INSERT INTO refresh_sources (domain, source, headers, last_failure_at, last_failure) VALUES (?1, ?2, ?3, ?4, ?5)
@@ -298,7 +315,7 @@ extension KeyValueStack {
             if domain == .switch { try FlagDocument.checkEntries(object) }
             members = object
         }
-        let schema = validatesWrites ? try self.schema() : Schema()
+        let schema = stack.validatesWrites ? try stack.schema() : Schema()
         try deadline.check("while checking the document")
         for member in members {
             try deadline.check("while checking the document")
@@ -313,7 +330,7 @@ extension KeyValueStack {
                 throw PrefsError(
                     .invalidValue, "$\(JSONPath.member(member.key)): a value nested deeper than \(JSONParser.maximumDepth) levels")
             }
-            if validatesWrites { try schema.validate(member.value, in: domain, forKey: member.key) }
+            if stack.validatesWrites { try schema.validate(member.value, in: domain, forKey: member.key) }
         }
         return members
     }
@@ -330,7 +347,7 @@ extension KeyValueStack {
 
     /// Replaces a domain's content in one transaction, logged as `refresh`.
     func replaceDomain(_ domain: Domain, with members: [JSONValue.Member], also: ((Database) throws -> Void)? = nil) throws {
-        let database = main
+        let database = stack.main
         let events = try WriteTransaction.run(on: database, op: .refresh) { transaction in
             let db = transaction.db
             let now = WallClock.nowMilliseconds()
@@ -355,7 +372,7 @@ extension KeyValueStack {
             try also?(db)
             return events.map { ChangeEvent(kind: .refresh, domain: $0.domain, key: $0.key, json: $0.json, oldJSON: $0.oldJSON) }
         }
-        observers.deliver(events)
+        stack.observers.deliver(events)
     }
 
     static func fetch(
@@ -407,4 +424,13 @@ extension KeyValueStack {
         let lowered = source.lowercased()
         return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
     }
+}
+
+extension KeyValueStack {
+    /// The refresher of this stack's server-fed domains (``Refresher``).
+    ///
+    /// ```swift
+    /// try await stack.refresher.refresh(.dynamic, from: "/etc/app/dynamic.json")
+    /// ```
+    public var refresher: Refresher { Refresher(self) }
 }
