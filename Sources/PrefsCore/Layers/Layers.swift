@@ -155,16 +155,44 @@ public struct Layers: Sendable, Equatable {
         return String(cString: path)
     }
 
-    /// `.prefs.json` in `start` or the nearest parent, stopping after the directory that holds
-    /// `.git` (or at `/`): two `stat` calls per directory.
+    /// `.prefs.json` in `start` or the nearest parent, up to the top of the git work tree
+    /// (``walkUp(from:_:)``): two `stat` calls per directory.
     static func discoverProjectFile(from start: String) -> String? {
+        lookUpProjectFile(from: start).file
+    }
+
+    /// ``discoverProjectFile(from:)``, and when it finds none, the top of the work tree
+    /// where the walk stopped (nil outside a work tree).
+    static func lookUpProjectFile(from start: String) -> (file: String?, workTreeTop: String?) {
+        var found: String?
+        let top = walkUp(from: start) { directory in
+            let candidate = directory.appendingPathComponentText(projectFileName)
+            var status = stat()
+            guard stat(candidate, &status) != 0 else {
+                found = candidate
+                return false
+            }
+            return true
+        }
+        return (found, top)
+    }
+
+    /// The one walk of the project layer up the directory tree: from `start` (an absolute
+    /// path) to the top of its git work tree — the nearest directory that holds `.git` — or
+    /// to `/` outside a work tree, nearest first. `visit` sees each directory before its
+    /// `.git` is looked for, and ends the walk by returning false. Returns the work tree's
+    /// top when the walk reached it, else nil. Discovering `.prefs.json`, where
+    /// `set --project` creates one (``ProjectFile/target(variable:directory:)``) and the
+    /// directories a change monitor watches (``watchedDirectories(variable:from:)``) all
+    /// take this walk; ``mayHaveFiles()`` takes it on C strings.
+    static func walkUp(from start: String, _ visit: (String) -> Bool) -> String? {
         guard start.hasPrefix("/") else { return nil }
         var directory = start
         while true {
-            let candidate = (directory == "/" ? "" : directory) + "/" + projectFileName
+            guard visit(directory) else { return nil }
             var status = stat()
-            if stat(candidate, &status) == 0 { return candidate }
-            if directory == "/" || stat((directory == "/" ? "" : directory) + "/.git", &status) == 0 { return nil }
+            if stat(directory.appendingPathComponentText(".git"), &status) == 0 { return directory }
+            if directory == "/" { return nil }
             guard let slash = directory.utf8.lastIndex(of: UInt8(ascii: "/")) else { return nil }
             directory = slash == directory.utf8.startIndex ? "/" : String(directory[..<slash])
         }
@@ -254,11 +282,18 @@ public struct Layers: Sendable, Equatable {
             warnings.append("ignoring \(path): writable by group or others")
             return nil
         }
-        guard status.st_size <= Self.maximumFileBytes,
-            let bytes = try? FileIO.read(fd, upTo: Self.maximumFileBytes + 1)
-        else {
+        // The size fstat gave and one byte more, not a buffer of the largest size for every
+        // file; a file that grew since is read on to the limit.
+        guard status.st_size <= Self.maximumFileBytes, var bytes = try? FileIO.read(fd, upTo: Int(status.st_size) + 1) else {
             warnings.append("ignoring \(path): larger than \(Self.maximumFileBytes >> 20) MiB")
             return nil
+        }
+        if bytes.count > status.st_size {
+            guard let rest = try? FileIO.read(fd, upTo: Self.maximumFileBytes + 1 - bytes.count) else {
+                warnings.append("ignoring \(path): larger than \(Self.maximumFileBytes >> 20) MiB")
+                return nil
+            }
+            bytes += rest
         }
         guard bytes.count <= Self.maximumFileBytes else {
             warnings.append("ignoring \(path): larger than \(Self.maximumFileBytes >> 20) MiB")
@@ -273,9 +308,11 @@ public struct Layers: Sendable, Equatable {
     private mutating func merge(_ bytes: [UInt8], from path: String, into layer: WritableKeyPath<Layers, [Domain: [String: Value]]>)
         -> Bool
     {
-        let entries: [(Domain, [(String, String)])]
+        // One parse: the checks of an import document run on the parsed tree, whose values
+        // the layer keeps as they are.
+        let entries: [(Domain, [JSONValue.Member])]
         do {
-            entries = try KeyValueStack.validateDocument(try JSONValue(parsingUTF8: bytes, wrappingLevels: 2))
+            entries = try KeyValueStack.documentDomains(try JSONValue(parsingUTF8: bytes, wrappingLevels: 2))
         } catch let error as PrefsError {
             warnings.append("ignoring \(path): \(error.message)")
             return false
@@ -284,13 +321,20 @@ public struct Layers: Sendable, Equatable {
             return false
         }
         for (domain, members) in entries {
-            for (key, json) in members {
-                guard let value = try? JSONValue(parsing: json) else { continue }
-                self[keyPath: layer][domain, default: [:]][key] = Value(value: value, file: path)
-            }
+            var values = self[keyPath: layer].removeValue(forKey: domain) ?? [:]
+            values.reserveCapacity(values.count + members.count)
+            for member in members { values[member.key] = Value(value: member.value, file: path) }
+            self[keyPath: layer][domain] = values
         }
         if layer == \Layers.system { systemFiles.append(path) }
         return true
+    }
+}
+
+extension String {
+    /// This path with `/name` appended (`/` + `name` for the root).
+    func appendingPathComponentText(_ name: String) -> String {
+        (self == "/" ? "" : self) + "/" + name
     }
 }
 
