@@ -61,7 +61,7 @@ public struct Layers: Sendable, Equatable {
     }
 
     /// The value the project, else the system layer gives `domain`/`key` (locks aside).
-    func layered(in domain: Domain, forKey key: String) -> (value: Value, origin: ValueOrigin)? {
+    package func layered(in domain: Domain, forKey key: String) -> (value: Value, origin: ValueOrigin)? {
         if let value = project[domain]?[key] { return (value, .project) }
         if let value = system[domain]?[key] { return (value, .system) }
         return nil
@@ -113,8 +113,9 @@ public struct Layers: Sendable, Equatable {
     /// Whether this process may have a layer file (the process environment and current
     /// directory): false only when `PREFS_SYSTEM_DIR` (or `/etc/prefs`) does not exist and no
     /// `.prefs.json` is found (or `PREFS_PROJECT_FILE` is empty). `stat` calls on C strings
-    /// only, for `get`'s start-up path, which steps aside when this is true (always true in a
-    /// command line run in process, ``ProcessEnvironment/override``).
+    /// only (the walk of ``walkUp(from:_:)``), for `get`'s start-up path, which reads the
+    /// layers only when this is true (always true in a command line run in process,
+    /// ``ProcessEnvironment/override``).
     package static func mayHaveFiles() -> Bool {
         // A command line run in process (tests) has its own environment: say yes, so the
         // full path reads the layers from it.
