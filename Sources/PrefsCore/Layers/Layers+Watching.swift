@@ -61,7 +61,7 @@ extension Layers {
             return result
         }
         _ = walkUp(from: directory) { current in
-            result.append((current, projectFileName))
+            result.append((current.directory, projectFileName))
             return true
         }
         return result

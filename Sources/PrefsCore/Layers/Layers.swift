@@ -167,10 +167,8 @@ public struct Layers: Sendable, Equatable {
     static func lookUpProjectFile(from start: String) -> (file: String?, workTreeTop: String?) {
         var found: String?
         let top = walkUp(from: start) { directory in
-            let candidate = directory.appendingPathComponentText(projectFileName)
-            var status = stat()
-            guard stat(candidate, &status) != 0 else {
-                found = candidate
+            guard !directory.has(".prefs.json") else {  // projectFileName
+                found = directory.path(of: projectFileName)
                 return false
             }
             return true
@@ -185,17 +183,13 @@ public struct Layers: Sendable, Equatable {
     /// top when the walk reached it, else nil. Discovering `.prefs.json`, where
     /// `set --project` creates one (``ProjectFile/target(variable:directory:)``) and the
     /// directories a change monitor watches (``watchedDirectories(variable:from:)``) all
-    /// take this walk; ``mayHaveFiles()`` takes it on C strings.
-    static func walkUp(from start: String, _ visit: (String) -> Bool) -> String? {
-        guard start.hasPrefix("/") else { return nil }
-        var directory = start
+    /// take this walk; ``mayHaveFiles()`` takes it on the C string of `getcwd`.
+    static func walkUp(from start: String, _ visit: (inout ProjectWalk) -> Bool) -> String? {
+        guard var walk = ProjectWalk(from: start) else { return nil }
         while true {
-            guard visit(directory) else { return nil }
-            var status = stat()
-            if stat(directory.appendingPathComponentText(".git"), &status) == 0 { return directory }
-            if directory == "/" { return nil }
-            guard let slash = directory.utf8.lastIndex(of: UInt8(ascii: "/")) else { return nil }
-            directory = slash == directory.utf8.startIndex ? "/" : String(directory[..<slash])
+            guard visit(&walk) else { return nil }
+            if walk.has(".git") { return walk.directory }
+            guard walk.up() else { return nil }
         }
     }
 
@@ -206,7 +200,7 @@ public struct Layers: Sendable, Equatable {
         for name in Self.names(in: directory) where name.hasSuffix(".json") {
             let path = directory + "/" + name
             guard let bytes = readTrusted(path, trustedOwners: [0, owner], checkMode: true) else { continue }
-            merge(bytes, from: path, into: \.system)
+            merge(bytes, from: path, system: true)
         }
         let lockDirectory = directory + "/locks"
         for name in Self.names(in: lockDirectory) {
@@ -236,7 +230,7 @@ public struct Layers: Sendable, Equatable {
     private mutating func loadProject(_ path: String, explicit: Bool) {
         let owners: [uid_t] = explicit ? [] : [0, geteuid()]
         guard let bytes = readTrusted(path, trustedOwners: owners, checkMode: false) else { return }
-        if merge(bytes, from: path, into: \.project) { projectFile = path }
+        if merge(bytes, from: path, system: false) { projectFile = path }
     }
 
     /// The regular files of `directory` whose names do not start with a dot, sorted bytewise.
@@ -303,12 +297,11 @@ public struct Layers: Sendable, Equatable {
         return bytes
     }
 
-    /// Merges a document `{"domain":{"key":value}}` into a layer (later files win); a document
-    /// that is not one is skipped with a warning. Returns whether it was read.
+    /// Merges a document `{"domain":{"key":value}}` into the system layer (`system`), else the
+    /// project layer (later files win); a document that is not one is skipped with a warning.
+    /// Returns whether it was read.
     @discardableResult
-    private mutating func merge(_ bytes: [UInt8], from path: String, into layer: WritableKeyPath<Layers, [Domain: [String: Value]]>)
-        -> Bool
-    {
+    private mutating func merge(_ bytes: [UInt8], from path: String, system intoSystem: Bool) -> Bool {
         // One parse: the checks of an import document run on the parsed tree, whose values
         // the layer keeps as they are.
         let entries: [(Domain, [JSONValue.Member])]
@@ -321,21 +314,24 @@ public struct Layers: Sendable, Equatable {
             warnings.append("ignoring \(path): \(error)")
             return false
         }
-        for (domain, members) in entries {
-            var values = self[keyPath: layer].removeValue(forKey: domain) ?? [:]
-            values.reserveCapacity(values.count + members.count)
-            for member in members { values[member.key] = Value(value: member.value, file: path) }
-            self[keyPath: layer][domain] = values
+        // The layer by name, not by key path: a key path is made at run time, looking up the
+        // conformances of its generic types (a sixth of a layered get).
+        if intoSystem {
+            Self.add(entries, from: path, to: &system)
+            systemFiles.append(path)
+        } else {
+            Self.add(entries, from: path, to: &project)
         }
-        if layer == \Layers.system { systemFiles.append(path) }
         return true
     }
-}
 
-extension String {
-    /// This path with `/name` appended (`/` + `name` for the root).
-    func appendingPathComponentText(_ name: String) -> String {
-        (self == "/" ? "" : self) + "/" + name
+    private static func add(_ entries: [(Domain, [JSONValue.Member])], from path: String, to layer: inout [Domain: [String: Value]]) {
+        for (domain, members) in entries {
+            var values = layer.removeValue(forKey: domain) ?? [:]
+            values.reserveCapacity(values.count + members.count)
+            for member in members { values[member.key] = Value(value: member.value, file: path) }
+            layer[domain] = values
+        }
     }
 }
 

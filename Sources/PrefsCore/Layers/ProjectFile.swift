@@ -140,3 +140,10 @@ package enum ProjectFile {
         }
     }
 }
+
+extension String {
+    /// This path with `/name` appended (`/` + `name` for the root).
+    fileprivate func appendingPathComponentText(_ name: String) -> String {
+        (self == "/" ? "" : self) + "/" + name
+    }
+}
