@@ -88,20 +88,33 @@ public enum JSONParser {
     /// last value.
     private struct MemberNames {
         private var index: [BytewiseString: Int] = [:]
+        /// How many of the first names ``index`` holds.
+        private var indexed = 0
+        /// Whether the names so far came in strictly increasing byte order.
+        private var increasing = true
 
         /// Where `key` already is among the first `count` names (`name(i)` gives each), or nil
         /// when it is new (it then becomes the name at `count`).
         mutating func position(of key: String, count: Int, name: (Int) -> String) -> Int? {
+            // Names in strictly increasing byte order (a project file prefs wrote, an export)
+            // cannot repeat: one comparison with the last name, and no index.
+            if increasing {
+                if count == 0 || BytewiseString.precedes(name(count - 1), key) { return nil }
+                increasing = false
+            }
             // Small objects: a linear scan beats hashing; large ones get an index.
             if count < 16 {
                 for i in 0..<count where BytewiseString.equal(name(i), key) { return i }
-                if count == 15 {
-                    for i in 0..<count { index[BytewiseString(name(i))] = i }
-                    index[BytewiseString(key)] = count
-                }
                 return nil
             }
-            guard let existing = index.updateValue(count, forKey: BytewiseString(key)) else { return nil }
+            while indexed < count {
+                index[BytewiseString(name(indexed))] = indexed
+                indexed += 1
+            }
+            guard let existing = index.updateValue(count, forKey: BytewiseString(key)) else {
+                indexed = count + 1
+                return nil
+            }
             index[BytewiseString(key)] = existing
             return existing
         }

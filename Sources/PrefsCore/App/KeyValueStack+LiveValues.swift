@@ -6,19 +6,43 @@ extension KeyValueStack {
     static let liveValuePollInterval: Duration = .milliseconds(20)
 
     /// A wake-up each time a committed change of the key `filter` names may have happened,
-    /// from this process or any other: the one place live values learn of commits. Other
-    /// processes' commits arrive through ``watch(_:interval:)``, which the store's file-system
-    /// notifications wake (``StoreChangeMonitor``); this stack's own commits wake it at once.
+    /// from this process or any other, or the project or system layer files changed: the one
+    /// place live values learn of changes. Other processes' commits arrive as ``watch(_:interval:)``
+    /// reads them, when the store's file-system notifications wake its ``StoreChangeMonitor``,
+    /// which also watches the directories of the layer files (as for `prefs serve`): a wake
+    /// that finds them changed reads them again (``reloadLayers()``). This stack's own commits
+    /// wake it at once.
     ///
     /// The stream ends with an error when the store cannot be read.
     func commitSignals(_ filter: LogFilter) -> AsyncThrowingStream<Void, any Error> {
-        // Started before the caller reads the current value: a commit made in between wakes it.
-        let log = watch(filter, interval: Self.liveValuePollInterval)
+        // Started before the caller reads the current value: a commit made in between wakes
+        // it, and so does a layer edit made in between (the generation is taken now).
+        let start = Result { () throws -> (StoreChangeMonitor, LogPoller) in
+            (try changeMonitor(pollInterval: Self.liveValuePollInterval), try LogPoller(self, filter: filter))
+        }
+        let seen = layerState.generation
         let own = changes(in: filter.domain, forKey: filter.key)
         return AsyncThrowingStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
             let fromLog = Task {
                 do {
-                    for try await _ in log { continuation.yield() }
+                    let (monitor, first) = try start.get()
+                    var poller = first
+                    var generation = seen
+                    while !Task.isCancelled {
+                        let page = try poller.poll()
+                        if !page.records.isEmpty { continuation.yield() }
+                        // Another follower of this stack may have reloaded them: the
+                        // generation tells.
+                        _ = self.layerState.reload()
+                        let now = self.layerState.generation
+                        if now != generation {
+                            generation = now
+                            continuation.yield()
+                        }
+                        if page.caughtUp, await monitor.next() == .cancelled { break }
+                    }
+                    continuation.finish()
+                } catch is CancellationError {
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
@@ -36,7 +60,8 @@ extension KeyValueStack {
 
     /// The readings of a typed key as it changes: the current one first, then one after
     /// every committed change of the key by any process (this one, the `prefs` command,
-    /// another app, sync), without repeats. A stored value that does not decode yields the
+    /// another app, sync) and every edit of the project or system layer files (``Layers``:
+    /// a value added to `.prefs.json`, a lock added), without repeats. A stored value that does not decode yields the
     /// default with ``KeyReading/failure`` set (reason
     /// `PrefsError/Reason/typeMismatch(expected:)`); a store that cannot be read yields a
     /// reading with the failure and is tried again. A store file replaced under it (a file
@@ -89,7 +114,8 @@ extension KeyValueStack {
 
     /// The values of a typed key as it changes: the current value first, then the value
     /// after every committed change of the key by any process (this one, the `prefs`
-    /// command, another app, sync), without repeats; absent reads as the default.
+    /// command, another app, sync) and every edit of the project or system layer files,
+    /// without repeats; absent reads as the default.
     ///
     /// A value another writer stored that does not decode as `Value` is reported: the
     /// stream ends with a `PrefsError` of kind `invalidValue` (reason

@@ -3,20 +3,24 @@ import Synchronization
 /// The layers a stack and its databases read, shared so that ``KeyValueStack/reloadLayers()``
 /// replaces them for reads and for the locks the write path enforces at once.
 final class LayerState: Sendable {
-    /// The layers, and the stamp of their files when ``reload()`` last looked (nil before:
-    /// opening a stack costs no `stat`).
-    private let value: Mutex<(layers: Layers, stamp: [Layers.FileStamp]?)>
+    /// The layers, the stamp of their files when ``reload()`` last looked (nil before:
+    /// opening a stack costs no `stat`), and how many times a reload changed them.
+    private let value: Mutex<(layers: Layers, stamp: [Layers.FileStamp]?, generation: Int)>
     /// The environment the layers were read for; nil when they were given (``KeyValueStack/Options/layers``)
     /// and are not read again.
     let environment: [String: String]?
 
     init(_ layers: Layers, environment: [String: String]?) {
-        value = Mutex((layers, nil))
+        value = Mutex((layers, nil, 0))
         self.environment = environment
     }
 
     /// The layers now.
     var current: Layers { value.withLock { $0.layers } }
+
+    /// How many times ``reload()`` replaced the layers: a follower that saw another number
+    /// reads again (a reload another follower made counts too).
+    var generation: Int { value.withLock { $0.generation } }
 
     /// One reload at a time: two at once could store an older reading over a newer one.
     private let reloading = Mutex(())
@@ -37,6 +41,7 @@ final class LayerState: Sendable {
             current.stamp = stamp
             guard current.layers != fresh else { return false }
             current.layers = fresh
+            current.generation += 1
             return true
         }
     }

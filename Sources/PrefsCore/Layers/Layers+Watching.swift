@@ -60,14 +60,10 @@ extension Layers {
             result.append((parent.isEmpty ? "/" : parent, name))
             return result
         }
-        guard directory.hasPrefix("/") else { return result }
-        var current = directory
-        while true {
-            result.append((current, projectFileName))
-            var status = stat()
-            if current == "/" || stat((current == "/" ? "" : current) + "/.git", &status) == 0 { return result }
-            guard let slash = current.utf8.lastIndex(of: UInt8(ascii: "/")) else { return result }
-            current = slash == current.utf8.startIndex ? "/" : String(current[..<slash])
+        _ = walkUp(from: directory) { current in
+            result.append((current.directory, projectFileName))
+            return true
         }
+        return result
     }
 }

@@ -61,7 +61,7 @@ public struct Layers: Sendable, Equatable {
     }
 
     /// The value the project, else the system layer gives `domain`/`key` (locks aside).
-    func layered(in domain: Domain, forKey key: String) -> (value: Value, origin: ValueOrigin)? {
+    package func layered(in domain: Domain, forKey key: String) -> (value: Value, origin: ValueOrigin)? {
         if let value = project[domain]?[key] { return (value, .project) }
         if let value = system[domain]?[key] { return (value, .system) }
         return nil
@@ -113,8 +113,9 @@ public struct Layers: Sendable, Equatable {
     /// Whether this process may have a layer file (the process environment and current
     /// directory): false only when `PREFS_SYSTEM_DIR` (or `/etc/prefs`) does not exist and no
     /// `.prefs.json` is found (or `PREFS_PROJECT_FILE` is empty). `stat` calls on C strings
-    /// only, for `get`'s start-up path, which steps aside when this is true (always true in a
-    /// command line run in process, ``ProcessEnvironment/override``).
+    /// only (the walk of ``walkUp(from:_:)``), for `get`'s start-up path, which reads the
+    /// layers only when this is true (always true in a command line run in process,
+    /// ``ProcessEnvironment/override``).
     package static func mayHaveFiles() -> Bool {
         // A command line run in process (tests) has its own environment: say yes, so the
         // full path reads the layers from it.
@@ -155,18 +156,40 @@ public struct Layers: Sendable, Equatable {
         return String(cString: path)
     }
 
-    /// `.prefs.json` in `start` or the nearest parent, stopping after the directory that holds
-    /// `.git` (or at `/`): two `stat` calls per directory.
+    /// `.prefs.json` in `start` or the nearest parent, up to the top of the git work tree
+    /// (``walkUp(from:_:)``): two `stat` calls per directory.
     static func discoverProjectFile(from start: String) -> String? {
-        guard start.hasPrefix("/") else { return nil }
-        var directory = start
+        lookUpProjectFile(from: start).file
+    }
+
+    /// ``discoverProjectFile(from:)``, and when it finds none, the top of the work tree
+    /// where the walk stopped (nil outside a work tree).
+    static func lookUpProjectFile(from start: String) -> (file: String?, workTreeTop: String?) {
+        var found: String?
+        let top = walkUp(from: start) { directory in
+            guard !directory.has(".prefs.json") else {  // projectFileName
+                found = directory.path(of: projectFileName)
+                return false
+            }
+            return true
+        }
+        return (found, top)
+    }
+
+    /// The one walk of the project layer up the directory tree: from `start` (an absolute
+    /// path) to the top of its git work tree — the nearest directory that holds `.git` — or
+    /// to `/` outside a work tree, nearest first. `visit` sees each directory before its
+    /// `.git` is looked for, and ends the walk by returning false. Returns the work tree's
+    /// top when the walk reached it, else nil. Discovering `.prefs.json`, where
+    /// `set --project` creates one (``ProjectFile/target(variable:directory:)``) and the
+    /// directories a change monitor watches (``watchedDirectories(variable:from:)``) all
+    /// take this walk; ``mayHaveFiles()`` takes it on the C string of `getcwd`.
+    static func walkUp(from start: String, _ visit: (inout ProjectWalk) -> Bool) -> String? {
+        guard var walk = ProjectWalk(from: start) else { return nil }
         while true {
-            let candidate = (directory == "/" ? "" : directory) + "/" + projectFileName
-            var status = stat()
-            if stat(candidate, &status) == 0 { return candidate }
-            if directory == "/" || stat((directory == "/" ? "" : directory) + "/.git", &status) == 0 { return nil }
-            guard let slash = directory.utf8.lastIndex(of: UInt8(ascii: "/")) else { return nil }
-            directory = slash == directory.utf8.startIndex ? "/" : String(directory[..<slash])
+            guard visit(&walk) else { return nil }
+            if walk.has(".git") { return walk.directory }
+            guard walk.up() else { return nil }
         }
     }
 
@@ -177,7 +200,7 @@ public struct Layers: Sendable, Equatable {
         for name in Self.names(in: directory) where name.hasSuffix(".json") {
             let path = directory + "/" + name
             guard let bytes = readTrusted(path, trustedOwners: [0, owner], checkMode: true) else { continue }
-            merge(bytes, from: path, into: \.system)
+            merge(bytes, from: path, system: true)
         }
         let lockDirectory = directory + "/locks"
         for name in Self.names(in: lockDirectory) {
@@ -207,7 +230,7 @@ public struct Layers: Sendable, Equatable {
     private mutating func loadProject(_ path: String, explicit: Bool) {
         let owners: [uid_t] = explicit ? [] : [0, geteuid()]
         guard let bytes = readTrusted(path, trustedOwners: owners, checkMode: false) else { return }
-        if merge(bytes, from: path, into: \.project) { projectFile = path }
+        if merge(bytes, from: path, system: false) { projectFile = path }
     }
 
     /// The regular files of `directory` whose names do not start with a dot, sorted bytewise.
@@ -254,11 +277,18 @@ public struct Layers: Sendable, Equatable {
             warnings.append("ignoring \(path): writable by group or others")
             return nil
         }
-        guard status.st_size <= Self.maximumFileBytes,
-            let bytes = try? FileIO.read(fd, upTo: Self.maximumFileBytes + 1)
-        else {
+        // The size fstat gave and one byte more, not a buffer of the largest size for every
+        // file; a file that grew since is read on to the limit.
+        guard status.st_size <= Self.maximumFileBytes, var bytes = try? FileIO.read(fd, upTo: Int(status.st_size) + 1) else {
             warnings.append("ignoring \(path): larger than \(Self.maximumFileBytes >> 20) MiB")
             return nil
+        }
+        if bytes.count > status.st_size {
+            guard let rest = try? FileIO.read(fd, upTo: Self.maximumFileBytes + 1 - bytes.count) else {
+                warnings.append("ignoring \(path): larger than \(Self.maximumFileBytes >> 20) MiB")
+                return nil
+            }
+            bytes += rest
         }
         guard bytes.count <= Self.maximumFileBytes else {
             warnings.append("ignoring \(path): larger than \(Self.maximumFileBytes >> 20) MiB")
@@ -267,15 +297,16 @@ public struct Layers: Sendable, Equatable {
         return bytes
     }
 
-    /// Merges a document `{"domain":{"key":value}}` into a layer (later files win); a document
-    /// that is not one is skipped with a warning. Returns whether it was read.
+    /// Merges a document `{"domain":{"key":value}}` into the system layer (`system`), else the
+    /// project layer (later files win); a document that is not one is skipped with a warning.
+    /// Returns whether it was read.
     @discardableResult
-    private mutating func merge(_ bytes: [UInt8], from path: String, into layer: WritableKeyPath<Layers, [Domain: [String: Value]]>)
-        -> Bool
-    {
-        let entries: [(Domain, [(String, String)])]
+    private mutating func merge(_ bytes: [UInt8], from path: String, system intoSystem: Bool) -> Bool {
+        // One parse: the checks of an import document run on the parsed tree, whose values
+        // the layer keeps as they are.
+        let entries: [(Domain, [JSONValue.Member])]
         do {
-            entries = try KeyValueStack.validateDocument(try JSONValue(parsingUTF8: bytes, wrappingLevels: 2))
+            entries = try KeyValueStack.documentDomains(try JSONValue(parsingUTF8: bytes, wrappingLevels: 2))
         } catch let error as PrefsError {
             warnings.append("ignoring \(path): \(error.message)")
             return false
@@ -283,14 +314,24 @@ public struct Layers: Sendable, Equatable {
             warnings.append("ignoring \(path): \(error)")
             return false
         }
-        for (domain, members) in entries {
-            for (key, json) in members {
-                guard let value = try? JSONValue(parsing: json) else { continue }
-                self[keyPath: layer][domain, default: [:]][key] = Value(value: value, file: path)
-            }
+        // The layer by name, not by key path: a key path is made at run time, looking up the
+        // conformances of its generic types (a sixth of a layered get).
+        if intoSystem {
+            Self.add(entries, from: path, to: &system)
+            systemFiles.append(path)
+        } else {
+            Self.add(entries, from: path, to: &project)
         }
-        if layer == \Layers.system { systemFiles.append(path) }
         return true
+    }
+
+    private static func add(_ entries: [(Domain, [JSONValue.Member])], from path: String, to layer: inout [Domain: [String: Value]]) {
+        for (domain, members) in entries {
+            var values = layer.removeValue(forKey: domain) ?? [:]
+            values.reserveCapacity(values.count + members.count)
+            for member in members { values[member.key] = Value(value: member.value, file: path) }
+            layer[domain] = values
+        }
     }
 }
 

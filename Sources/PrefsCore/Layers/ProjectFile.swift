@@ -19,21 +19,8 @@ package enum ProjectFile {
             }
             return setting
         }
-        if let found = Layers.discoverProjectFile(from: directory) { return found }
-        return (workTreeTop(from: directory) ?? directory).appendingPathComponentText(Layers.projectFileName)
-    }
-
-    /// The nearest directory from `start` up that holds `.git`, nil when none does.
-    static func workTreeTop(from start: String) -> String? {
-        guard start.hasPrefix("/") else { return nil }
-        var directory = start
-        while true {
-            var status = stat()
-            if stat(directory.appendingPathComponentText(".git"), &status) == 0 { return directory }
-            if directory == "/" { return nil }
-            guard let slash = directory.utf8.lastIndex(of: UInt8(ascii: "/")) else { return nil }
-            directory = slash == directory.utf8.startIndex ? "/" : String(directory[..<slash])
-        }
+        let lookup = Layers.lookUpProjectFile(from: directory)
+        return lookup.file ?? (lookup.workTreeTop ?? directory).appendingPathComponentText(Layers.projectFileName)
     }
 
     /// Reads `path` (an absent file is empty), lets `change` edit its domains (name → key →

@@ -231,19 +231,39 @@ extension KeyValueStack {
 
     /// Checks an import document; returns its domains (sorted) with keys and compact values.
     static func validateDocument(_ document: JSONValue) throws -> [(Domain, [(String, String)])] {
+        try documentDomains(document).map { domain, members in (domain, members.map { ($0.key, $0.value.compactText) }) }
+    }
+
+    /// Checks an import document as ``validateDocument(_:)`` does (the same errors, found in
+    /// the same order: every domain's name and shape first, then the keys); returns its
+    /// domains (sorted) with their members as parsed, for readers that keep the values (the
+    /// layers) without making their text and parsing it again.
+    static func documentDomains(_ document: JSONValue) throws -> [(Domain, [JSONValue.Member])] {
         guard let domains = document.objectMembers else {
             throw PrefsError(.invalidValue, "import document must be a JSON object of domains, got \(document.typeName)")
         }
-        var raw: [(String, [(String, String)])] = []
+        var result: [(Domain, [JSONValue.Member])] = []
+        result.reserveCapacity(domains.count)
         for member in domains {
-            let path = "$" + JSONPath.member(member.key)
-            guard Domain.isValidName(member.key) else { throw PrefsError(.invalidValue, "\(path): invalid domain name") }
-            guard let keys = member.value.objectMembers else {
-                throw PrefsError(.invalidValue, "\(path): expected an object of keys, got \(member.value.typeName)")
+            guard let domain = try? Domain(member.key) else {
+                throw PrefsError(.invalidValue, "$\(JSONPath.member(member.key)): invalid domain name")
             }
-            raw.append((member.key, keys.map { ($0.key, $0.value.compactText) }))
+            guard let keys = member.value.objectMembers else {
+                throw PrefsError(.invalidValue, "$\(JSONPath.member(member.key)): expected an object of keys, got \(member.value.typeName)")
+            }
+            result.append((domain, keys))
         }
-        return try checkEntries(raw)
+        for (domain, members) in result {
+            for member in members {
+                do {
+                    try KeyName.validate(member.key)
+                } catch let error as PrefsError {
+                    throw PrefsError(.invalidValue, "$\(JSONPath.member(domain.name))\(JSONPath.member(member.key)): \(error.message)")
+                }
+            }
+        }
+        if result.count > 1 { result.sort { $0.0 < $1.0 } }
+        return result
     }
 
     /// Checks the domain names and keys of an import document's entries (names with their

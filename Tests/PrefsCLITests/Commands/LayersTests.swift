@@ -75,8 +75,8 @@ struct LayersTests {
         }
     }
 
-    @Test func lookupOrderTable() throws {
-        let layout = try Layout()
+    /// The lookup order as (directory, arguments, environment, exit status, stdout).
+    static func lookupCases(_ layout: Layout) -> [(String, [String], [String: String], Int32, String)] {
         let repo = layout.repository
         let sys = layout.system
         let here = layout.environment()
@@ -138,6 +138,14 @@ struct LayersTests {
                     + "locked:\(sys)/locks/00-admin\tlk\t\"sys-locked\"\nlocked:\(sys)/locks/00-admin\tlp.x\t\"sys-lp\"\n"
             ),
         ]
+        return cases
+    }
+
+    @Test func lookupOrderTable() throws {
+        let layout = try Layout()
+        let repo = layout.repository
+        let here = layout.environment()
+        let cases = Self.lookupCases(layout)
         #expect(cases.count >= 25)
         for (directory, arguments, environment, status, stdout) in cases {
             let result = try layout.run(arguments, in: directory, expecting: status, environment: environment)
@@ -304,16 +312,45 @@ struct LayersTests {
         #expect(result.stdout == "region eu-west\ncheckout on\nproject:\(repo)/.prefs.json\teu-west\n", "\(result)")
     }
 
-    @Test func aPlainGetStaysOnItsStartUpPathOnlyWithoutLayerFiles() throws {
+    /// A plain `get` (with `--json` or `--show-origin`) is answered on the start-up path with
+    /// layer files too, exactly as the full command answers it (`PREFS_QUICK_GET=0`): every
+    /// `get` of the lookup table, both ways, the same stdout, stderr and exit status. The
+    /// cases it must answer itself (`PREFS_REQUIRE_QUICK=1`: exit 97 when it did not) are those
+    /// a layer or the store answers without an override; a default, an override, a layer file
+    /// skipped with a warning and a missing key are left to the full command.
+    @Test func aPlainGetReadsTheLayersOnItsStartUpPathAsTheFullCommandDoes() throws {
         let layout = try Layout()
-        let quick = ["PREFS_REQUIRE_QUICK": "1"]
-        // No system directory and no .prefs.json up to the git root: the start-up path answers.
+        let fullOnly = ["PREFS_QUICK_GET": "0"]
+        let required = ["PREFS_REQUIRE_QUICK": "1"]
+        func same(_ quick: RunResult, _ full: RunResult) -> Bool {
+            quick.stdout == full.stdout && quick.stderr == full.stderr && quick.status == full.status
+        }
+        var answered = 0
+        for (directory, arguments, environment, status, _) in Self.lookupCases(layout) where arguments.contains("get") {
+            var origin = ""
+            for line in [arguments, arguments + ["--json"]] {
+                let full = try layout.run(line, in: directory, expecting: status, environment: environment.merging(fullOnly) { $1 })
+                let quick = try layout.run(line, in: directory, expecting: status, environment: environment)
+                #expect(same(quick, full), "prefs \(line.joined(separator: " ")) in \(directory) with \(environment): \(quick) vs \(full)")
+                origin = String(full.stdout.split(separator: "\t").first ?? "")
+            }
+            let byLayerOrStore = status == 0 && !arguments.contains("--override") && !["schema", "default"].contains(origin)
+            try layout.run(arguments, in: directory, expecting: byLayerOrStore ? 0 : 97, environment: environment.merging(required) { $1 })
+            if byLayerOrStore { answered += 1 }
+        }
+        #expect(answered >= 15)
+        // No layer files: as before.
         let bare = layout.box.root + "/elsewhere/checkout"
         try FileManager.default.createDirectory(atPath: bare + "/.git", withIntermediateDirectories: true)
-        let none = layout.environment(system: layout.box.root + "/none").merging(quick) { $1 }
+        let none = layout.environment(system: layout.box.root + "/none").merging(required) { $1 }
         #expect(try layout.run(["get", "user", "a"], in: bare, expecting: 0, environment: none).stdout == "store\n")
-        // A project file, or a system directory: the full command answers (97 under the switch).
-        try layout.run(["get", "user", "a"], in: layout.repository, expecting: 97, environment: none)
-        try layout.run(["get", "user", "a"], in: bare, expecting: 97, environment: layout.environment().merging(quick) { $1 })
+        // A layer file skipped with a warning: the full command answers, and warns.
+        #expect(chmod(layout.system + "/20-more.json", 0o666) == 0)
+        let here = layout.environment()
+        let warned = try layout.run(["get", "user", "a"], in: layout.repository, expecting: 0, environment: here)
+        let full = try layout.run(["get", "user", "a"], in: layout.repository, expecting: 0, environment: here.merging(fullOnly) { $1 })
+        #expect(warned.stdout == "store\n" && warned.stderr.contains("ignoring \(layout.system)/20-more.json: writable by group or others"))
+        #expect(same(warned, full), "\(warned) vs \(full)")
+        try layout.run(["get", "user", "a"], in: layout.repository, expecting: 97, environment: here.merging(required) { $1 })
     }
 }

@@ -75,9 +75,10 @@ struct QuickGetTests {
         try box.runOK(["set", "user", "where", "xdg"], store: false)
         #expect(FileManager.default.fileExists(atPath: xdgStore))
         #expect(try both(box, ["get", "user", "where"], store: false, quick: true).stdout == "xdg\n")
+        #expect(try both(box, ["get", "user", "theme", "--show-origin"], quick: true).stdout == "store\tdark\n")
+        #expect(try both(box, ["get", "user", "theme", "--show-origin", "--json"], quick: true).stdout == "store\t\"dark\"\n")
         // Shapes the start-up path leaves to the full command.
         #expect(try both(box, ["get", "memory", "token"]).stdout == "t1\n")
-        #expect(try both(box, ["get", "user", "theme", "--show-origin"]).stdout == "store\tdark\n")
         #expect(try both(box, ["get", "user", "missing", "--default", "d"]).stdout == "d\n")
         #expect(try both(box, ["--override", "user:theme=light", "get", "user", "theme"]).stdout == "light\n")
         #expect(try both(box, ["get", "user", "theme"], environment: ["PREFS_OVERRIDES": #"{"user":{"theme":"env"}}"#]).stdout == "env\n")
@@ -158,8 +159,9 @@ struct QuickGetTests {
         let require = ["PREFS_REQUIRE_QUICK": "1"]
         #expect(try box.runOK(["get", "user", "theme"], environment: require).stdout == "dark\n")
         #expect(try box.runOK(["get", "user", "theme", "--json"], environment: require).stdout == "\"dark\"\n")
+        #expect(try box.runOK(["get", "user", "theme", "--show-origin"], environment: require).stdout == "store\tdark\n")
         for arguments in [
-            ["get", "memory", "token"], ["get", "user", "missing"], ["get", "user", "theme", "--show-origin"],
+            ["get", "memory", "token"], ["get", "user", "missing"], ["get", "user", "theme", "--show-meta"],
             ["get", "user", "missing", "--default", "d"], ["--override", "user:theme=light", "get", "user", "theme"],
             ["get", "user", "theme", "extra"],
         ] {

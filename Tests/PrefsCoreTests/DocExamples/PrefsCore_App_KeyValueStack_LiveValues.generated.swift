@@ -6,7 +6,7 @@ import PrefsCore
 
 
 enum DocExample_PrefsCore_App_KeyValueStack_LiveValues {
-    // Sources/PrefsCore/App/KeyValueStack+LiveValues.swift:46
+    // Sources/PrefsCore/App/KeyValueStack+LiveValues.swift:71
     static func example1(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -17,7 +17,7 @@ enum DocExample_PrefsCore_App_KeyValueStack_LiveValues {
             print(reading.value)
         }
     }
-    // Sources/PrefsCore/App/KeyValueStack+LiveValues.swift:100
+    // Sources/PrefsCore/App/KeyValueStack+LiveValues.swift:126
     static func example2(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,

@@ -6,7 +6,7 @@ import PrefsCore
 
 
 enum DocExample_PrefsCore_Store_PrivateFile {
-    // Sources/PrefsCore/Store/PrivateFile.swift:8
+    // Sources/PrefsCore/Store/PrivateFile.swift:14
     static func example1(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,

@@ -5,7 +5,7 @@
 enum DocExamplePrograms {
     static let all: [(place: String, run: @Sendable () async throws -> Void)] = [
         ("docs/library.md:11", DocExample_docs_library.example1),
-        ("docs/library.md:84", DocExample_docs_library.example2),
+        ("docs/library.md:86", DocExample_docs_library.example2),
         ("Sources/PrefsCore/PrefsCore.docc/PrefsCore.md:11", DocExample_PrefsCore_PrefsCore_docc_PrefsCore.example1),
     ]
 }

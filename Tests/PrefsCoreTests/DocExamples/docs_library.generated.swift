@@ -4,7 +4,7 @@ import Foundation
 import Observation
 import PrefsCore
 
-// docs/library.md:84
+// docs/library.md:86
 fileprivate struct Window: Codable { var width: Int; var height: Int }
 
 enum DocExample_docs_library {
@@ -41,7 +41,7 @@ enum DocExample_docs_library {
         assert(seen == ["dark", "light"])
         try stack.close()                               // drains the queue
     }
-    // docs/library.md:84
+    // docs/library.md:86
     static func example2() async throws {
 
         let path = FileManager.default.temporaryDirectory.path + "/prefs-json-tour-\(UUID().uuidString)/prefs.db"
@@ -63,7 +63,7 @@ enum DocExample_docs_library {
         print(window as Any, launches, checkout.value)
         try stack.close()                                                   // drains the queue
     }
-    // docs/library.md:149
+    // docs/library.md:151
     static func example3(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -81,7 +81,7 @@ enum DocExample_docs_library {
         _ = sources
         _ = healthy
     }
-    // docs/library.md:161
+    // docs/library.md:163
     static func example4(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,

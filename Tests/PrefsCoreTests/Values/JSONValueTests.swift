@@ -3,6 +3,25 @@ import Testing
 
 @Suite("JSON values", .timeLimit(.minutes(5)))
 struct JSONValueTests {
+    /// A repeated member name keeps its first place and takes the last value, whether the names
+    /// before it came in increasing byte order (no index), are few (a scan) or many (an index),
+    /// and when the repeat comes after the index was made.
+    @Test(arguments: [false, true])
+    func aRepeatedNameKeepsItsFirstPlaceAndTakesTheLastValue(increasing: Bool) throws {
+        #expect(try JSONValue(parsing: #"{"a":1,"b":2,"c":3,"b":4}"#).compactText == #"{"a":1,"b":4,"c":3}"#)
+        #expect(try JSONValue(parsing: #"{"b":1,"a":2,"b":3}"#).compactText == #"{"b":3,"a":2}"#)
+        let names = (0..<40).map { "k" + ($0 < 10 ? "0" : "") + String($0) }
+        let ordered = increasing ? names : names.reversed()
+        var text = "{" + ordered.map { "\"\($0)\":0" }.joined(separator: ",")
+        text += #","k10":1,"a":2,"k39":3,"a":4,"k00":5}"#
+        var expected = ordered.map { name -> String in
+            let value = ["k10": 1, "k39": 3, "k00": 5][name] ?? 0
+            return "\"\(name)\":\(value)"
+        }
+        expected.append(#""a":4"#)
+        #expect(try JSONValue(parsing: text).compactText == "{" + expected.joined(separator: ",") + "}")
+    }
+
     @Test(arguments: [
         "0", "-0", "0.1", "1e400", "-1.5E-7", "12345678901234567890123456789", "true", "false", "null", "\"\"",
         "[]", "{}", "[1,[2,[3]]]", "{\"b\":1,\"a\":2}", "\"é日本🎉\"", "\"a\\\"b\\\\c\\n\\t\\u0001\"",

@@ -70,8 +70,8 @@ extension Prefs {
         }
 
         func run() throws {
-            if keys.count == 1, prefix == nil, path == nil, defaultValue == nil, !showMeta, !showOrigin, global.override.isEmpty,
-                QuickGet.answer(store: global.store, domain: domain, key: key, json: json)
+            if keys.count == 1, prefix == nil, path == nil, defaultValue == nil, !showMeta, global.override.isEmpty,
+                QuickGet.answer(store: global.store, domain: domain, key: key, json: json, showOrigin: showOrigin)
             {
                 return
             }
