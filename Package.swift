@@ -179,7 +179,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PrefsServeTests",
-            dependencies: ["PrefsServe", "PrefsCore", "PrefsTestSupport"]
+            dependencies: [
+                "PrefsServe", "PrefsServeApp", "PrefsCore", "PrefsTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
         ),
         .testTarget(
             name: "PrefsCLITests",
