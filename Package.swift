@@ -182,6 +182,7 @@ let package = Package(
             dependencies: [
                 "PrefsServe", "PrefsServeApp", "PrefsCore", "PrefsTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(

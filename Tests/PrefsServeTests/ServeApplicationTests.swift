@@ -8,6 +8,7 @@ import PrefsCore
 import PrefsServe
 import PrefsServeApp
 import PrefsTestSupport
+import ServiceLifecycle
 import Synchronization
 import Testing
 
@@ -312,6 +313,58 @@ struct ServeApplicationTests {
             }
             let unexpected = load.unexpected.withLock { $0 }
             #expect(load.heavyAnswers.load(ordering: .relaxed) > 0 && unexpected.isEmpty, "\(unexpected)")
+        }
+    }
+
+    /// The poller (what prefs-serve runs beside the application) serves another connection's
+    /// commit, and ends when shutdown begins (20 times). The race its order guards against (a
+    /// wait of the monitor begun after its cancel never ends) showed in the binary, in
+    /// `ServeStreamsTests`, not here: in process the stop wins it.
+    @Test func thePollerServesAnotherConnectionsCommitAndEndsAtShutdown() async throws {
+        let fixture = try Fixture()
+        var logger = Logger(label: "prefs-serve-test")
+        logger.logLevel = .critical
+        let environment = ["XDG_RUNTIME_DIR": fixture.directory]
+        let other = try KeyValueStack(
+            path: fixture.directory + "/prefs.db", options: .init(memoryTier: .inProcess, environment: environment))
+        let request = ServeRequest(method: "POST", path: "/ofrep/v1/evaluate/flags/boolean-flag", body: Array("{}".utf8))
+        for round in 0..<20 {
+            let server = ServeServer(core: fixture.server.core)
+            let monitor = try fixture.stack.changeMonitor(pollInterval: .milliseconds(20), environment: environment)
+            let poller = server.poller(stack: fixture.stack, monitor: monitor) { _ in }
+            let group = ServiceGroup(configuration: .init(services: [poller], logger: logger))
+            let running = Task { try await group.run() }
+            if round == 0 {
+                #expect(server.core.handle(request).text.contains(#""reason":"STATIC""#))
+                try other.setFlag("boolean-flag", enabled: false)
+                let deadline = ContinuousClock.now + .seconds(10)
+                var served = false
+                while !served && ContinuousClock.now < deadline {
+                    served = server.core.handle(request).text.contains(#""reason":"DISABLED""#)
+                    if !served { try await Task.sleep(for: .milliseconds(10)) }
+                }
+                #expect(served, "the other connection's commit is served within 10 s")
+            }
+            await group.triggerGracefulShutdown()
+            let ended = await withTaskGroup(of: Bool.self) { waiting in
+                waiting.addTask {
+                    _ = try? await running.value
+                    return true
+                }
+                waiting.addTask {
+                    try? await Task.sleep(for: .seconds(5))
+                    return false
+                }
+                let first = await waiting.next() ?? false
+                waiting.cancelAll()
+                return first
+            }
+            #expect(ended, "round \(round): the poller ended within 5 s of shutdown")
+            if !ended {
+                running.cancel()
+                monitor.cancel()
+                break
+            }
         }
     }
 }
