@@ -130,10 +130,28 @@ let package = Package(
             dependencies: ["PrefsCore"],
             swiftSettings: strict
         ),
+        // prefs serve's Hummingbird application as a value (`ServeServer`: OFREP and the
+        // inspector through ServeCore, event streams, limits, the access log, the poller), so
+        // tests drive it without sockets; only prefs-serve and the tests link it (never `prefs`).
+        .target(
+            name: "PrefsServeApp",
+            dependencies: [
+                "PrefsCore", "PrefsServe",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "prefs-serve",
             dependencies: [
-                "PrefsCore", "PrefsServe", "PrefsHelpers", "PrefsHelperConfiguration",
+                "PrefsCore", "PrefsServe", "PrefsServeApp", "PrefsHelpers", "PrefsHelperConfiguration",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -161,7 +179,11 @@ let package = Package(
         ),
         .testTarget(
             name: "PrefsServeTests",
-            dependencies: ["PrefsServe", "PrefsCore", "PrefsTestSupport"]
+            dependencies: [
+                "PrefsServe", "PrefsServeApp", "PrefsCore", "PrefsTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         .testTarget(
             name: "PrefsCLITests",

@@ -168,8 +168,11 @@ package enum PrefsCommandLine {
         }
         let code = Prefs.exitCode(for: error)
         if code == .success {
-            // --help, --version and similar: the text is the output.
-            Output.standard.write(Prefs.fullMessage(for: error))
+            // --help, --version and similar: the text is the output. In process, as wide as the
+            // run's COLUMNS says (the parser would read the test process's), else 80 (what the
+            // binary uses when its output is not a terminal).
+            let columns = CommandContext.active.map { _ in ProcessEnvironment.value("COLUMNS").flatMap { Int($0) } ?? 80 }
+            Output.standard.write(Prefs.fullMessage(for: error, columns: columns))
             Output.standard.write("\n")
             do { try Output.standard.finish() } catch { return report(error) }
             return 0

@@ -3,6 +3,7 @@ import Glibc
 import PrefsCore
 import PrefsHelperConfiguration
 import PrefsServe
+import PrefsServeApp
 
 /// prefs-serve's options: `prefs serve` hands them over as one ``ServeConfiguration`` (in
 /// the environment; nothing is parsed twice), read here with the helper's defaults.
@@ -17,10 +18,8 @@ struct Invocation {
     var socketPath: String?
     var tokenFile: String?
     var maximumBodyBytes = 65_536
-    var readTimeout: Duration = .seconds(10)
-    var headTimeout: Duration = .seconds(5)
-    var maximumConnectionsPerAddress = 64
-    var maximumEventStreams = 32
+    /// Deadlines and caps of connections and streams.
+    var limits = ServeLimits()
     var maximumSteps = ServeOptions.defaultMaximumSteps
     /// How often the store is read again where inotify is unavailable.
     var poll: Duration = .milliseconds(250)
@@ -74,10 +73,10 @@ struct Invocation {
         tokenFile = configuration.tokenFile
         // `prefs serve` checked the numbers (at least 1) and the durations (more than zero).
         if let bytes = configuration.maxBody { maximumBodyBytes = bytes }
-        if let duration = configuration.readTimeout { readTimeout = duration }
-        if let duration = configuration.headTimeout { headTimeout = duration }
-        if let count = configuration.maxConnectionsPerAddress { maximumConnectionsPerAddress = count }
-        if let count = configuration.maxEventStreams { maximumEventStreams = count }
+        if let duration = configuration.readTimeout { limits.readTimeout = duration }
+        if let duration = configuration.headTimeout { limits.headTimeout = duration }
+        if let count = configuration.maxConnectionsPerAddress { limits.maximumConnectionsPerAddress = count }
+        if let count = configuration.maxEventStreams { limits.maximumEventStreams = count }
         if let steps = configuration.maxSteps { maximumSteps = steps }
         accessLog = !configuration.noAccessLog
     }

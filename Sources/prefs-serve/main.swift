@@ -3,9 +3,10 @@
 // The HTTP side of `prefs serve`, which execs this helper with its options as one
 // ServeConfiguration (PrefsHelperConfiguration) in the environment, so the `prefs` binary never loads
 // SwiftNIO and Hummingbird. OFREP evaluation and the web inspector come from PrefsServe's
-// ServeCore; this file binds the socket, streams live updates, reads the store again when it
-// changes (inotify; a timer every 250 ms where inotify is unavailable), logs one
-// line per request on stderr and shuts down gracefully on SIGINT and SIGTERM.
+// ServeCore, the Hummingbird application (event streams, limits, the access log, the poller
+// that reads the store again when it changes) from PrefsServeApp's ServeServer; this file
+// reads the options and the token, opens the store, binds the socket, logs one line per
+// request on stderr and shuts down gracefully on SIGINT and SIGTERM.
 import FoundationEssentials
 import Glibc
 import HTTPTypes
@@ -17,6 +18,7 @@ import PrefsCore
 import PrefsHelperConfiguration
 import PrefsHelpers
 import PrefsServe
+import PrefsServeApp
 import ServiceLifecycle
 import Synchronization
 
@@ -81,239 +83,12 @@ do {
     fail("\(error)", 1)
 }
 
-/// The threads that evaluate (a request's steps are bounded by --max-steps).
-let evaluations = EvaluationPool()
-
-/// Connections open per client address (--max-connections-per-address).
-let connectionCounts = ConnectionCounts(limit: invocation.maximumConnectionsPerAddress)
-
-/// Event streams open (--max-event-streams in all, half a host's connections per host).
-let streamSlots = EventStreamSlots(limit: invocation.maximumEventStreams, connectionsPerAddress: invocation.maximumConnectionsPerAddress)
-
-/// Set when shutdown begins: event streams end so the server can finish.
-let stopping = Atomic<Bool>(false)
-
-/// Wakes the open event streams when the poller read a change.
-let updates = UpdateBroadcast()
-
-/// One line per request on stderr: time, client, method, path (no query, no token), status, bytes, milliseconds.
-func accessLog(_ remote: String, _ method: String, _ path: String, _ status: Int, _ bytes: Int, _ start: ContinuousClock.Instant) {
-    guard invocation.accessLog else { return }
-    let elapsed = ContinuousClock.now - start
-    let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
-    let time = ISOTime.format(milliseconds: WallClock.nowMilliseconds())
-    let shown = path.count > 200 ? String(path.prefix(200)) + "…" : path
-    let line = "\(time) \(remote) \(method) \(shown) \(status) \(bytes) \(NumberText.fixed(milliseconds, fractionDigits: 2))ms\n"
-    try? FileIO.write(STDERR_FILENO, line.utf8)
-}
-
-struct ServeContext: RequestContext {
-    var coreContext: CoreRequestContextStorage
-    let remote: String
-    /// Completed when the connection closes (an event stream then ends).
-    let closed: EventLoopFuture<Void>
-
-    init(source: ApplicationRequestContextSource) {
-        coreContext = .init(source: source)
-        remote = source.channel.remoteAddress?.ipAddress ?? "-"
-        closed = source.channel.closeFuture
-    }
-}
-
-func response(_ answer: ServeResponse) -> Response {
-    var headers = HTTPFields()
-    for header in answer.headers {
-        if let name = HTTPField.Name(header.name) { headers.append(HTTPField(name: name, value: header.value)) }
-    }
-    // No answer is to be read as another type than it says (JSON, errors, 304s too).
-    if headers[.xContentTypeOptions] == nil { headers[.xContentTypeOptions] = "nosniff" }
-    // Nor kept by a cache: only the inspector's page says otherwise (no-cache).
-    if headers[.cacheControl] == nil { headers[.cacheControl] = "no-store" }
-    return Response(
-        status: HTTPResponse.Status(code: answer.status), headers: headers,
-        body: answer.body.isEmpty ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
-}
-
-/// The head of an event stream.
-func eventStreamHeaders() -> HTTPFields {
-    var headers = HTTPFields()
-    headers[.contentType] = "text/event-stream"
-    headers[.cacheControl] = "no-store"
-    headers[.xContentTypeOptions] = "nosniff"
-    return headers
-}
-
-/// `GET /api/events`: a `change` event whenever the store moves, a comment every 15 s. Holds
-/// `slot` until it ends (the connection closes, or shutdown).
-func eventStream(_ slot: EventStreamSlots.Slot, closed: EventLoopFuture<Void>) -> Response {
-    let body = ResponseBody { writer in
-        defer { slot.release() }
-        // Subscribed before the snapshot is taken: a change in between is announced.
-        let events = updates.subscribe(ping: .seconds(15), until: closed)
-        var last = core.snapshot
-        try await writer.write(ByteBuffer(string: ": connected\n\n"))
-        for await event in events {
-            if stopping.load(ordering: .relaxed) || Task.isCancelled { break }
-            let now = core.snapshot
-            if now.digest != last.digest || now.logSequence != last.logSequence {
-                last = now
-                try await writer.write(ByteBuffer(string: core.changeEvent()))
-            } else if event == .ping {
-                try await writer.write(ByteBuffer(string: ": ping\n\n"))
-            }
-        }
-        try await writer.finish(nil)
-    }
-    return Response(status: .ok, headers: eventStreamHeaders(), body: body)
-}
-
-/// `GET /ofrep/v1/events`: OFREP 0.3's event stream (advertised in bulk answers as
-/// `eventStreams`). A `refetchEvaluation` event whenever the flags change (`switch`, the
-/// fractional setting; other domains do not), with the flag configuration's ETag as `etag` and
-/// as the event's id; a comment every 15 s. A client that reconnects with the id of an older
-/// configuration (`Last-Event-ID`) missed an event: it gets one at once (an empty one is
-/// none). Holds `slot` until it ends.
-func ofrepEventStream(lastEventID: String?, _ slot: EventStreamSlots.Slot, closed: EventLoopFuture<Void>) -> Response {
-    let body = ResponseBody { writer in
-        defer { slot.release() }
-        // Subscribed before the snapshot is taken: a change in between is announced.
-        let events = updates.subscribe(ping: .seconds(15), until: closed)
-        var last = core.snapshot.digest
-        try await writer.write(ByteBuffer(string: ": connected\n\n"))
-        if let lastEventID, lastEventID != ServeCore.configETag(last) {
-            try await writer.write(ByteBuffer(string: OFREP.refetchEvent(configETag: ServeCore.configETag(last))))
-        }
-        for await event in events {
-            if stopping.load(ordering: .relaxed) || Task.isCancelled { break }
-            let now = core.snapshot.digest
-            if now != last {
-                last = now
-                try await writer.write(ByteBuffer(string: OFREP.refetchEvent(configETag: ServeCore.configETag(now))))
-            } else if event == .ping {
-                try await writer.write(ByteBuffer(string: ": ping\n\n"))
-            }
-        }
-        try await writer.finish(nil)
-    }
-    return Response(status: .ok, headers: eventStreamHeaders(), body: body)
-}
-
-let responder = CallbackResponder { (request: Request, context: ServeContext) async throws -> Response in
-    let start = ContinuousClock.now
-    let target = request.head.path ?? "/"
-    let method = request.method.rawValue
-    var fields: [String: String] = [:]
-    for field in request.headers {
-        let name = field.name.canonicalName
-        fields[name] = fields[name].map { $0 + ", " + field.value } ?? field.value
-    }
-    // HTTP/1's Host arrives as the authority pseudo-header.
-    if let authority = request.head.authority { fields["host"] = authority }
-    var serveRequest = ServeRequest(method: method, target: target, headers: fields)
-    let path = serveRequest.path
-    if (path == "/api/events" || path == OFREP.eventStreamPath) && method == "GET" {
-        if let refusal = core.refusal(serveRequest) {
-            accessLog(context.remote, method, path, refusal.status, refusal.body.count, start)
-            return response(refusal)
-        }
-        // Streams outlive the idle timeout: they get places of their own, well below the
-        // connection caps, so ordinary requests always have room. Past them: poll.
-        guard let slot = streamSlots.take(context.remote) else {
-            let refusal = ServeResponse.json(
-                503,
-                OFREP.problem(
-                    "too many event streams are open (at most \(streamSlots.limit), \(streamSlots.perHost) per client); "
-                        + "poll instead, or try again later"),
-                // Closed after the answer: the connection does not hold one of its host's places.
-                headers: [("Retry-After", "30"), ("Connection", "close")])
-            accessLog(context.remote, method, path, refusal.status, refusal.body.count, start)
-            return response(refusal)
-        }
-        accessLog(context.remote, method, path, 200, 0, start)
-        if path == OFREP.eventStreamPath {
-            let lastEventID = fields["last-event-id"].flatMap { $0.trimmingWhitespace().isEmpty ? nil : $0 }
-            return ofrepEventStream(lastEventID: lastEventID, slot, closed: context.closed)
-        }
-        return eventStream(slot, closed: context.closed)
-    }
-    var answer: ServeResponse
-    let limit = core.options.maximumBodyBytes
-    if let length = fields["content-length"].flatMap({ Int($0) }), length > limit {
-        answer = .json(413, OFREP.problem("the body is larger than \(limit) bytes"), headers: [("Connection", "close")])
-    } else {
-        do {
-            var request = request
-            let buffer = try await request.collectBody(upTo: limit)
-            serveRequest.body = Array(buffer.readableBytesView)
-            // Evaluation reads the compiled flags in memory; inspector JSON reads the store.
-            // A quick evaluation (at most EvaluationPool.quickSteps) is answered here; the rest
-            // on the evaluation pool's threads, never for long on the cooperative pool's.
-            let prepared = serveRequest
-            if let quick = core.quickAnswer(prepared, steps: EvaluationPool.quickSteps) {
-                answer = quick
-            } else if let long = await evaluations.run({ core.handle(prepared) }) {
-                answer = long
-            } else {
-                answer = .json(
-                    503, OFREP.problem("too many requests are being evaluated; try again shortly"), headers: [("Retry-After", "1")])
-            }
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            answer = .json(413, OFREP.problem("the body is larger than \(limit) bytes"), headers: [("Connection", "close")])
-        } catch is NIOTooManyBytesError {
-            // A chunked body (no Content-Length) over the limit.
-            answer = .json(413, OFREP.problem("the body is larger than \(limit) bytes"), headers: [("Connection", "close")])
-        }
-    }
-    accessLog(context.remote, method, path, answer.status, answer.body.count, start)
-    return response(answer)
-}
-
-/// Reads the store again whenever the monitor wakes (within milliseconds of another process's
-/// commit or of an edit of the project or system layer files; every `--poll` where inotify is
-/// unavailable), so changes by any process are served, and tells the event streams.
-struct Poller: Service {
-    func run() async throws {
-        var failing = false
-        await withGracefulShutdownHandler {
-            // Cancelled (not shut down gracefully) when another service fails, as the server
-            // does when it cannot listen: the wait then ends at once, so the loop must end too.
-            while !stopping.load(ordering: .relaxed) && !Task.isCancelled {
-                guard await monitor.next() != .cancelled else { continue }
-                // A store file replaced by a rename (a sync tool, a restore by hand), or moved:
-                // serve the file now at the path rather than the old one for ever.
-                if stack.reopenStoreIfReplaced() {
-                    try? FileIO.write(
-                        STDERR_FILENO, "prefs: serve: \(stack.path) was replaced, moved or removed; reading what is at that path now\n".utf8
-                    )
-                }
-                // An edit of the project or system files (watched with the store): read them again.
-                if stack.reloadLayers() {
-                    for warning in stack.layers.warnings { try? FileIO.write(STDERR_FILENO, "prefs: serve: warning: \(warning)\n".utf8) }
-                }
-                do {
-                    if try core.refresh() { updates.publish() }
-                    failing = false
-                } catch {
-                    if !failing { try? FileIO.write(STDERR_FILENO, "prefs: serve: cannot read the store: \(error)\n".utf8) }
-                    failing = true
-                }
-            }
-        } onGracefulShutdown: {
-            stopping.store(true, ordering: .relaxed)
-            monitor.cancel()
-            updates.finish()
-        }
-    }
-}
+/// The application: OFREP, the inspector, event streams, limits (PrefsServeApp).
+let toStandardError: @Sendable (String) -> Void = { line in _ = try? FileIO.write(STDERR_FILENO, line.utf8) }
+let server = ServeServer(core: core, limits: invocation.limits, accessLog: invocation.accessLog ? toStandardError : nil)
 
 var logger = Logger(label: "prefs-serve")
 logger.logLevel = .critical
-func timeAmount(_ duration: Duration) -> TimeAmount {
-    .nanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + Int64(duration.components.attoseconds / 1_000_000_000))
-}
-let readTimeout = timeAmount(invocation.readTimeout)
-// A request must arrive within the read timeout in any case: the head's deadline is no later.
-let headTimeout = timeAmount(min(invocation.headTimeout, invocation.readTimeout))
 /// Set once the socket listens: an error before it is a failure to listen.
 let listening = Atomic<Bool>(false)
 if let path = invocation.socketPath {
@@ -322,18 +97,8 @@ if let path = invocation.socketPath {
     // Private to its owner (mode 0700: connecting to a unix socket needs write permission).
     umask(0o077)
 }
-let app = Application(
-    responder: responder,
-    // New handlers for every connection (an autoclosure).
-    server: .http1(
-        configuration: .init(additionalChannelHandlers: [
-            ConnectionLimiter(counts: connectionCounts), RequestDeadlineHandler(headTimeout: headTimeout, readTimeout: readTimeout),
-        ])),
-    // At most 1,024 open connections: more wait in the backlog (file descriptors stay bounded).
-    configuration: ApplicationConfiguration(
-        address: invocation.socketPath.map { .unixDomainSocket(path: $0) } ?? .hostname(invocation.host, port: invocation.port),
-        serverName: "prefs",
-        availableConnectionsDelegate: MaximumAvailableConnections(1024)),
+let app = server.application(
+    address: invocation.socketPath.map { .unixDomainSocket(path: $0) } ?? .hostname(invocation.host, port: invocation.port),
     onServerRunning: { channel in
         listening.store(true, ordering: .relaxed)
         if let path = invocation.socketPath {
@@ -349,11 +114,13 @@ let app = Application(
             STDOUT_FILENO, "prefs serve: listening on http://\(host):\(port)/ (OFREP at /ofrep/v1, inspector at \(inspector))\n".utf8)
     },
     logger: logger)
+/// Reads the store again when another process may have committed (or a layer file changed).
+let poller = server.poller(stack: stack, monitor: monitor, report: toStandardError)
 
 // The poller comes last: shutdown runs in reverse order, so event streams end before the
 // server waits for open requests.
 let group = ServiceGroup(
-    configuration: .init(services: [app, Poller()], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    configuration: .init(services: [app, poller], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
 do {
     try await group.run()
 } catch {

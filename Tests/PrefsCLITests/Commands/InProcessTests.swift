@@ -33,13 +33,23 @@ struct InProcessTests {
         (["get"], nil, 2),
         (["set", "user", "size", "1", "--ttl", "soon"], nil, 2),
         (["flag", "list"], nil, 0),
+        (["--help"], nil, 0),
+        (["help", "get"], nil, 0),
+        (["set", "--help"], nil, 0),
+        (["--version"], nil, 0),
+        (["backup", "@ROOT@/copy.db"], nil, 0),
+        (["backup", "@ROOT@/copy.db"], nil, 4),
+        (["restore", "@ROOT@/copy.db"], nil, 4),
+        (["restore", "@ROOT@/copy.db", "--force"], nil, 0),
         (["log", "--limit", "2", "--json"], nil, 0),
     ]
 
-    /// What `session` prints and exits with in `box` (its directory written ROOT, times T).
+    /// What `session` prints and exits with in `box` (its directory written ROOT, times T;
+    /// `@ROOT@` in an argument is the directory).
     static func transcript(_ box: Sandbox, environment: [String: String] = [:]) throws -> [String] {
         try session.map { line in
-            var result = try box.run(line.arguments, expecting: line.status, stdin: line.stdin, environment: environment)
+            let arguments = line.arguments.map { $0.replacingOccurrences(of: "@ROOT@", with: box.root) }
+            var result = try box.run(arguments, expecting: line.status, stdin: line.stdin, environment: environment)
             result.stdout = result.stdout.replacing(/"time":"[^"]*"/, with: #""time":"T""#)
             return "\(line.arguments): \(result)".replacingOccurrences(of: box.root, with: "ROOT")
         }

@@ -3,7 +3,7 @@ import PrefsTestSupport
 import Testing
 
 /// `prefs serve`'s event streams (`/ofrep/v1/events`, the inspector's `/api/events`) under a
-/// client that opens many, and the headers of its answers.
+/// client that opens many (their heads and `Last-Event-ID` are in `ServeApplicationTests`).
 @Suite("prefs serve event streams", .serialized, .timeLimit(.minutes(5)))
 struct ServeStreamsTests {
     static let flag = "/ofrep/v1/evaluate/flags/string-flag"
@@ -127,50 +127,5 @@ struct ServeStreamsTests {
         #expect(smallStopped.status == 0, "\(smallStopped)")
         let refused = try box.run(["serve", "--max-event-streams", "0"], expecting: 2)
         #expect(refused.status == 2 && refused.stderr.contains("--max-event-streams must be at least 1"), "\(refused)")
-    }
-
-    @Test func everyAnswerSaysNosniff() throws {
-        let box = try ServeTests().imported()
-        let server = try ServeProcess(box, ["--no-access-log"])
-        let evaluated = try HTTPExchange.post(server.port, Self.flag, "{}")
-        let bulk = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags", "{}")
-        let etag = try #require(bulk.header("ETag"))
-        let unchanged = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags", "{}", headers: ["If-None-Match": etag])
-        let missing = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/no-such-flag", "{}")
-        let unknown = try HTTPExchange.request(server.port, "GET", "/no/such/path")
-        let unauthorized = try HTTPExchange.request(server.port, "GET", "/api/summary")
-        let tooLarge = try HTTPExchange.post(server.port, Self.flag, String(repeating: " ", count: 70_000))
-        let answers = [
-            ("evaluation", evaluated, 200), ("bulk", bulk, 200), ("304", unchanged, 304), ("unknown flag", missing, 404),
-            ("unknown path", unknown, 404), ("no token", unauthorized, 401), ("too large", tooLarge, 413),
-        ]
-        for (name, answer, status) in answers {
-            #expect(answer.status == status && answer.header("X-Content-Type-Options") == "nosniff", "\(name): \(answer)")
-        }
-        let stream = try Self.openStream(server.port, from: "127.0.0.1")
-        stream.client.close()
-        #expect(
-            Self.status(stream.received) == 200 && stream.received.lowercased().contains("\r\nx-content-type-options: nosniff\r\n"),
-            "\(stream.received)")
-        let stopped = server.stop()
-        #expect(stopped.status == 0, "\(stopped)")
-    }
-
-    @Test func anEmptyLastEventIDIsNoID() throws {
-        let box = try ServeTests().imported()
-        let server = try ServeProcess(box, ["--no-access-log"])
-        // An empty Last-Event-ID is as none: no event at once.
-        let empty = try Self.openStream(server.port, from: "127.0.0.1", headers: "Last-Event-ID:\r\n")
-        let emptyLater = empty.client.read(until: "refetchEvaluation", within: 1)
-        empty.client.close()
-        #expect(Self.status(empty.received) == 200 && empty.received.contains(": connected"), "\(empty.received)")
-        #expect(!(empty.received + emptyLater).contains("refetchEvaluation"), "\(empty.received + emptyLater)")
-        // An older id gets one at once (the test can fail).
-        let older = try Self.openStream(server.port, from: "127.0.0.1", headers: "Last-Event-ID: \"0\"\r\n")
-        let olderLater = older.client.read(until: "refetchEvaluation", within: 5)
-        older.client.close()
-        #expect((older.received + olderLater).contains("refetchEvaluation"), "\(older.received + olderLater)")
-        let stopped = server.stop()
-        #expect(stopped.status == 0, "\(stopped)")
     }
 }

@@ -229,54 +229,10 @@ struct ServeTests {
         try Self.expectDisabledFlagServed(server, box, "the flag of the file the link names now is served within 5 s")
     }
 
-    /// Every answer of the running server but the inspector's page (OFREP, `/api/*`, errors,
-    /// 304, 413, event streams) says `Cache-Control: no-store`: no cache or browser keeps an
-    /// evaluation or the store's data.
-    @Test func answersAreNotStored() throws {
-        let box = try imported()
-        try box.runOK(["set", "user", "theme", "dark"])
-        let server = try ServeProcess(box, ["--max-body", "100"])
-        let token = try #require(server.inspectorToken)
-        let bearer = ["Authorization": "Bearer " + token]
-        let bulk = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags", "{}")
-        let answers: [(String, HTTPExchange)] = [
-            ("one flag", try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/boolean-flag", "{}")),
-            ("no such flag", try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/nope", "{}")),
-            ("every flag", bulk),
-            (
-                "304",
-                try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags", "{}", headers: ["If-None-Match": bulk.header("ETag") ?? ""])
-            ),
-            ("413", try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/boolean-flag", String(repeating: " ", count: 200))),
-            ("/api without the token", try HTTPExchange.request(server.port, "GET", "/api/summary")),
-            ("/api/summary", try HTTPExchange.request(server.port, "GET", "/api/summary", headers: bearer)),
-            ("/api/key", try HTTPExchange.request(server.port, "GET", "/api/key?domain=user&key=theme", headers: bearer)),
-            ("/api/flags", try HTTPExchange.request(server.port, "GET", "/api/flags", headers: bearer)),
-        ]
-        #expect(answers.map(\.1.status) == [200, 404, 200, 304, 413, 401, 200, 200, 200], "\(answers.map(\.1.status))")
-        for (name, answer) in answers {
-            #expect(answer.header("Cache-Control") == "no-store", "\(name): \(answer.head)")
-        }
-        // An event stream's head: read until it ends, then close.
-        let fd = try #require(HTTPExchange.connect(server.port))
-        HTTPExchange.send(fd, Array("GET /ofrep/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
-        var head: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while !String(decoding: head, as: UTF8.self).contains("\r\n\r\n") {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            head += buffer[0..<count]
-        }
-        close(fd)
-        let stream = HTTPExchange(status: 200, head: String(decoding: head, as: UTF8.self), body: "")
-        #expect(stream.head.hasPrefix("HTTP/1.1 200") && stream.header("Cache-Control") == "no-store", "\(stream.head)")
-        let page = try HTTPExchange.request(server.port, "GET", "/")
-        #expect(page.status == 200 && page.header("Cache-Control") == "no-cache", "\(page.head)")
-        let stopped = server.stop()
-        #expect(stopped.status == 0, "\(stopped)")
-    }
-
-    @Test func badInputGetsItsStatusAndTheServerKeepsServing() throws {
+    /// What needs sockets of `badInput…` (whose requests are in `ServeApplicationTests` now):
+    /// a slow client is cut off after the read timeout while others are served, and a chunked
+    /// body over the limit gets 413; the token is never logged.
+    @Test func aSlowClientIsCutOffAndAChunkedBodyOverTheLimitGets413() throws {
         let box = try imported()
         let tokenFile = box.root + "/token"
         try "tok-\(UUID().uuidString)\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
@@ -293,26 +249,10 @@ struct ServeTests {
         let slow = try #require(HTTPExchange.connect(server.port))
         HTTPExchange.send(slow, Array("POST \(flag) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le".utf8))
         let started = Date()
-
-        let cases: [(String, [UInt8], [String: String], Int, String)] = [
-            ("malformed JSON", Array(#"{"context": {"#.utf8), auth, 400, #""errorCode":"PARSE_ERROR""#),
-            ("not UTF-8", [0x7b, 0xff, 0x7d], auth, 400, #""errorCode":"PARSE_ERROR""#),
-            ("10 MB body", [UInt8](repeating: 0x20, count: 10_000_000), auth, 413, "larger than 65536 bytes"),
-            ("deep JSON", Array(("{\"context\":{\"a\":" + String(repeating: "[", count: 100_000) + "}}").utf8), auth, 413, "larger than"),
-            (
-                "deep context",
-                Array(("{\"context\":{\"a\":" + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + "}}").utf8), auth,
-                400, "deeper than 32 levels"
-            ),
-            ("no token", Array("{}".utf8), [:], 401, "bearer token"),
-            ("wrong token", Array("{}".utf8), ["Authorization": "Bearer \(token)x"], 401, "bearer token"),
-            ("another scheme", Array("{}".utf8), ["Authorization": "Basic \(token)"], 401, "bearer token"),
-        ]
-        for (name, body, headers, status, fragment) in cases {
-            let reply = try HTTPExchange.request(server.port, "POST", flag, body: body, headers: headers)
-            #expect(reply.status == status && reply.body.contains(fragment), "\(name): \(reply.status) \(reply.body.prefix(300))")
-            try works()
-        }
+        let wrong = try HTTPExchange.request(
+            server.port, "POST", flag, body: Array("{}".utf8), headers: ["Authorization": "Bearer \(token)x"])
+        #expect(wrong.status == 401, "\(wrong)")
+        try works()
         // A chunked body (no Content-Length) over the limit: 413 too, not a server error.
         let chunked = try #require(HTTPExchange.connect(server.port))
         let chunk = String(repeating: " ", count: 100_000)
@@ -325,15 +265,6 @@ struct ServeTests {
         close(chunked)
         #expect(chunkedReply.hasPrefix("HTTP/1.1 413") && chunkedReply.contains("larger than 65536 bytes"), "\(chunkedReply.prefix(300))")
         try works()
-        let deepBody = "{\"context\":{\"a\":" + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + "}}"
-        let deep = try HTTPExchange.post(server.port, flag, deepBody, headers: auth)
-        #expect(deep.status == 400 && deep.body.contains("nested deeper than 512 levels"), "\(deep)")
-        let unknown = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/no-such-flag", "{}", headers: auth)
-        #expect(
-            unknown.status == 404
-                && unknown.body == #"{"key":"no-such-flag","errorCode":"FLAG_NOT_FOUND","errorDetails":"flag \"no-such-flag\" not found"}"#)
-        let error = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/error-flag", "{}", headers: auth)
-        #expect(error.status == 400 && error.body.hasPrefix(#"{"key":"error-flag","errorCode":"GENERAL""#), "\(error)")
 
         // The slow client is cut off after the read timeout; others were served meanwhile.
         let rest = HTTPExchange.readAll(slow)
@@ -346,25 +277,6 @@ struct ServeTests {
         #expect(stopped.status == 0, "\(stopped)")
         #expect(!stopped.stderr.contains(token), "the token is never logged")
         #expect(stopped.stderr.contains(" 401 ") && stopped.stderr.contains(" 413 "))
-    }
-
-    @Test func otherLocalUsersGetFlagsButNotTheStoresData() throws {
-        // A loopback server is reachable by every user of the machine: OFREP answers them,
-        // the inspector's data needs the token printed to the owner.
-        let box = try imported()
-        try box.runOK(["set", "user", "secret", "hunter2"])
-        let server = try ServeProcess(box)
-        let token = try #require(server.inspectorToken, "no inspector token printed")
-        #expect(try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/boolean-flag", "{}").status == 200)
-        for path in ["/api/keys?q=secret", "/api/key?domain=user&key=secret", "/api/summary", "/api/flags"] {
-            let refused = try HTTPExchange.request(server.port, "GET", path)
-            #expect(refused.status == 401 && !refused.body.contains("hunter2"), "\(path): \(refused)")
-        }
-        let allowed = try HTTPExchange.request(
-            server.port, "GET", "/api/key?domain=user&key=secret", headers: ["Authorization": "Bearer " + token])
-        #expect(allowed.status == 200 && allowed.body.contains("hunter2"), "\(allowed)")
-        let stopped = server.stop()
-        #expect(stopped.status == 0 && !stopped.stderr.contains(token), "\(stopped)")
     }
 
     @Test func liveUpdatesStreamAndShutdownEndsThem() throws {

@@ -10,7 +10,7 @@ struct RefreshDeadlineTests {
     /// them all takes far longer than the timeout: the refresh ends at the deadline with
     /// exit 7, and the domain keeps its copy.
     @Test func slowChecksEndAtTheTimeout() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let schema = #"{"dynamic": {"v*": {"type": "string", "pattern": "^(?:.{0,1000})*$"}, "banner": {"type": "string"}}}"#
         let loaded = try box.runOK(["schema", "load", "-"], stdin: schema)
         #expect(loaded.status == 0, "\(loaded)")

@@ -5,7 +5,7 @@ import Testing
 @Suite("refresh papercuts", .timeLimit(.minutes(5)))
 struct RefreshPapercutTests {
     @Test func aTwoMegabyteHeaderIsNamedNotOutOfMemory() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "dynamic", "banner", "good"])
         let server = try TestHTTPServer { _ in
             .respond(status: 200, headers: ["X-Padding": String(repeating: "a", count: 2 << 20)], body: "{\"banner\":\"evil\"}")

@@ -6,7 +6,7 @@ import Testing
 @Suite("prefs refresh", .timeLimit(.minutes(5)))
 struct RefreshTests {
     @Test func twoHundredThenNotModified() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let server = try TestHTTPServer { request in
             if request.headers["if-none-match"] == "\"v1\"" { return .respond(status: 304, headers: [:], body: "") }
             return .respond(status: 200, headers: ["ETag": "\"v1\""], body: "{\"banner\":\"hello\",\"n\":1}")
@@ -26,7 +26,7 @@ struct RefreshTests {
     }
 
     @Test func replacesTheDomainExactly() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "dynamic", "stale", "1"])
         let server = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: "{\"a\":1}") }
         try box.runOK(["refresh", "dynamic", "--from", server.url])
@@ -41,7 +41,7 @@ struct RefreshTests {
     }
 
     func withGoodCopy() throws -> Sandbox {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let server = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: "{\"banner\":\"good\"}") }
         try box.runOK(["refresh", "dynamic", "--from", server.url])
         server.stop()
@@ -92,7 +92,7 @@ struct RefreshTests {
     }
 
     @Test func aFlagdDocumentForSwitch() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let document = "{\"flags\":{\"beta\":{\"state\":\"ENABLED\",\"variants\":{\"on\":true,\"off\":false},\"defaultVariant\":\"on\"}}}"
         let server = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: document) }
         try box.runOK(["refresh", "switch", "--from", server.url])
@@ -105,7 +105,7 @@ struct RefreshTests {
     }
 
     @Test func aFileSourceAndHeaders() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let file = box.root + "/remote.json"
         try Data("{\"k\":\"from file\"}".utf8).write(to: URL(fileURLWithPath: file))
         try box.runOK(["refresh", "dynamic", "--from", file])
@@ -126,7 +126,7 @@ struct RefreshTests {
 @Suite("prefs refresh review cases", .timeLimit(.minutes(5)))
 struct RefreshReviewTests {
     @Test func redirectsToAnotherOriginAreNotFollowed() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let other = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: "{\"stolen\":true}") }
         let first = try TestHTTPServer { _ in .respond(status: 302, headers: ["Location": "http://localhost:\(other.port)/x"], body: "") }
         let result = try box.runFailing(["refresh", "dynamic", "--from", first.url, "--header", "Authorization: Bearer SECRET"], status: 7)
@@ -135,7 +135,7 @@ struct RefreshReviewTests {
     }
 
     @Test func aDrippingServerHitsTheWholeRequestDeadline() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let server = try TestHTTPServer { _ in .drip }
         let started = Date()
         expectFailure(
@@ -145,7 +145,7 @@ struct RefreshReviewTests {
     }
 
     @Test func aRefreshReplacesLocalExpiryToo() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "dynamic", "banner", "hello", "--ttl", "1s"])
         let server = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: "{\"banner\":\"hello\"}") }
         try box.runOK(["refresh", "dynamic", "--from", server.url])
@@ -154,7 +154,7 @@ struct RefreshReviewTests {
     }
 
     @Test func relativeFilesAreRememberedAbsolute() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try FileManager.default.createDirectory(atPath: box.root + "/d1", withIntermediateDirectories: true)
         try Data("{\"k\":\"one\"}".utf8).write(to: URL(fileURLWithPath: box.root + "/d1/cfg.json"))
         let first = try Sandbox.exec(
@@ -166,7 +166,7 @@ struct RefreshReviewTests {
     }
 
     @Test func notModifiedWithoutACopyIsAFailureAndMaxAgeCountsFromTheLastSuccess() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let always304 = try TestHTTPServer { _ in .respond(status: 304, headers: [:], body: "") }
         expectFailure(try box.runFailing(["refresh", "dynamic", "--from", always304.url], status: 7), 7, contains: "without a copy")
         let server = try TestHTTPServer { request in
@@ -229,7 +229,7 @@ struct RefreshBoundedTests {
     }
 
     func goodCopy() throws -> Sandbox {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let server = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: "{\"banner\":\"good\"}") }
         let first = try box.runOK(["refresh", "dynamic", "--from", server.url])
         #expect(first.status == 0, "\(first)")
@@ -242,7 +242,7 @@ struct RefreshBoundedTests {
 @Suite("prefs refresh secrets", .timeLimit(.minutes(5)))
 struct RefreshSecretTests {
     @Test func theHelperNeverHasTheURLOrHeadersOnItsCommandLine() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let server = try TestHTTPServer { _ in .hang }
         let headerFile = box.root + "/token.headers"
         try Data("# the API token\n\nAuthorization: Bearer FILE-SECRET-1\r\nX-Trace: on\n".utf8).write(to: URL(fileURLWithPath: headerFile))
@@ -284,7 +284,7 @@ struct RefreshSecretTests {
     }
 
     @Test func environmentHeadersAreSentButNeverStored() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let server = try TestHTTPServer { request in
             request.headers["authorization"] == "Bearer ENV-ONLY"
                 ? .respond(status: 200, headers: [:], body: "{\"a\":1}") : .respond(status: 401, headers: [:], body: "")
@@ -302,7 +302,7 @@ struct RefreshSecretTests {
     }
 
     @Test func headerFilesAndAtFilesAreCheckedWithoutEchoingValues() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let server = try TestHTTPServer { request in
             .respond(status: request.headers["authorization"] == "Basic QT-AT" ? 200 : 401, headers: [:], body: "{\"a\":1}")
         }
@@ -328,7 +328,7 @@ struct RefreshSecretTests {
     }
 
     @Test func aURLWithAPasswordIsRefusedAndNeverShown() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let server = try TestHTTPServer { _ in .respond(status: 200, headers: [:], body: "{\"a\":1}") }
         let result = try box.runFailing(["refresh", "dynamic", "--from", "http://alice:PASS-WORD-9@127.0.0.1:\(server.port)/x"], status: 2)
         expectFailure(result, 2, contains: "must not contain a password")

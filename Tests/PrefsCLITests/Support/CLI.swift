@@ -149,12 +149,13 @@ final class Sandbox: Sendable {
 
     /// Arguments that make a command line run in the binary even in an in-process sandbox:
     /// commands that install signal handlers, stream standard input or run children in the
-    /// foreground (batch, watch, exec, edit, serve, sync, backup, restore), `refresh` (it waits
-    /// on a semaphore for async work: tests blocking the cooperative pool's threads starve
-    /// it), help and the version (the parser reads the terminal's width), completion.
+    /// foreground (batch, watch, exec, edit, serve, sync), completion (the parser reads the
+    /// shell from the process's environment). `backup` and `restore` run in process without
+    /// their signal handlers (`InterruptedCopyTests` signals the binary); `refresh` runs its
+    /// async work on a thread of its own (`Blocking`), not the cooperative pool the tests
+    /// block; help is as wide as the run's `COLUMNS`, else 80, as the binary's into a pipe.
     static let binaryOnly: Set<String> = [
-        "batch", "watch", "exec", "edit", "serve", "sync", "backup", "restore", "refresh", "--help", "-h", "help",
-        "--version", "---completion", "--generate-completion-script",
+        "batch", "watch", "exec", "edit", "serve", "sync", "---completion", "--generate-completion-script",
     ]
 
     /// Runs `prefs ARGS...` in this process (``PrefsCommandLine/run(_:environment:standardInput:)``)

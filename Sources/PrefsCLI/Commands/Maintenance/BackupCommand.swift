@@ -16,7 +16,9 @@ extension Prefs {
         var force = false
 
         func run() throws {
-            SignalCleanup.installHandlers()  // an interrupted backup leaves no hidden copy behind
+            // An interrupted backup leaves no hidden copy behind (the binary's handlers: a run in
+            // a test's process leaves the test's signals alone).
+            if CommandContext.active == nil { SignalCleanup.installHandlers() }
             try global.openStack().maintenance.backup(to: file, overwrite: force)
         }
     }

@@ -30,7 +30,9 @@ extension Prefs {
         var withSources = false
 
         func run() throws {
-            SignalCleanup.installHandlers()  // an interrupted restore leaves no temporary store behind
+            // An interrupted restore leaves no temporary store behind (the binary's handlers: a run
+            // in a test's process leaves the test's signals alone).
+            if CommandContext.active == nil { SignalCleanup.installHandlers() }
             try global.openStack().maintenance.restore(from: file, overwrite: force, withSources: withSources) { report in
                 for line in report.lines { Output.error(line) }
             }

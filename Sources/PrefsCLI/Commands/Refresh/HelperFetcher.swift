@@ -7,15 +7,30 @@ import Synchronization
 
 /// Runs async work to completion from synchronous command code.
 enum Blocking {
+    /// The work runs on a thread of its own (``ThreadExecutor``), never on Swift's cooperative
+    /// pool: a caller that blocks a thread of that pool (a test running commands in process)
+    /// cannot starve it.
     static func run<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) -> Result<T, any Error> {
         let box = ResultBox<T>()
         let done = DispatchSemaphore(value: 0)
-        Task {
+        Task(executorPreference: ThreadExecutor()) {
             do { box.set(.success(try await work())) } catch { box.set(.failure(error)) }
             done.signal()
         }
         done.wait()
         return box.get()
+    }
+
+    /// Runs the jobs of the tasks that prefer it one at a time on a serial dispatch queue
+    /// (its own thread, not one of the cooperative pool's).
+    final class ThreadExecutor: TaskExecutor {
+        private let queue = DispatchQueue(label: "prefs.blocking")
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            let executor = asUnownedTaskExecutor()
+            queue.async { job.runSynchronously(on: executor) }
+        }
     }
 
     final class ResultBox<T: Sendable>: @unchecked Sendable {
@@ -50,9 +65,10 @@ struct HelperFetcher: HTTPFetcher {
         let request = url + "\n" + headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\n" }.joined()
         if let input = child.standardInput {
             // A helper that is gone before reading is reported by its exit status, not SIGPIPE.
+            // (In a test's process it stays ignored: another run may be writing to its helper.)
             let previous = signal(SIGPIPE, SIG_IGN)
             try? FileIO.write(input, Array(request.utf8))
-            signal(SIGPIPE, previous)
+            if CommandContext.active == nil { signal(SIGPIPE, previous) }
         }
         child.closeStandardInput()
         // The whole request gets the timeout (plus a little for start-up), however the server

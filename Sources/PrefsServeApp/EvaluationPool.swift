@@ -27,6 +27,9 @@ final class EvaluationPool: Sendable {
         pool.start()
     }
 
+    // Its threads end with it (a server made in a test; prefs-serve keeps its one).
+    deinit { pool.shutdownGracefully { _ in } }
+
     /// Runs `body` on a thread of the pool; nil when ``maximumWaiting`` requests are queued or
     /// running already, or the request was cancelled (its client went away) before it ran.
     func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T? {

@@ -3,9 +3,9 @@ import NIOCore
 
 /// Why the server could not listen, as one line's end: the system's reason and what it
 /// usually means.
-enum ListenFailure {
+package enum ListenFailure {
     /// The reason for `error`, thrown before the socket listened (`socket`: a unix socket).
-    static func reason(_ error: any Error, socket: Bool) -> String {
+    package static func reason(_ error: any Error, socket: Bool) -> String {
         if let failure = error as? IOError {
             let text = String(cString: strerror(failure.errnoCode))
             switch failure.errnoCode {
@@ -23,7 +23,7 @@ enum ListenFailure {
 
     /// Whether a server already answers on the unix socket at `path` (binding would unlink it
     /// and take its place unnoticed).
-    static func socketInUse(_ path: String) -> Bool {
+    package static func socketInUse(_ path: String) -> Bool {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)

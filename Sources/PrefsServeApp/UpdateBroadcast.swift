@@ -12,18 +12,23 @@ final class UpdateBroadcast: Sendable {
         case ping
     }
 
-    private let streams = Mutex<(next: Int, open: [Int: AsyncStream<Event>.Continuation])>((0, [:]))
+    private let streams = Mutex<(next: Int, open: [Int: AsyncStream<Event>.Continuation], finished: Bool)>((0, [:], false))
 
     /// The events from now on, with a ``Event/ping`` every `interval`; ends when the caller's
     /// task is cancelled, when `closed` completes (the client's connection closed) or at
-    /// ``finish()``.
+    /// ``finish()`` (a stream subscribed after it ends at once).
     func subscribe(ping interval: Duration, until closed: EventLoopFuture<Void>? = nil) -> AsyncStream<Event> {
         // Only the newest event waits: a reader that looks at the store on any event misses nothing.
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(1))
-        let id = streams.withLock { state -> Int in
+        let id = streams.withLock { state -> Int? in
+            guard !state.finished else { return nil }
             state.next += 1
             state.open[state.next] = continuation
             return state.next
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
         }
         let pinger = Task {
             while !Task.isCancelled {
@@ -49,6 +54,7 @@ final class UpdateBroadcast: Sendable {
     /// Ends every open stream (shutdown).
     func finish() {
         let open = streams.withLock { state in
+            state.finished = true
             defer { state.open = [:] }
             return Array(state.open.values)
         }

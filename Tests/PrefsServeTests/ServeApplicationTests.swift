@@ -1,0 +1,370 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import PrefsCore
+import PrefsServe
+import PrefsServeApp
+import PrefsTestSupport
+import ServiceLifecycle
+import Synchronization
+import Testing
+
+/// `prefs serve`'s Hummingbird application (``ServeServer``) driven in process, without sockets
+/// (HummingbirdTesting's `.router`): what each answer carries, tokens, limits of a request.
+/// What needs a socket or the process (connection caps, deadlines, the poller, signals, the
+/// real clients) stays with the binary suites in `PrefsCLITests/Commands/Serve*`.
+@Suite("prefs serve application", .timeLimit(.minutes(5)))
+struct ServeApplicationTests {
+    static let testbed = repositoryRoot + "/Tests/PrefsCLITests/Fixtures/flag-testbed.json"
+    static let flag = "/ofrep/v1/evaluate/flags/string-flag"
+    static let expected = #"{"key":"string-flag","value":"hi""#
+
+    /// A store with the flag testbed imported (and `values` set in `user`), and a server on it.
+    final class Fixture: Sendable {
+        let directory: String
+        let stack: KeyValueStack
+        let server: ServeServer
+        /// The access log's lines.
+        let log: Lines
+
+        init(
+            options: ServeOptions = ServeOptions(), limits: ServeLimits = ServeLimits(), values: [(String, String)] = [],
+            flags: String? = nil
+        ) throws {
+            directory = try makeTemporaryDirectory(prefix: "prefs-serve-app")
+            stack = try KeyValueStack(
+                path: directory + "/prefs.db", options: .init(memoryTier: .inProcess, environment: ["XDG_RUNTIME_DIR": directory]))
+            try stack.importFlags(try JSONValue(parsing: flags ?? String(contentsOfFile: ServeApplicationTests.testbed, encoding: .utf8)))
+            for (key, value) in values { try stack.set(.string(value), in: .user, forKey: key) }
+            try stack.flushSynchronously()
+            let log = Lines()
+            self.log = log
+            server = ServeServer(
+                core: try ServeCore(stack: stack, options: options), limits: limits,
+                accessLog: { line in log.lines.withLock { $0.append(line) } })
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+        /// Runs `test` against the application without sockets.
+        func test<Value: Sendable>(_ test: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
+            var logger = Logger(label: "prefs-serve-test")
+            logger.logLevel = .critical
+            return try await server.application(address: .hostname("127.0.0.1", port: 0), logger: logger).test(.router, test)
+        }
+
+        var accessLog: String { log.lines.withLock { $0.joined() } }
+    }
+
+    final class Lines: Sendable {
+        let lines = Mutex<[String]>([])
+    }
+
+    /// One answer: status, headers, body.
+    struct Answer: CustomStringConvertible {
+        var status: Int
+        var headers: HTTPFields
+        var body: String
+
+        func header(_ name: String) -> String? { HTTPField.Name(name).flatMap { headers[$0] } }
+        var description: String { "\(status) \(headers) \(body.prefix(300).debugDescription)" }
+    }
+
+    static func request(
+        _ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ path: String, body: [UInt8]? = nil,
+        headers: [String: String] = [:]
+    ) async throws -> Answer {
+        var fields = HTTPFields()
+        for (name, value) in headers {
+            if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
+        }
+        return try await client.execute(uri: path, method: method, headers: fields, body: body.map { ByteBuffer(bytes: $0) }) {
+            Answer(status: Int($0.status.code), headers: $0.headers, body: String(buffer: $0.body))
+        }
+    }
+
+    static func post(_ client: any TestClientProtocol, _ path: String, _ body: String, headers: [String: String] = [:]) async throws
+        -> Answer
+    {
+        try await request(
+            client, .post, path, body: Array(body.utf8), headers: ["Content-Type": "application/json"].merging(headers) { $1 })
+    }
+
+    /// Moved from `ServeTests`: every answer but the inspector's page (OFREP, `/api/*`, errors,
+    /// 304, 413, event streams) says `Cache-Control: no-store`: no cache or browser keeps an
+    /// evaluation or the store's data.
+    @Test func answersAreNotStored() async throws {
+        let token = BearerToken.random()
+        let fixture = try Fixture(options: ServeOptions(maximumBodyBytes: 100, inspectorToken: token), values: [("theme", "dark")])
+        try await fixture.test { client in
+            let bearer = ["Authorization": "Bearer " + token]
+            let bulk = try await Self.post(client, "/ofrep/v1/evaluate/flags", "{}")
+            let answers: [(String, Answer)] = [
+                ("one flag", try await Self.post(client, "/ofrep/v1/evaluate/flags/boolean-flag", "{}")),
+                ("no such flag", try await Self.post(client, "/ofrep/v1/evaluate/flags/nope", "{}")),
+                ("every flag", bulk),
+                (
+                    "304",
+                    try await Self.post(client, "/ofrep/v1/evaluate/flags", "{}", headers: ["If-None-Match": bulk.header("ETag") ?? ""])
+                ),
+                ("413", try await Self.post(client, "/ofrep/v1/evaluate/flags/boolean-flag", String(repeating: " ", count: 200))),
+                ("/api without the token", try await Self.request(client, .get, "/api/summary")),
+                ("/api/summary", try await Self.request(client, .get, "/api/summary", headers: bearer)),
+                ("/api/key", try await Self.request(client, .get, "/api/key?domain=user&key=theme", headers: bearer)),
+                ("/api/flags", try await Self.request(client, .get, "/api/flags", headers: bearer)),
+            ]
+            #expect(answers.map(\.1.status) == [200, 404, 200, 304, 413, 401, 200, 200, 200], "\(answers.map(\.1.status))")
+            for (name, answer) in answers {
+                #expect(answer.header("Cache-Control") == "no-store", "\(name): \(answer)")
+            }
+            // An event stream's head (shut down first, so the stream ends after its first comment).
+            fixture.server.stop()
+            let stream = try await Self.request(client, .get, "/ofrep/v1/events")
+            #expect(stream.status == 200 && stream.header("Cache-Control") == "no-store", "\(stream)")
+            let page = try await Self.request(client, .get, "/")
+            #expect(page.status == 200 && page.header("Cache-Control") == "no-cache", "\(page)")
+        }
+    }
+
+    /// Moved from `ServeTests.badInputGetsItsStatusAndTheServerKeepsServing` (its slow and
+    /// chunked clients stay there): each bad request gets its status, the next is answered,
+    /// and the token is never logged.
+    @Test func badInputGetsItsStatusAndTheServerKeepsServing() async throws {
+        let token = "tok-\(UUID().uuidString)"
+        let fixture = try Fixture(options: ServeOptions(token: token))
+        try await fixture.test { client in
+            let auth = ["Authorization": "Bearer \(token)"]
+            let flag = Self.flag
+            @Sendable func works() async throws {
+                let ok = try await Self.post(client, flag, "{}", headers: auth)
+                #expect(ok.status == 200 && ok.body.hasPrefix(#"{"key":"string-flag","value":"hi""#), "\(ok)")
+            }
+            let cases: [(String, [UInt8], [String: String], Int, String)] = [
+                ("malformed JSON", Array(#"{"context": {"#.utf8), auth, 400, #""errorCode":"PARSE_ERROR""#),
+                ("not UTF-8", [0x7b, 0xff, 0x7d], auth, 400, #""errorCode":"PARSE_ERROR""#),
+                ("10 MB body", [UInt8](repeating: 0x20, count: 10_000_000), auth, 413, "larger than 65536 bytes"),
+                (
+                    "deep JSON", Array(("{\"context\":{\"a\":" + String(repeating: "[", count: 100_000) + "}}").utf8), auth, 413,
+                    "larger than"
+                ),
+                (
+                    "deep context",
+                    Array(("{\"context\":{\"a\":" + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + "}}").utf8),
+                    auth, 400, "deeper than 32 levels"
+                ),
+                ("no token", Array("{}".utf8), [:], 401, "bearer token"),
+                ("wrong token", Array("{}".utf8), ["Authorization": "Bearer \(token)x"], 401, "bearer token"),
+                ("another scheme", Array("{}".utf8), ["Authorization": "Basic \(token)"], 401, "bearer token"),
+            ]
+            for (name, body, headers, status, fragment) in cases {
+                let reply = try await Self.request(client, .post, flag, body: body, headers: headers)
+                #expect(reply.status == status && reply.body.contains(fragment), "\(name): \(reply)")
+                try await works()
+            }
+            let deepBody = "{\"context\":{\"a\":" + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + "}}"
+            let deep = try await Self.post(client, flag, deepBody, headers: auth)
+            #expect(deep.status == 400 && deep.body.contains("nested deeper than 512 levels"), "\(deep)")
+            let unknown = try await Self.post(client, "/ofrep/v1/evaluate/flags/no-such-flag", "{}", headers: auth)
+            #expect(
+                unknown.status == 404
+                    && unknown.body
+                        == #"{"key":"no-such-flag","errorCode":"FLAG_NOT_FOUND","errorDetails":"flag \"no-such-flag\" not found"}"#,
+                "\(unknown)")
+            let error = try await Self.post(client, "/ofrep/v1/evaluate/flags/error-flag", "{}", headers: auth)
+            #expect(error.status == 400 && error.body.hasPrefix(#"{"key":"error-flag","errorCode":"GENERAL""#), "\(error)")
+        }
+        let log = fixture.accessLog
+        #expect(!log.contains(token), "the token is never logged")
+        #expect(log.contains(" POST \(Self.flag) 401 ") && log.contains(" POST \(Self.flag) 413 "), "\(log)")
+    }
+
+    /// Moved from `ServeTests`: a loopback server is reachable by every user of the machine:
+    /// OFREP answers them, the inspector's data needs the token printed to the owner.
+    @Test func otherLocalUsersGetFlagsButNotTheStoresData() async throws {
+        let token = BearerToken.random()
+        let fixture = try Fixture(options: ServeOptions(inspectorToken: token), values: [("secret", "hunter2")])
+        try await fixture.test { client in
+            #expect(try await Self.post(client, "/ofrep/v1/evaluate/flags/boolean-flag", "{}").status == 200)
+            for path in ["/api/keys?q=secret", "/api/key?domain=user&key=secret", "/api/summary", "/api/flags"] {
+                let refused = try await Self.request(client, .get, path)
+                #expect(refused.status == 401 && !refused.body.contains("hunter2"), "\(path): \(refused)")
+            }
+            let allowed = try await Self.request(
+                client, .get, "/api/key?domain=user&key=secret", headers: ["Authorization": "Bearer " + token])
+            #expect(allowed.status == 200 && allowed.body.contains("hunter2"), "\(allowed)")
+        }
+        #expect(!fixture.accessLog.contains(token), "\(fixture.accessLog)")
+    }
+
+    /// Moved from `ServeStreamsTests`: every answer says `X-Content-Type-Options: nosniff`.
+    @Test func everyAnswerSaysNosniff() async throws {
+        let fixture = try Fixture(options: ServeOptions(inspectorToken: BearerToken.random()))
+        try await fixture.test { client in
+            let evaluated = try await Self.post(client, Self.flag, "{}")
+            let bulk = try await Self.post(client, "/ofrep/v1/evaluate/flags", "{}")
+            let etag = try #require(bulk.header("ETag"))
+            let unchanged = try await Self.post(client, "/ofrep/v1/evaluate/flags", "{}", headers: ["If-None-Match": etag])
+            let missing = try await Self.post(client, "/ofrep/v1/evaluate/flags/no-such-flag", "{}")
+            let unknown = try await Self.request(client, .get, "/no/such/path")
+            let unauthorized = try await Self.request(client, .get, "/api/summary")
+            let tooLarge = try await Self.post(client, Self.flag, String(repeating: " ", count: 70_000))
+            let answers = [
+                ("evaluation", evaluated, 200), ("bulk", bulk, 200), ("304", unchanged, 304), ("unknown flag", missing, 404),
+                ("unknown path", unknown, 404), ("no token", unauthorized, 401), ("too large", tooLarge, 413),
+            ]
+            for (name, answer, status) in answers {
+                #expect(answer.status == status && answer.header("X-Content-Type-Options") == "nosniff", "\(name): \(answer)")
+            }
+            fixture.server.stop()
+            let stream = try await Self.request(client, .get, "/ofrep/v1/events")
+            #expect(
+                stream.status == 200 && stream.header("X-Content-Type-Options") == "nosniff" && stream.body == ": connected\n\n",
+                "\(stream)")
+        }
+    }
+
+    /// Moved from `ServeStreamsTests`: an empty `Last-Event-ID` is as none (no event at once);
+    /// an older id gets a `refetchEvaluation` at once. (Shut down first: each stream ends after
+    /// what it sends at once.)
+    @Test func anEmptyLastEventIDIsNoID() async throws {
+        let fixture = try Fixture()
+        try await fixture.test { client in
+            fixture.server.stop()
+            let empty = try await Self.request(client, .get, "/ofrep/v1/events", headers: ["Last-Event-ID": ""])
+            #expect(empty.status == 200 && empty.body == ": connected\n\n", "\(empty)")
+            let older = try await Self.request(client, .get, "/ofrep/v1/events", headers: ["Last-Event-ID": "\"0\""])
+            #expect(older.status == 200 && older.body.hasPrefix(": connected\n\n") && older.body.contains("refetchEvaluation"), "\(older)")
+        }
+    }
+
+    /// A flag whose targeting takes about 240,000 evaluation steps (a `reduce` inside a
+    /// `reduce`, 200 items each).
+    static func heavyFlag(_ name: String) -> String {
+        let items = (0..<200).map(String.init).joined(separator: ",")
+        let inner = #"{"reduce":[[\#(items)],{"+":[{"var":"accumulator"},{"var":"current"}]},0]}"#
+        let outer = #"{"reduce":[[\#(items)],{"+":[{"var":"accumulator"},\#(inner)]},0]}"#
+        return #""\#(name)":{"state":"ENABLED","variants":{"big":"big","small":"small"},"defaultVariant":"small","#
+            + #""targeting":{"if":[{">":[\#(outer),1000]},"big","small"]}}"#
+    }
+
+    /// Moved from `ServeLimitsTests`: a request over its step budget (`--max-steps`) gets an
+    /// error while other clients ask for heavy flags in a loop, and simple evaluations are
+    /// answered meanwhile.
+    @Test func aRequestOverItsStepBudgetGetsAnErrorWhileOthersAreAnswered() async throws {
+        let document =
+            #"{"flags":{\#(Self.heavyFlag("heavy-a")),\#(Self.heavyFlag("heavy-b")),"#
+            + #""string-flag":{"state":"ENABLED","variants":{"greeting":"hi"},"defaultVariant":"greeting"}}}"#
+        // 400,000 steps: one heavy flag fits, two do not.
+        let roomy = try Fixture(options: ServeOptions(maximumSteps: 400_000), flags: document)
+        let evaluated = try roomy.stack.flags.evaluate("heavy-a", type: .string, default: .string("x"), context: .object([]))
+        #expect(evaluated.value == .string("big"), "the library answers the heavy flag: \(evaluated)")
+        try await roomy.test { client in
+            let one = try await Self.post(client, "/ofrep/v1/evaluate/flags/heavy-a", "{}")
+            #expect(one.status == 200 && one.body.hasPrefix(#"{"key":"heavy-a","value":"big""#), "\(one)")
+        }
+        // 100,000 steps: each heavy flag is over; clients ask for them in a loop meanwhile.
+        let tight = try Fixture(options: ServeOptions(maximumSteps: 100_000), flags: document)
+        try await tight.test { client in
+            let single = try await Self.post(client, "/ofrep/v1/evaluate/flags/heavy-a", "{}")
+            #expect(
+                single.status == 400
+                    && single.body.hasPrefix(#"{"key":"heavy-a","errorCode":"GENERAL","errorDetails":"targeting of \"heavy-a\": "#)
+                    && single.body.contains("budget of 100000 evaluation steps"), "\(single)")
+            let bulk = try await Self.post(client, "/ofrep/v1/evaluate/flags", "{}")
+            #expect(bulk.status == 500 && bulk.body.contains("budget of 100000 steps (prefs serve --max-steps)"), "\(bulk)")
+
+            final class Load: Sendable {
+                let stop = Atomic(false)
+                let heavyAnswers = Atomic(0)
+                let unexpected = Mutex<[String]>([])
+            }
+            let load = Load()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<4 {
+                    group.addTask {
+                        while !load.stop.load(ordering: .relaxed) {
+                            let reply =
+                                index % 2 == 0
+                                ? try await Self.post(client, "/ofrep/v1/evaluate/flags", "{}")
+                                : try await Self.post(client, "/ofrep/v1/evaluate/flags/heavy-b", "{}")
+                            if reply.status == (index % 2 == 0 ? 500 : 400) {
+                                load.heavyAnswers.add(1, ordering: .relaxed)
+                            } else {
+                                load.unexpected.withLock { $0.append("\(reply.status) \(reply.body.prefix(200))") }
+                            }
+                        }
+                    }
+                }
+                var simple: [(Int, String, Double)] = []
+                for _ in 0..<20 {
+                    let started = ContinuousClock.now
+                    let reply = try await Self.post(client, Self.flag, "{}")
+                    let elapsed = ContinuousClock.now - started
+                    simple.append(
+                        (reply.status, reply.body, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+                }
+                load.stop.store(true, ordering: .relaxed)
+                try await group.waitForAll()
+                #expect(simple.allSatisfy { $0.0 == 200 && $0.1.hasPrefix(Self.expected) }, "\(simple)")
+                #expect(simple.allSatisfy { $0.2 < 5 }, "each simple evaluation answered within 5 s: \(simple.map(\.2))")
+            }
+            let unexpected = load.unexpected.withLock { $0 }
+            #expect(load.heavyAnswers.load(ordering: .relaxed) > 0 && unexpected.isEmpty, "\(unexpected)")
+        }
+    }
+
+    /// The poller (what prefs-serve runs beside the application) serves another connection's
+    /// commit, and ends when shutdown begins (20 times). The race its order guards against (a
+    /// wait of the monitor begun after its cancel never ends) showed in the binary, in
+    /// `ServeStreamsTests`, not here: in process the stop wins it.
+    @Test func thePollerServesAnotherConnectionsCommitAndEndsAtShutdown() async throws {
+        let fixture = try Fixture()
+        var logger = Logger(label: "prefs-serve-test")
+        logger.logLevel = .critical
+        let environment = ["XDG_RUNTIME_DIR": fixture.directory]
+        let other = try KeyValueStack(
+            path: fixture.directory + "/prefs.db", options: .init(memoryTier: .inProcess, environment: environment))
+        let request = ServeRequest(method: "POST", path: "/ofrep/v1/evaluate/flags/boolean-flag", body: Array("{}".utf8))
+        for round in 0..<20 {
+            let server = ServeServer(core: fixture.server.core)
+            let monitor = try fixture.stack.changeMonitor(pollInterval: .milliseconds(20), environment: environment)
+            let poller = server.poller(stack: fixture.stack, monitor: monitor) { _ in }
+            let group = ServiceGroup(configuration: .init(services: [poller], logger: logger))
+            let running = Task { try await group.run() }
+            if round == 0 {
+                #expect(server.core.handle(request).text.contains(#""reason":"STATIC""#))
+                try other.setFlag("boolean-flag", enabled: false)
+                let deadline = ContinuousClock.now + .seconds(10)
+                var served = false
+                while !served && ContinuousClock.now < deadline {
+                    served = server.core.handle(request).text.contains(#""reason":"DISABLED""#)
+                    if !served { try await Task.sleep(for: .milliseconds(10)) }
+                }
+                #expect(served, "the other connection's commit is served within 10 s")
+            }
+            await group.triggerGracefulShutdown()
+            let ended = await withTaskGroup(of: Bool.self) { waiting in
+                waiting.addTask {
+                    _ = try? await running.value
+                    return true
+                }
+                waiting.addTask {
+                    try? await Task.sleep(for: .seconds(5))
+                    return false
+                }
+                let first = await waiting.next() ?? false
+                waiting.cancelAll()
+                return first
+            }
+            #expect(ended, "round \(round): the poller ended within 5 s of shutdown")
+            if !ended {
+                running.cancel()
+                monitor.cancel()
+                break
+            }
+        }
+    }
+}
