@@ -50,7 +50,7 @@ extension KeyValueStack {
         try KeyName.validate(key)
         try refuseLocked(domain, key)
         try validateWrite(value, in: domain, forKey: key)
-        try ProjectFile.edit(file) { document in
+        try ProjectFile.edit(file, timeout: main.busyTimeout) { document in
             document[domain.name, default: [:]][key] = value.compactText
             return true
         }
@@ -68,7 +68,7 @@ extension KeyValueStack {
             try refuseLocked(domain, key)
         }
         var removed: [String] = []
-        try ProjectFile.edit(file) { document in
+        try ProjectFile.edit(file, timeout: main.busyTimeout) { document in
             var members = document[domain.name] ?? [:]
             for key in keys {
                 if members.removeValue(forKey: key) != nil {

@@ -209,10 +209,12 @@ public struct Layers: Sendable, Equatable {
             systemFiles.append(path)
             var number = 0
             // A lock must not be lost to how an editor saved the file: CRLF ("\r\n" is one
-            // Character, so lines are split on any line break) and a leading UTF-8 BOM.
+            // Character) and a leading UTF-8 BOM.
             var text = String(decoding: bytes, as: UTF8.self)
             if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
-            for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+            // Only LF, CRLF and CR end a line: U+2028, U+0085 or a vertical tab inside a line
+            // must not split `user/motd<U+2028>banner` into a lock on `user/motd`.
+            for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
                 number += 1
                 var line = rawLine
                 if let hash = line.firstIndex(of: "#") { line = line[..<hash] }

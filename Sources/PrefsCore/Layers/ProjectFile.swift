@@ -19,6 +19,11 @@ package enum ProjectFile {
             }
             return setting
         }
+        // A current directory that was removed (getcwd fails): no guess, least of all `/`.
+        guard directory.hasPrefix("/") else {
+            throw PrefsError(
+                .cannotWrite, "cannot tell the current directory (was it removed?): name the project file in PREFS_PROJECT_FILE")
+        }
         let lookup = Layers.lookUpProjectFile(from: directory)
         return lookup.file ?? (lookup.workTreeTop ?? directory).appendingPathComponentText(Layers.projectFileName)
     }
@@ -28,6 +33,8 @@ package enum ProjectFile {
     ///
     /// One edit at a time: an exclusive `flock` on the file's directory is held from the read
     /// to the rename, so two edits at once both land, the second reading what the first wrote.
+    /// An edit waits up to `timeout` seconds for that lock (anyone who can read the directory
+    /// can hold it), then fails with exit 4 as a store write does.
     /// The file is opened once (never through a symbolic link) and checked, read and measured
     /// from that descriptor; the new content is written as ``PrivateFile`` writes (a locked
     /// temporary file, synced, renamed, the directory synced) with the file's mode, or for a
@@ -35,16 +42,25 @@ package enum ProjectFile {
     ///
     /// - Throws: `PrefsError`: `cannotWrite` for a file that is not a regular file (a symbolic
     ///   link included), is owned by another user, or cannot be written; `invalidValue` for
-    ///   one that is not a document `{"domain":{"key":value}}` within the limits of `import`;
+    ///   one that is not a document `{"domain":{"key":value}}` within the limits of `import`,
+    ///   or an edit that would make it larger than the layer reads (``Layers/maximumFileBytes``);
     ///   what `change` throws.
-    package static func edit(_ path: String, _ change: (inout [String: [String: String]]) throws -> Bool) throws {
+    package static func edit(
+        _ path: String, timeout: Double = 5, _ change: (inout [String: [String: String]]) throws -> Bool
+    ) throws {
         let directory = open(PrivateFile.directoryName(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directory >= 0 else { throw PrefsError(.cannotWrite, "cannot write \(path): \(String(cString: strerror(errno)))") }
         defer { close(directory) }  // releases the lock
-        while flock(directory, LOCK_EX) != 0 {
-            guard errno == EINTR else {
+        let deadline = monotonicSeconds() + timeout
+        while flock(directory, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EINTR || errno == EWOULDBLOCK else {
                 throw PrefsError(.cannotWrite, "cannot lock the directory of \(path): \(String(cString: strerror(errno)))")
             }
+            guard monotonicSeconds() < deadline else {
+                throw PrefsError(
+                    .cannotWrite, "the directory of \(path) is locked by another process; gave up waiting", reason: .locked)
+            }
+            usleep(2_000)
         }
         var document: [String: [String: String]] = [:]
         let mode: mode_t
@@ -73,9 +89,15 @@ package enum ProjectFile {
             throw PrefsError(.cannotWrite, "cannot open \(path): \(String(cString: strerror(errno)))")
         }
         guard try change(&document) else { return }
+        let text = Array(layout(document).utf8)
+        guard text.count <= Layers.maximumFileBytes else {
+            throw PrefsError(
+                .invalidValue,
+                "\(path) would be \(text.count) bytes, more than the \(Layers.maximumFileBytes >> 20) MiB a project file may be (it would be ignored)")
+        }
         let (temporary, temporaryPath) = try PrivateFile.makeTemporary(nextTo: path, purpose: "project file")
         do {
-            try FileIO.write(temporary, Array(layout(document).utf8))
+            try FileIO.write(temporary, text)
             guard fchmod(temporary, mode) == 0 else { throw FileIO.Failure(errno) }
         } catch {
             close(temporary)
@@ -83,6 +105,13 @@ package enum ProjectFile {
             throw PrefsError(.cannotWrite, "cannot write \(path): \(error)")
         }
         try PrivateFile.commit(temporaryPath, fd: temporary, to: path, purpose: "project file")
+    }
+
+    /// Seconds on the monotonic clock.
+    private static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     /// The process's umask, read without changing it (`umask(2)` sets it process-wide, which

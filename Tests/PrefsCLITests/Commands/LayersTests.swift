@@ -246,6 +246,18 @@ struct LayersTests {
         }
     }
 
+    /// Only LF, CRLF and CR end a lock line: a U+2028, U+0085 or vertical tab inside a line
+    /// does not split it into a lock on the part before (`user/motd`).
+    @Test func aLineSeparatorInsideALockLineDoesNotSplitIt() throws {
+        let layout = try Layout()
+        try Layout.write(layout.system + "/locks/20-odd", "user/motd\u{2028}banner\nuser/tab\u{0B}x\nuser/nel\u{85}y\n")
+        let env = layout.environment(project: "")
+        for key in ["motd", "tab", "nel"] {
+            let result = try layout.box.runOK(["set", "user", key, "mine"], environment: env)
+            #expect(!result.stderr.contains("locked"), "\(key): \(result)")
+        }
+    }
+
     @Test(.enabled(if: isRoot, "needs root to give a file to another user"))
     func aProjectFileOfAnotherUserIsIgnored() throws {
         let layout = try Layout()

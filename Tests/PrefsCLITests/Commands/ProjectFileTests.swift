@@ -1,4 +1,5 @@
 import Foundation
+import PrefsCore
 import PrefsTestSupport
 import Testing
 
@@ -184,5 +185,58 @@ struct ProjectFileTests {
         let refused = try box.runFailing(["set", "--project", "user", "a", "2"], status: 4, environment: ["PREFS_PROJECT_FILE": project])
         #expect(refused.stderr.contains("\(project) is not a regular file: not editing it"), "\(refused)")
         #expect(try Self.text(target) == original)
+    }
+
+    /// An edit that would make the file larger than the layer reads (8 MiB) is refused (exit 6)
+    /// and the file keeps what it had: written, it would be skipped and every key in it gone.
+    @Test func anEditTheLayerCouldNotReadIsRefused() throws {
+        let box = try Sandbox(inProcess: true)
+        let project = box.root + "/.prefs.json"
+        let env = ["PREFS_PROJECT_FILE": project]
+        try box.runOK(["set", "--project", "ci", "retries", "3"], environment: env)
+        let before = try Self.text(project)
+        let big = String(repeating: "x", count: 9_000_000)
+        let refused = try box.runFailing(["set", "--project", "ci", "blob", "-"], status: 6, stdin: big, environment: env)
+        #expect(refused.stderr.contains("\(project) would be 9000"), "\(refused.stderr.prefix(300))")
+        #expect(refused.stderr.contains("more than the 8 MiB a project file may be"), "\(refused.stderr.prefix(300))")
+        #expect(try Self.text(project) == before)
+        #expect(try box.runOK(["get", "ci", "retries"], environment: env).stdout == "3\n")
+    }
+
+    /// Anyone who can read the directory can hold its lock: an edit waits as long as a store
+    /// write would (`PREFS_BUSY_TIMEOUT`), then fails with exit 4, never forever.
+    @Test func anEditGivesUpWhenTheDirectoryStaysLocked() throws {
+        let box = try Sandbox()
+        let project = box.root + "/.prefs.json"
+        let directory = open(box.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        try #require(directory >= 0 && flock(directory, LOCK_EX) == 0)
+        defer { close(directory) }
+        let started = Date()
+        let refused = try box.runFailing(
+            ["set", "--project", "ci", "retries", "4"], status: 4, environment: ["PREFS_PROJECT_FILE": project, "PREFS_BUSY_TIMEOUT": "0.5"])
+        #expect(refused.stderr == "prefs: the directory of \(project) is locked by another process; gave up waiting\n", "\(refused)")
+        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(!FileManager.default.fileExists(atPath: project))
+        // Once the holder lets go the edit lands.
+        _ = flock(directory, LOCK_UN)
+        try box.runOK(["set", "--project", "ci", "retries", "4"], environment: ["PREFS_PROJECT_FILE": project])
+    }
+
+    /// A current directory that was removed has no path (getcwd fails): the editor does not
+    /// fall back to `/` (a root-owned `/.prefs.json` every user would then read).
+    @Test func aRemovedCurrentDirectoryIsNoPlaceForAProjectFile() throws {
+        #expect(throws: PrefsError.self) { try ProjectFile.target(variable: { _ in nil }, directory: "") }
+        do {
+            _ = try ProjectFile.target(variable: { _ in nil }, directory: "")
+        } catch let error as PrefsError {
+            #expect(error.exitCode == 4 && error.message.hasPrefix("cannot tell the current directory"), "\(error.message)")
+        }
+        let box = try Sandbox()
+        let gone = box.root + "/gone"
+        try FileManager.default.createDirectory(atPath: gone, withIntermediateDirectories: false)
+        let result = try Sandbox.exec(
+            "/bin/sh", ["-c", "cd \"$1\" && rmdir \"$1\" && exec \"$0\" --store \"$2\" set --project ci a 1", Sandbox.binary, gone, box.store],
+            stdin: nil, environment: box.environment())
+        #expect(result.status == 4 && result.stderr.contains("cannot tell the current directory"), "\(result)")
     }
 }
