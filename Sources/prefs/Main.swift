@@ -9,6 +9,10 @@ import PrefsCLI
 enum Main {
     static func main() {
         if let refused = PrefsCommandLine.refuseInvalidArguments() { exit(refused) }
-        exit(PrefsCommandLine.run(Array(CommandLine.arguments.dropFirst())))
+        PrefsCommandLine.configureOneShotProcess()
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        // A plain `get` is answered before the command table is read (docs/performance.md).
+        if PrefsCommandLine.answerPlainGet(arguments) { exit(0) }
+        exit(PrefsCommandLine.run(arguments))
     }
 }
