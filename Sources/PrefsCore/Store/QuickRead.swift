@@ -1,5 +1,6 @@
 import CPrefsSQLite
 import CSQLite
+import Glibc
 
 /// One stored value read straight through the SQLite C API, for `prefs get`'s start-up path.
 ///
@@ -45,10 +46,19 @@ package enum QuickRead {
                 sqlite3_close_v2(handle)
             }
         }
-        // One connection, used by this thread only: no connection mutex.
-        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK, let db = handle else {
-            return nil
-        }
+        // A -shm file left by an earlier connection is opened read-only (SQLite's
+        // `readonly_shm`): with no other connection attached, SQLite reads the database under
+        // a read lock of the -shm instead of truncating it, growing it page by page and
+        // mapping it to rebuild its index (an ftruncate and 8 writes on the file system per
+        // get, milliseconds when the disk is busy); with a writer attached, it reads the
+        // writer's index. Without one, the plain read-only open makes -wal and -shm (and a
+        // read-only connection leaves them). One connection, used by this thread only: no
+        // connection mutex.
+        var shm = stat()
+        let reuse = lstat(path + "-shm", &shm) == 0 && (shm.st_mode & S_IFMT) == S_IFREG
+        let target = reuse ? StoreDatabase.fileURI(path, query: "readonly_shm=1") : path
+        let flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | (reuse ? SQLITE_OPEN_URI : 0)
+        guard sqlite3_open_v2(target, &handle, flags, nil) == SQLITE_OK, let db = handle else { return nil }
         // The file is data, as on every connection prefs opens (``Database``): a planted
         // view or trigger may call only innocuous functions, so this path answers no more
         // than the full one, which then reports the store as damaged.
