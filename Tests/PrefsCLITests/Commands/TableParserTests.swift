@@ -134,12 +134,21 @@ struct TableParserTests {
             ["--show-meta"], ["--path", "/a"], ["--"], ["-"], [""], ["--json=1"], ["-h"],
         ]
         var lines: [[String]] = [["get", "user", "theme"], ["--store", "/tmp/s.db", "get", "user", "theme", "--json"]]
-        for _ in 0..<1_500 {
+        let words = Self.values.filter { !$0.hasPrefix("-") }
+        for index in 0..<1_500 {
             var line: [String] = []
             if random.next(3) == 0 { line += random.pick(pieces.prefix(6).map { $0 }) }
             line.append(random.next(12) == 0 ? random.pick(["set", "list", "--json", "rm"]) : "get")
-            for _ in 0..<random.next(6) {
-                line += random.next(2) == 0 ? [random.pick(Self.values)] : random.pick(pieces)
+            if index.isMultiple(of: 2) {
+                // Near the plain form: two words, then the store and --json in any place.
+                line += [random.pick(words), random.pick(words)]
+                for _ in 0..<random.next(3) {
+                    line.insert(contentsOf: random.pick(pieces.prefix(8).map { $0 }), at: line.count - random.next(3))
+                }
+            } else {
+                for _ in 0..<random.next(6) {
+                    line += random.next(2) == 0 ? [random.pick(Self.values)] : random.pick(pieces)
+                }
             }
             lines.append(line)
         }
@@ -149,7 +158,7 @@ struct TableParserTests {
         #expect(mismatches.isEmpty, "\(mismatches.count) command lines read differently:\n\(result.stdout.prefix(6000))")
         // The count proves the start-up path was compared, on enough of the lines.
         let summary = try #require(result.stdout.components(separatedBy: "\n").first { $0.hasPrefix("start-up get ") }, "\(result)")
-        let taken = try #require(Int(summary.dropFirst("start-up get ".count)), summary)
+        let taken = try #require(Int(summary.dropFirst("start-up get ".count)), "\(summary)")
         #expect(taken >= 150 && taken < lines.count / 2, "\(summary) of \(lines.count)")
     }
 
