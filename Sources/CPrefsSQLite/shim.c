@@ -23,6 +23,11 @@ int prefs_sqlite_harden(sqlite3 *db) {
     return sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (void *)0);
 }
 
+void prefs_sqlite_configure_one_shot(void) {
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    sqlite3_config(SQLITE_CONFIG_PAGECACHE, (void *)0, 0, 0);
+}
+
 /* The temporary file being written (empty: none), and the names of the files SQLite keeps
    beside it (-journal, -wal, -shm), ready for the signal handler: it may only call
    async-signal-safe functions. */

@@ -9,6 +9,10 @@ import PrefsCLI
 enum Main {
     static func main() {
         if let refused = PrefsCommandLine.refuseInvalidArguments() { exit(refused) }
-        exit(PrefsCommandLine.run(Array(CommandLine.arguments.dropFirst())))
+        PrefsCommandLine.configureOneShotProcess()
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        // A plain `get` is answered before the command table is read (docs/performance.md).
+        if let status = PrefsCommandLine.answerPlainGet(arguments) { exit(status) }
+        exit(PrefsCommandLine.run(arguments))
     }
 }

@@ -18,6 +18,14 @@ void prefs_sqlite_disable_dqs(sqlite3 *db);
 /// functions, never virtual tables with side effects). Returns the SQLite result code.
 int prefs_sqlite_harden(sqlite3 *db);
 
+/// For a program that runs one command and exits (the `prefs` executable), called before
+/// SQLite is first used: no memory statistics (every allocation and free took a global
+/// mutex to count bytes that nothing reads) and no up-front page-cache block per connection
+/// (20 pages allocated and touched at the first read; pages come one at a time instead).
+/// Process-wide (`sqlite3_config`), so the library never calls it; does nothing once SQLite
+/// is initialized.
+void prefs_sqlite_configure_one_shot(void);
+
 /// Names the temporary file (and its -journal, -wal and -shm) that SIGINT, SIGTERM and SIGHUP remove
 /// once prefs_cleanup_install() ran; NULL: none. The path is copied. Returns 0 when the
 /// path is too long to remember.

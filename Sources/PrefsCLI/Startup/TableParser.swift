@@ -201,14 +201,29 @@ enum TableParser {
         /// For tests (`PREFS_COMPARE_PARSERS=1`, debug builds): reads command lines from
         /// standard input, one per line with arguments separated by U+001F, and prints a
         /// `mismatch` line for each one the table read differently from the parser (or read
-        /// when the parser refused it), then `compared N read M`.
+        /// when the parser refused it), and for each one the executable's start-up `get`
+        /// (``QuickGet/plainGet(_:)``, which sees the command line before the table) reads
+        /// otherwise than the table; then `start-up get N` (the lines it read) and
+        /// `compared N read M`.
         static func compareWithTheParser() {
             var compared = 0
             var read = 0
+            var plain = 0
             while let line = readLine(strippingNewline: true) {
-                let arguments = EmptyOptionValues.split(
-                    line.isEmpty ? [] : line.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init))
+                let raw = line.isEmpty ? [] : line.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
+                let arguments = EmptyOptionValues.split(raw)
                 compared += 1
+                if let get = QuickGet.plainGet(raw) {
+                    plain += 1
+                    let table = command(arguments) as? Prefs.GetCommand
+                    let same =
+                        table.map {
+                            $0.global.store == get.store && $0.global.actor == nil && $0.global.override.isEmpty
+                                && $0.domain == get.domain && $0.keys == [get.key] && $0.json == get.json && $0.prefix == nil
+                                && $0.defaultValue == nil && !$0.showMeta && !$0.showOrigin && $0.path == nil
+                        } ?? false
+                    if !same { print("mismatch start-up get \(raw): \(get) vs the table's \(table.map { "\($0)" } ?? "nil")") }
+                }
                 guard let command = command(arguments) else { continue }
                 read += 1
                 var table = ""
@@ -219,6 +234,7 @@ enum TableParser {
                     print("mismatch \(arguments)\n--- table\n\(table)--- parser\n\(full)")
                 }
             }
+            print("start-up get \(plain)")
             print("compared \(compared) read \(read)")
         }
     }

@@ -63,6 +63,14 @@ extension StoreDatabase {
     /// A `file:` URI for `path` with `immutable=1` (the system SQLite is built with
     /// SQLITE_USE_URI).
     static func immutableURI(_ path: String) -> String {
+        fileURI(path, query: "immutable=1")
+    }
+
+    /// A `file:` URI for `path` with `query` (`name=value`).
+    static func fileURI(_ path: String, query: String) -> String {
+        guard path.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else {
+            return "file:" + path + "?" + query
+        }
         var escaped = ""
         for character in path {
             switch character {
@@ -72,7 +80,7 @@ extension StoreDatabase {
             default: escaped.append(character)
             }
         }
-        return "file:\(escaped)?immutable=1"
+        return "file:\(escaped)?\(query)"
     }
 
     /// Creates the store file (0600, exclusively) and its directories (0700); a file another

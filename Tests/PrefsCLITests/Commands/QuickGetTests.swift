@@ -150,6 +150,45 @@ struct QuickGetTests {
         #expect(!required.stdout.contains(box.store), "\(required)")
     }
 
+    /// A `get` writes nothing to the store's files: once a read has left `-wal` and `-shm`,
+    /// the next one reads under a lock of `-shm` opened read-only instead of truncating and
+    /// rebuilding it (SQLite's `readonly_shm`). With a writer holding the store open and
+    /// its commit still in `-wal` (not checkpointed), `get` reads the commit through the
+    /// writer's index, as the full command does.
+    @Test func aGetLeavesTheStoreFilesAsTheyAre() throws {
+        let box = try Sandbox()
+        try box.runOK(["set", "user", "theme", "dark"])
+        #expect(try box.runOK(["get", "user", "theme"]).stdout == "dark\n")
+        func shm() throws -> (size: Int, modified: timespec, inode: UInt) {
+            var info = stat()
+            try #require(lstat(box.store + "-shm", &info) == 0, "no -shm after a get")
+            return (Int(info.st_size), info.st_mtim, UInt(info.st_ino))
+        }
+        let before = try shm()
+        Thread.sleep(forTimeInterval: 0.05)
+        // The start-up path only (the full command, a read-write connection, checkpoints and
+        // removes -wal and -shm when it closes the store last).
+        for arguments in [["get", "user", "theme"], ["get", "user", "theme", "--json"]] {
+            let quick = try box.runOK(arguments, environment: ["PREFS_REQUIRE_QUICK": "1"])
+            #expect(quick.stdout.contains("dark"), "\(quick)")
+        }
+        let after = try shm()
+        #expect(after.size == before.size && after.inode == before.inode, "\(before) -> \(after)")
+        #expect(
+            after.modified.tv_sec == before.modified.tv_sec && after.modified.tv_nsec == before.modified.tv_nsec,
+            "-shm was written by a get: \(before.modified) -> \(after.modified)")
+
+        // A writer that keeps the store open: its commit is in -wal, read through its -shm.
+        let writer = try DatabaseQueue(path: box.store)
+        try writer.write { try $0.execute(sql: "UPDATE kv_user SET value = '\"light\"' WHERE key = 'theme'") }
+        var wal = stat()
+        #expect(lstat(box.store + "-wal", &wal) == 0 && wal.st_size > 0, "the commit is not in -wal")
+        #expect(try both(box, ["get", "user", "theme"], quick: true).stdout == "light\n")
+        try writer.write { try $0.execute(sql: "UPDATE kv_user SET value = '\"blue\"' WHERE key = 'theme'") }
+        #expect(try both(box, ["get", "user", "theme"], quick: true).stdout == "blue\n")
+        try writer.close()
+    }
+
     /// `PREFS_REQUIRE_QUICK=1` passes a lookup the start-up path answered and stops, with exit
     /// 97 and a debug line, every shape it leaves to the full command.
     @Test func theStartUpPathIsRequiredOnlyWhereItAnswers() throws {

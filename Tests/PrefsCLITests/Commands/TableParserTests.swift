@@ -121,6 +121,47 @@ struct TableParserTests {
         #expect(counts.count == 2 && counts[1] >= lines.count / 10, "the table read too few: \(summary)")
     }
 
+    /// The executable answers a plain `get` before the command table reads the command line
+    /// (`QuickGet.plainGet`): every line it takes must be one the table reads as the same
+    /// `get` (store, domain, one key, `--json`, nothing else), or the start-up answer could
+    /// differ from the command's. Seeded `get` lines with the store and `--json` in every
+    /// place, `=` forms, repeats, dashes, empty values and the options it leaves to the table.
+    @Test func theStartUpGetReadsWhatTheTableReads() throws {
+        var random = Generator(state: 41)
+        let pieces: [[String]] = [
+            ["--store", "/tmp/a.db"], ["--store=/tmp/b.db"], ["--store", ""], ["--store="], ["--store", "-x"], ["--store=-y"],
+            ["--json"], ["--json"], ["--actor", "me"], ["--override", "user:a=1"], ["--prefix", "a"], ["--default", "d"],
+            ["--show-meta"], ["--path", "/a"], ["--"], ["-"], [""], ["--json=1"], ["-h"],
+        ]
+        var lines: [[String]] = [["get", "user", "theme"], ["--store", "/tmp/s.db", "get", "user", "theme", "--json"]]
+        let words = Self.values.filter { !$0.hasPrefix("-") }
+        for index in 0..<1_500 {
+            var line: [String] = []
+            if random.next(3) == 0 { line += random.pick(pieces.prefix(6).map { $0 }) }
+            line.append(random.next(12) == 0 ? random.pick(["set", "list", "--json", "rm"]) : "get")
+            if index.isMultiple(of: 2) {
+                // Near the plain form: two words, then the store and --json in any place.
+                line += [random.pick(words), random.pick(words)]
+                for _ in 0..<random.next(3) {
+                    line.insert(contentsOf: random.pick(pieces.prefix(8).map { $0 }), at: line.count - random.next(3))
+                }
+            } else {
+                for _ in 0..<random.next(6) {
+                    line += random.next(2) == 0 ? [random.pick(Self.values)] : random.pick(pieces)
+                }
+            }
+            lines.append(line)
+        }
+        let input = lines.map { $0.joined(separator: "\u{1F}") }.joined(separator: "\n") + "\n"
+        let result = try Sandbox().runOK([], stdin: input, store: false, environment: ["PREFS_COMPARE_PARSERS": "1"], timeout: 900)
+        let mismatches = result.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("mismatch") }
+        #expect(mismatches.isEmpty, "\(mismatches.count) command lines read differently:\n\(result.stdout.prefix(6000))")
+        // The count proves the start-up path was compared, on enough of the lines.
+        let summary = try #require(result.stdout.components(separatedBy: "\n").first { $0.hasPrefix("start-up get ") }, "\(result)")
+        let taken = try #require(Int(summary.dropFirst("start-up get ".count)), "\(summary)")
+        #expect(taken >= 150 && taken < lines.count / 2, "\(summary) of \(lines.count)")
+    }
+
     /// The help texts the table keeps (80 columns) are the parser's, byte for byte, for every
     /// command and group; another width (COLUMNS) is the parser's own answer.
     @Test func keptHelpIsTheParsersHelp() throws {

@@ -71,6 +71,7 @@ extension Prefs {
 
         func run() throws {
             if keys.count == 1, prefix == nil, path == nil, defaultValue == nil, !showMeta, global.override.isEmpty,
+                !QuickGet.declinedAtStartUp.load(ordering: .relaxed),
                 QuickGet.answer(store: global.store, domain: domain, key: key, json: json, showOrigin: showOrigin)
             {
                 return
