@@ -86,9 +86,22 @@ struct DomainTable {
         try String.fetchAll(db, sql: "SELECT name FROM domains ORDER BY name").compactMap { try? Domain($0) }
     }
 
+    /// Prepares (and caches) the statements a write of one key runs: the expiry check, the
+    /// read of the previous value and the one-row upsert.
+    func prepareStatements(_ db: Database) throws {
+        for sql in [hasExpiredSQL, rowSQL, upsertSQL(rows: 1)] { _ = try db.cachedStatement(sql: sql) }
+    }
+
+    private var rowSQL: String {
+        "SELECT value, version, updated_at, expires_at FROM \(table) WHERE \(scope)\(Self.liveRowCondition)"
+    }
+
+    private var hasExpiredSQL: String {
+        "SELECT 1 FROM \(table) WHERE \(scope)expires_at IS NOT NULL AND expires_at <= ? LIMIT 1"
+    }
+
     func row(_ db: Database, key: String, now: Int64) throws -> Entry? {
-        let statement = try db.cachedStatement(
-            sql: "SELECT value, version, updated_at, expires_at FROM \(table) WHERE \(scope)\(Self.liveRowCondition)")
+        let statement = try db.cachedStatement(sql: rowSQL)
         guard let row = try Row.fetchOne(statement, arguments: [key, now]) else { return nil }
         return try Entry(domain: domain, key: key, json: row[0], version: row[1], updatedAt: row[2], expiresAt: row[3])
     }
@@ -125,8 +138,7 @@ struct DomainTable {
     /// Whether a key has expired by `now` (milliseconds) and is still stored. Reads the
     /// expiry index only, so a write that has nothing to purge leaves `write_context` alone.
     func hasExpired(_ db: Database, now: Int64) throws -> Bool {
-        let statement = try db.cachedStatement(
-            sql: "SELECT 1 FROM \(table) WHERE \(scope)expires_at IS NOT NULL AND expires_at <= ? LIMIT 1")
+        let statement = try db.cachedStatement(sql: hasExpiredSQL)
         return try Bool.fetchOne(statement, arguments: [now]) ?? false
     }
 
