@@ -5,7 +5,7 @@ package enum TerminalText {
     /// sequences. Backslashes are left alone, so escaping twice changes nothing more. JSON
     /// output escapes them itself.
     package static func escapingControls(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }) else { return text }
+        guard needsEscaping(text) else { return text }
         var escaped = ""
         for scalar in text.unicodeScalars {
             switch scalar.value {
@@ -17,6 +17,14 @@ package enum TerminalText {
             }
         }
         return escaped
+    }
+
+    /// Whether `text` has a byte ``escapingControls(_:)`` looks at: a control character, DEL,
+    /// or the lead byte of a C1 control. Scans the contiguous UTF-8 (a listing asks it of every
+    /// key and value).
+    private static func needsEscaping(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in bytes.contains { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 } }
     }
 
     /// Two lowercase hex digits.

@@ -59,6 +59,8 @@ extension Prefs {
                 return
             }
             let end = nullTerminated ? UInt8(0) : UInt8(ascii: "\n")
+            // Options read once: each read of a property wrapper costs more than a row.
+            let (showOrigin, keysOnly) = (self.showOrigin, self.keysOnly)
             try stack.forEachEffectiveEntry(in: domain, prefix: prefix) { entry, origin in
                 if showOrigin {
                     out.write(originText(origin, stack.layerFile(of: origin, in: entry.domain, forKey: entry.key)))
@@ -80,6 +82,7 @@ extension Prefs {
         /// The whole object, built before anything is written: a stored value that is not
         /// valid JSON stops the command (exit 3) with nothing printed.
         private func writeJSON(_ stack: KeyValueStack, domain: Domain?, out: Output) throws {
+            let (showOrigin, keysOnly, meta) = (self.showOrigin, self.keysOnly, self.meta)
             var text: [UInt8] = []
             func write(_ part: String) { text.append(contentsOf: part.utf8) }
             var current: Domain?
