@@ -2,7 +2,9 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 int prefs_sqlite_enable_triggers(sqlite3 *db, int enabled) {
@@ -15,6 +17,50 @@ void prefs_sqlite_disable_dqs(sqlite3 *db) {
     sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DDL, 0, (void *)0);
     sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DML, 0, (void *)0);
 #endif
+}
+
+/* When the current wait for a lock began, per thread: a wait runs on the thread of the
+   statement that waits, and SQLite calls the handler with count 0 at its start. And the
+   thread's jitter generator (xorshift), seeded from the clock and the process id so that
+   processes started together do not wait in step. */
+static __thread struct timespec busy_started;
+static __thread uint64_t busy_jitter;
+
+static uint64_t busy_next_jitter(void) {
+    if (busy_jitter == 0) {
+        busy_jitter = ((uint64_t)busy_started.tv_nsec << 20) ^ (uint64_t)busy_started.tv_sec ^ ((uint64_t)getpid() << 40);
+        if (busy_jitter == 0) busy_jitter = 0x9E3779B97F4A7C15ull;
+    }
+    busy_jitter ^= busy_jitter << 13;
+    busy_jitter ^= busy_jitter >> 7;
+    busy_jitter ^= busy_jitter << 17;
+    return busy_jitter;
+}
+
+static int64_t busy_elapsed_us(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)(now.tv_sec - busy_started.tv_sec) * 1000000 + (now.tv_nsec - busy_started.tv_nsec) / 1000;
+}
+
+static int prefs_busy_handler(void *context, int count) {
+    int64_t limit_us = (int64_t)(intptr_t)context * 1000;
+    if (count == 0) clock_gettime(CLOCK_MONOTONIC, &busy_started);
+    int64_t elapsed = busy_elapsed_us();
+    if (elapsed >= limit_us) return 0;
+    /* 100 us, doubling to 1 ms, then 1 ms: a lock let go is taken within about a millisecond
+       by one of the waiters, each equally likely, however long they have waited. Random
+       jitter (0.5x to 1.5x) keeps the waiters from polling in step. */
+    int64_t pause = count < 4 ? (100 << count) : 1000;
+    pause = pause / 2 + (int64_t)(busy_next_jitter() % (uint64_t)(pause + 1));
+    if (elapsed + pause > limit_us) pause = limit_us - elapsed;
+    if (pause > 0) usleep((useconds_t)pause);
+    return 1;
+}
+
+int prefs_sqlite_busy_wait(sqlite3 *db, int milliseconds) {
+    if (milliseconds <= 0) return sqlite3_busy_handler(db, NULL, NULL);
+    return sqlite3_busy_handler(db, prefs_busy_handler, (void *)(intptr_t)milliseconds);
 }
 
 int prefs_sqlite_harden(sqlite3 *db) {

@@ -5,7 +5,7 @@ package enum TerminalText {
     /// sequences. Backslashes are left alone, so escaping twice changes nothing more. JSON
     /// output escapes them itself.
     package static func escapingControls(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }) else { return text }
+        guard needsEscaping(text) else { return text }
         var escaped = ""
         for scalar in text.unicodeScalars {
             switch scalar.value {
@@ -17,6 +17,37 @@ package enum TerminalText {
             }
         }
         return escaped
+    }
+
+    /// Whether `text` has a byte ``escapingControls(_:)`` looks at: a control character, DEL,
+    /// or the lead byte of a C1 control. Scans the contiguous UTF-8 (a listing asks it of every
+    /// key and value).
+    private static func needsEscaping(_ text: String) -> Bool {
+        if let found = text.utf8.withContiguousStorageIfAvailable(hasEscapedByte) { return found }
+        return text.utf8.contains { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }
+    }
+
+    /// Whether `bytes` holds a byte below 0x20, 0x7F or 0xC2: eight bytes at a time (the
+    /// exact "has a byte less than / equal to" word tests), then the rest one by one.
+    private static func hasEscapedByte(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZero(_ word: UInt64) -> Bool { (word &- ones) & ~word & highs != 0 }
+        var index = 0
+        while index + 8 <= bytes.count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            if (word &- ones &* 0x20) & ~word & highs != 0 || hasZero(word ^ (ones &* 0x7F)) || hasZero(word ^ (ones &* 0xC2)) {
+                return true
+            }
+            index += 8
+        }
+        while index < bytes.count {
+            let byte = base[index]
+            if byte < 0x20 || byte == 0x7F || byte == 0xC2 { return true }
+            index += 1
+        }
+        return false
     }
 
     /// Two lowercase hex digits.

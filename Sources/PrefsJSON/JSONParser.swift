@@ -126,15 +126,19 @@ public enum JSONParser {
         let maximumDepth: Int
         let validUTF8: Bool
         var position = 0
-        /// What a too deep input is told (the wrapping levels are not the user's).
-        let tooDeep: String
+        let wrappingLevels: Int
 
         package init(bytes: UnsafeBufferPointer<UInt8>, wrappingLevels: Int, validUTF8: Bool) {
             self.bytes = bytes
             self.maximumDepth = JSONParser.maximumDepth + wrappingLevels
             self.validUTF8 = validUTF8
-            tooDeep =
-                wrappingLevels == 0
+            self.wrappingLevels = wrappingLevels
+        }
+
+        /// What a too deep input is told (the wrapping levels are not the user's). Made only
+        /// then: a cursor is made for every value parsed, and the text cost more than parsing one.
+        var tooDeep: String {
+            wrappingLevels == 0
                 ? "nested deeper than \(JSONParser.maximumDepth) levels"
                 : "a value nested deeper than \(JSONParser.maximumDepth) levels"
         }

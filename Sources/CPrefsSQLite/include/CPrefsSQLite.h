@@ -12,6 +12,13 @@ int prefs_sqlite_enable_triggers(sqlite3 *db, int enabled);
 /// misspelt "column" is an error instead of a string.
 void prefs_sqlite_disable_dqs(sqlite3 *db);
 
+/// Waits up to `milliseconds` for another connection's lock, as sqlite3_busy_timeout does, but
+/// polls every 0.05 to 1.5 ms (sqlite3_busy_timeout sleeps 1, 2, 5, ... up to 100 ms between
+/// tries): a lock let go is taken at once by one of the waiters, each as likely as the others,
+/// so no writer sleeps through the moments the lock is free until its timeout ends. 0 or less:
+/// no waiting (SQLITE_BUSY at once). Returns the SQLite result code.
+int prefs_sqlite_busy_wait(sqlite3 *db, int milliseconds);
+
 /// Treats the database file as data: SQLITE_DBCONFIG_DEFENSIVE on (no writable_schema, no
 /// journal_mode=OFF, no writes to sqlite_dbpage) and SQLITE_DBCONFIG_TRUSTED_SCHEMA off
 /// (triggers, views, CHECK and DEFAULT expressions of the file may call only innocuous

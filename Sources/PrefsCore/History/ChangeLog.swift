@@ -17,12 +17,22 @@ struct ChangeLog: Sendable {
 
     /// Starts a write: names its op and actor.
     func begin(_ db: Database, op: LogOperation) throws {
-        try db.execute(sql: "UPDATE write_context SET op = ?, actor = ?", arguments: [op.rawValue, actor])
+        try db.cachedStatement(sql: Self.beginSQL).execute(arguments: [op.rawValue, actor])
     }
+
+    private static let beginSQL = "UPDATE write_context SET op = ?, actor = ?"
+    private static let nameSQL = "UPDATE write_context SET op = ?"
+    private static let latestSQL = "SELECT max(seq) FROM changelog"
 
     /// Names the op of the statements that follow.
     static func name(_ db: Database, _ op: LogOperation) throws {
-        try db.execute(sql: "UPDATE write_context SET op = ?", arguments: [op.rawValue])
+        try db.cachedStatement(sql: nameSQL).execute(arguments: [op.rawValue])
+    }
+
+    /// Prepares (and caches) the statements every write transaction runs, so that a one-shot
+    /// command parses them before it takes the write lock rather than while it holds it.
+    static func prepareStatements(_ db: Database) throws {
+        for sql in [beginSQL, nameSQL, latestSQL, pruneSQL] { _ = try db.cachedStatement(sql: sql) }
     }
 
     /// A statement that names the actor of the statements that follow (bind the actor).
@@ -46,13 +56,13 @@ struct ChangeLog: Sendable {
     /// ``KeyValueStack/history(_:limit:since:)`` reads the newest records retention keeps.
     /// `exact` prunes now (a transaction that left a placeholder for skipped records).
     static func prune(_ db: Database, exact: Bool = false) throws {
-        try db.cachedStatement(
-            sql: """
-                DELETE FROM changelog WHERE seq <= (SELECT max(seq) FROM changelog) - \(retentionSQL)
-                  AND (?1 OR (SELECT min(seq) FROM changelog) <= (SELECT max(seq) FROM changelog) - \(retentionSQL) - \(slackSQL))
-                """
-        ).execute(arguments: [exact])
+        try db.cachedStatement(sql: pruneSQL).execute(arguments: [exact])
     }
+
+    private static let pruneSQL = """
+        DELETE FROM changelog WHERE seq <= (SELECT max(seq) FROM changelog) - \(retentionSQL)
+          AND (?1 OR (SELECT min(seq) FROM changelog) <= (SELECT max(seq) FROM changelog) - \(retentionSQL) - \(slackSQL))
+        """
 
     /// SQL for how many records beyond retention may wait for the next batch.
     private static let slackSQL = "(CASE WHEN \(retentionSQL) >= 1024 THEN \(retentionSQL) / 64 ELSE 0 END)"
@@ -79,7 +89,7 @@ struct ChangeLog: Sendable {
     ///
     /// - Throws: ``PrefsError`` of kind `storeUnreadable`.
     static func checkRoom(_ db: Database) throws {
-        let latest = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(seq) FROM changelog")) ?? 0
+        let latest = try Int64.fetchOne(db.cachedStatement(sql: latestSQL)) ?? 0
         guard latest < sequenceLimit else {
             throw PrefsError(
                 .storeUnreadable,

@@ -61,9 +61,12 @@ enum PendingChange: Sendable, Equatable {
 }
 
 /// Queued changes, one per key, in the order their keys were first written: a list for the
-/// flush to write as it is and an index for lookups, so neither needs the other's work.
+/// flush to write as it is and an index for lookups, so neither needs the other's work. While
+/// keys arrive in the flush's order (a batch file, an import), the list is sorted and is its
+/// own index (a binary search): no key is hashed until one arrives out of order.
 struct PendingChanges: Sendable {
     private(set) var entries: [(PendingKey, PendingChange)] = []
+    /// Every key's position once the keys are no longer in order; empty while they are.
     private var positions: [PendingKey: Int] = [:]
     /// Whether the keys were first written in the flush's order (domain, then key bytes), as
     /// a batch file or an import usually is: then the flush need not sort them.
@@ -71,23 +74,48 @@ struct PendingChanges: Sendable {
 
     init(minimumCapacity: Int = 0) {
         entries.reserveCapacity(minimumCapacity)
-        positions.reserveCapacity(minimumCapacity)
     }
 
     var count: Int { entries.count }
     var isEmpty: Bool { entries.isEmpty }
 
     subscript(key: PendingKey) -> PendingChange? {
-        positions[key].map { entries[$0].1 }
+        guard inOrder else { return positions[key].map { entries[$0].1 } }
+        return sortedPosition(of: key).map { entries[$0].1 }
+    }
+
+    /// The position of `key` in the sorted list (while ``inOrder``), if it is there.
+    private func sortedPosition(of key: PendingKey) -> Int? {
+        var low = 0
+        var high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if PendingKey.precedes(entries[middle].0, key) { low = middle + 1 } else { high = middle }
+        }
+        return low < entries.count && entries[low].0 == key ? low : nil
     }
 
     /// Adds a change on top of the key's queued one (see ``PendingChange/composed(onto:)``).
     mutating func add(_ key: PendingKey, _ change: PendingChange) {
+        if inOrder {
+            if let last = entries.last, !PendingKey.precedes(last.0, key) {
+                if let position = sortedPosition(of: key) {
+                    entries[position].1 = change.composed(onto: entries[position].1)
+                    return
+                }
+                // The first key out of order: from now on the index answers.
+                inOrder = false
+                positions.reserveCapacity(Swift.max(entries.capacity, entries.count + 1))
+                for (position, entry) in entries.enumerated() { positions[entry.0] = position }
+            } else {
+                entries.append((key, change))
+                return
+            }
+        }
         let next = entries.count
         // One hash lookup: the key's position, inserted when it is new.
         let position = Self.value(&positions[key, default: next])
         if position == next {
-            if inOrder, next > 0, !PendingKey.precedes(entries[next - 1].0, key) { inOrder = false }
             entries.append((key, change))
         } else {
             entries[position].1 = change.composed(onto: entries[position].1)
@@ -98,7 +126,7 @@ struct PendingChanges: Sendable {
 
     mutating func reserveCapacity(_ capacity: Int) {
         entries.reserveCapacity(capacity)
-        positions.reserveCapacity(capacity)
+        if !inOrder { positions.reserveCapacity(capacity) }
     }
 }
 

@@ -48,7 +48,10 @@ package final class Database {
         readonly = configuration.readonly
         do {
             if let timeout = configuration.busyTimeout {
-                sqlite3_busy_timeout(handle, Int32(timeout * 1000))
+                // sqlite3_busy_timeout's waits, polled every millisecond instead of sleeping up
+                // to 100 ms between tries: writers take the lock in turn as it is let go.
+                let code = prefs_sqlite_busy_wait(handle, Int32(timeout * 1000))
+                guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
             }
             prefs_sqlite_disable_dqs(handle)
             // A store file, a backup and a restored store are data, never code: their
@@ -207,7 +210,7 @@ package final class Database {
     /// (`DEFERRED`) or `kind` says otherwise; commits when it returns `.commit`, rolls back
     /// when it returns `.rollback` or throws (the first error is thrown).
     package func inTransaction(_ kind: TransactionKind? = nil, _ body: () throws -> TransactionCompletion) throws {
-        try execute(sql: "BEGIN \((kind ?? (isReadOnly ? .deferred : .immediate)).rawValue) TRANSACTION")
+        try cachedStatement(sql: "BEGIN \((kind ?? (isReadOnly ? .deferred : .immediate)).rawValue) TRANSACTION").execute()
         var firstError: (any Error)?
         var needsRollback = true
         do {
@@ -216,7 +219,7 @@ package final class Database {
                     // SQLite rolled back on an error the body caught (SQLITE_FULL, _IOERR…).
                     throw DatabaseError(resultCode: ResultCode(rawValue: SQLITE_ABORT), message: "Transaction was aborted")
                 }
-                try execute(sql: "COMMIT TRANSACTION")
+                try cachedStatement(sql: "COMMIT TRANSACTION").execute()
                 needsRollback = false
             }
         } catch {
@@ -224,7 +227,7 @@ package final class Database {
         }
         if needsRollback && isInsideTransaction {
             do {
-                try execute(sql: "ROLLBACK TRANSACTION")
+                try cachedStatement(sql: "ROLLBACK TRANSACTION").execute()
             } catch {
                 if firstError == nil { firstError = error }
             }

@@ -14,6 +14,8 @@ final class DefaultsRegistry: Sendable {
         /// Counts this stack's own schema changes (loads, restores): its own commits do not
         /// move `data_version`, so a read that started before one must not cache what it read.
         var schemaChanges = 0
+        /// The schema ``KeyValueStack/withSchemaSnapshot(_:)`` holds while its body runs.
+        var pinned: Schema?
     }
 
     private let state = Mutex(State())
@@ -42,6 +44,14 @@ final class DefaultsRegistry: Sendable {
 
     /// The schema as last read, whatever has been committed since.
     var cachedSchema: Schema? { state.withLock { $0.schema } }
+
+    /// The schema held by ``KeyValueStack/withSchemaSnapshot(_:)``, if one is.
+    var pinnedSchema: Schema? { state.withLock { $0.pinned } }
+
+    /// Holds `schema` (nil: lets go).
+    func pin(_ schema: Schema?) {
+        state.withLock { $0.pinned = schema }
+    }
 
     /// The cached schema when no other connection has committed since it was read (`stamp`).
     func cachedSchema(at stamp: StoreDatabase.CommitStamp?) -> Schema? {
@@ -189,6 +199,7 @@ extension KeyValueStack {
     ///
     /// - Throws: `PrefsError` of kind `storeUnreadable` when the store cannot be read.
     public func schema() throws -> Schema {
+        if let pinned = defaults.pinnedSchema { return pinned }
         // Taken before the document is read: a commit in between is seen at the next call.
         let changes = defaults.schemaChanges
         let stamp = try main.commitStamp()
@@ -205,6 +216,18 @@ extension KeyValueStack {
         }
         defaults.cache(schema, text: text, at: stamp, ifChangesAre: changes)
         return schema
+    }
+
+    /// Runs `body` with the schema read once, when it starts: the writes it queues are checked
+    /// against that schema without asking the store whether another process changed it for
+    /// each one (`prefs batch` runs the lines of one read of its input in here). A schema
+    /// loaded meanwhile applies from the next call.
+    ///
+    /// - Throws: what `body` throws; `PrefsError` when the schema cannot be read.
+    package func withSchemaSnapshot<T>(_ body: () throws -> T) throws -> T {
+        defaults.pin(try schema())
+        defer { defaults.pin(nil) }
+        return try body()
     }
 
     /// Checks a schema document, stores it as the active schema, and returns the stored

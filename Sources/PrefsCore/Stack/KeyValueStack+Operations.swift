@@ -74,7 +74,8 @@ extension KeyValueStack {
         try flushSynchronously()
         let schema = validatesWrites ? try self.schema() : Schema()  // read before the transaction
         let database = database(for: first.domain)
-        let (results, events) = try WriteTransaction.run(on: database, op: .set) { transaction in
+        let domains = Array(Set(operations.prefix(8).map(\.domain)))
+        let (results, events) = try WriteTransaction.run(on: database, op: .set, preparing: domains) { transaction in
             try ChangeApplier(transaction).perform(operations, schema: schema)
         }
         observers.deliver(events)

@@ -317,11 +317,22 @@ extension KeyValueStack {
         _ changes: [(PendingKey, PendingChange)], to database: StoreDatabase, requireExisting: Bool, events: Bool = true,
         rejected: inout [String], check: ChangeApplier.IncrementCheck? = nil
     ) throws -> [ChangeEvent] {
-        try WriteTransaction.run(on: database, op: .set) { transaction in
+        try WriteTransaction.run(on: database, op: .set, preparing: domains(of: changes)) { transaction in
             let outcome = try ChangeApplier(transaction).apply(changes, requireExisting: requireExisting, events: events, check: check)
             rejected += outcome.rejected
             return outcome.events
         }
+    }
+
+    /// The domains of the first changes (a few at most): those whose statements a commit
+    /// prepares before it takes the write lock.
+    static func domains(of changes: [(PendingKey, PendingChange)]) -> [Domain] {
+        var domains: [Domain] = []
+        for (target, _) in changes.prefix(64) where !domains.contains(target.domain) {
+            domains.append(target.domain)
+            if domains.count == 4 { break }
+        }
+        return domains
     }
 
     /// Removes a custom domain: every key (each logged as `rm`, and recorded for sync when

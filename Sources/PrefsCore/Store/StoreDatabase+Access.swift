@@ -42,6 +42,17 @@ extension StoreDatabase {
         }
     }
 
+    /// Runs `prepare` on the writing connection outside any transaction (the statements it
+    /// caches are then ready before a write transaction takes the lock). Errors are ignored:
+    /// the transaction that runs the statements reports them.
+    func prepareStatements(_ prepare: (Database) throws -> Void) {
+        guard let queue = try? writer() else { return }
+        queue.inDatabase { db in
+            guard !db.isInsideTransaction else { return }
+            _ = try? prepare(db)
+        }
+    }
+
     /// Runs `body` in a write transaction that changes no keys (the `meta` table, sync
     /// bookkeeping): no change-log op, no sync capture. Key changes go through
     /// ``WriteTransaction``, which runs in here.

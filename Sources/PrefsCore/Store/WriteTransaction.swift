@@ -34,10 +34,26 @@ final class WriteTransaction {
 
     /// Runs `body` in one write transaction of `database`, its changes logged as `op`.
     ///
+    /// The statements every transaction runs, and those of `domains`' tables, are prepared
+    /// first, outside the transaction: a one-shot command would otherwise parse them (and the
+    /// change-log triggers the upsert carries) while it holds the store's write lock, which
+    /// every other writer is waiting for.
+    ///
     /// - Throws: what `body` throws; database errors as ``PrefsError`` (`cannotWrite`,
     ///   `storeUnreadable`).
-    static func run<T>(on database: StoreDatabase, op: LogOperation, _ body: (WriteTransaction) throws -> T) throws -> T {
-        try database.write { db in
+    static func run<T>(
+        on database: StoreDatabase, op: LogOperation, preparing domains: [Domain] = [],
+        _ body: (WriteTransaction) throws -> T
+    ) throws -> T {
+        database.prepareStatements { db in
+            _ = try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION")
+            _ = try db.cachedStatement(sql: "COMMIT TRANSACTION")
+            try ChangeLog.prepareStatements(db)
+            if database.recordsSync { _ = try db.cachedStatement(sql: SyncRecorder.configSQL) }
+            _ = try db.cachedStatement(sql: freePagesSQL)
+            for domain in domains { try DomainTable(domain).prepareStatements(db) }
+        }
+        return try database.write { db in
             let transaction = try WriteTransaction(
                 db, log: database.changeLog, op: op, recordsSync: database.recordsSync, locks: database.locks)
             let result = try body(transaction)
@@ -58,11 +74,13 @@ final class WriteTransaction {
     /// a tenth of the file, go back to the file system in the same transaction.
     static let keptFreePages = 64
 
+    private static let freePagesSQL = "PRAGMA freelist_count"
+
     /// Moves the last pages of the file into its free pages and truncates it (`PRAGMA
     /// incremental_vacuum`) once more than a tenth of the file is free. A no-op in a store made
     /// before schema 4's incremental auto-vacuum until ``StoreMaintenance/compact()`` switches it.
     private static func giveBackFreePages(_ db: Database) throws {
-        let free = try Int.fetchOne(db.cachedStatement(sql: "PRAGMA freelist_count")) ?? 0
+        let free = try Int.fetchOne(db.cachedStatement(sql: freePagesSQL)) ?? 0
         guard free > keptFreePages else { return }
         let pages = try Int.fetchOne(db.cachedStatement(sql: "PRAGMA page_count")) ?? 0
         guard free * 10 > pages else { return }

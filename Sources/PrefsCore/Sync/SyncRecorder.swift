@@ -44,8 +44,11 @@ struct SyncRecorder: Sendable {
     /// The ops whose records are not pushed, as an SQL list.
     static let unpushedOps = "(" + [LogOperation.sync, .expire, .refresh].map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
 
+    /// How ``start(_:)`` asks whether the store syncs.
+    static let configSQL = "SELECT domains FROM sync_config WHERE id = 1"
+
     static func start(_ db: Database) throws -> SyncRecorder? {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT domains FROM sync_config WHERE id = 1")) else { return nil }
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: configSQL)) else { return nil }
         let seq = try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(max(seq), 0) FROM changelog")) ?? 0
         return SyncRecorder(startSeq: seq, domains: SyncDomains(stored: row[0]))
     }

@@ -7,9 +7,9 @@ import CSQLite
 final class BulkUpsert {
     static let rowsPerStatement = 16
 
-    private let connection: OpaquePointer
-    private var single: OpaquePointer?
-    private var multiple: OpaquePointer?
+    private let db: Database
+    private let single: Statement
+    private var multiple: Statement?
     /// Rows waiting for a statement: keys and values in one buffer, bound in place
     /// (SQLITE_STATIC) when they are written.
     private struct Buffer {
@@ -38,47 +38,34 @@ final class BulkUpsert {
 
     private let table: DomainTable
 
+    /// The connection's cached statements (``Database/cachedStatement(sql:)``): prepared once
+    /// per connection, and possibly before the transaction (``DomainTable/prepareStatements(_:)``).
+    /// A statement prepared while the change-log triggers were on is prepared again by SQLite
+    /// after they are switched off (switching expires every prepared statement).
     init(_ db: Database, table: DomainTable) throws {
-        connection = db.sqliteConnection
+        self.db = db
         self.table = table
-        single = try prepare(rows: 1)
+        single = try db.cachedStatement(sql: table.upsertSQL(rows: 1))
         buffer.rows.reserveCapacity(Self.rowsPerStatement)
     }
 
-    /// Prepares the upsert of `count` rows. The statement of many rows is prepared when a
-    /// statement's worth is queued: a one-shot `set` would otherwise parse it for nothing
-    /// (a fifth of its instructions).
-    private func prepare(rows count: Int) throws -> OpaquePointer? {
-        let sql = table.upsertSQL(rows: count)
-        var handle: OpaquePointer?
-        let code = sqlite3_prepare_v2(connection, sql, -1, &handle, nil)
-        guard code == SQLITE_OK else {
-            sqlite3_finalize(handle)
-            throw failure(code)
-        }
-        return handle
-    }
-
-    deinit {
-        sqlite3_finalize(single)
-        sqlite3_finalize(multiple)
-    }
-
     private func failure(_ code: Int32) -> DatabaseError {
-        DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)))
+        DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
     }
 
     /// Queues one row; writes a statement's worth when there are enough.
     func run(key: String, json: String, now: Int64, expiresAt: Int64?) throws {
         if buffer.add(key: key, json: json, now: now, expiresAt: expiresAt) == Self.rowsPerStatement {
-            if multiple == nil { multiple = try prepare(rows: Self.rowsPerStatement) }
-            try write(0..<Self.rowsPerStatement, with: multiple)
+            // Prepared when a statement's worth is queued: a one-shot `set` would otherwise
+            // parse it for nothing (a fifth of its instructions).
+            if multiple == nil { multiple = try db.cachedStatement(sql: table.upsertSQL(rows: Self.rowsPerStatement)) }
+            try write(0..<Self.rowsPerStatement, with: multiple?.handle)
         }
     }
 
     /// Writes the rows still queued.
     func finish() throws {
-        for index in buffer.rows.indices { try write(index..<index + 1, with: single) }
+        for index in buffer.rows.indices { try write(index..<index + 1, with: single.handle) }
     }
 
     private func write(_ batch: Range<Int>, with handle: OpaquePointer?) throws {

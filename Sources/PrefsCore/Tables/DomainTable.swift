@@ -86,9 +86,22 @@ struct DomainTable {
         try String.fetchAll(db, sql: "SELECT name FROM domains ORDER BY name").compactMap { try? Domain($0) }
     }
 
+    /// Prepares (and caches) the statements a write of one key runs: the expiry check, the
+    /// read of the previous value and the one-row upsert.
+    func prepareStatements(_ db: Database) throws {
+        for sql in [hasExpiredSQL, rowSQL, upsertSQL(rows: 1)] { _ = try db.cachedStatement(sql: sql) }
+    }
+
+    private var rowSQL: String {
+        "SELECT value, version, updated_at, expires_at FROM \(table) WHERE \(scope)\(Self.liveRowCondition)"
+    }
+
+    private var hasExpiredSQL: String {
+        "SELECT 1 FROM \(table) WHERE \(scope)expires_at IS NOT NULL AND expires_at <= ? LIMIT 1"
+    }
+
     func row(_ db: Database, key: String, now: Int64) throws -> Entry? {
-        let statement = try db.cachedStatement(
-            sql: "SELECT value, version, updated_at, expires_at FROM \(table) WHERE \(scope)\(Self.liveRowCondition)")
+        let statement = try db.cachedStatement(sql: rowSQL)
         guard let row = try Row.fetchOne(statement, arguments: [key, now]) else { return nil }
         return try Entry(domain: domain, key: key, json: row[0], version: row[1], updatedAt: row[2], expiresAt: row[3])
     }
@@ -125,8 +138,7 @@ struct DomainTable {
     /// Whether a key has expired by `now` (milliseconds) and is still stored. Reads the
     /// expiry index only, so a write that has nothing to purge leaves `write_context` alone.
     func hasExpired(_ db: Database, now: Int64) throws -> Bool {
-        let statement = try db.cachedStatement(
-            sql: "SELECT 1 FROM \(table) WHERE \(scope)expires_at IS NOT NULL AND expires_at <= ? LIMIT 1")
+        let statement = try db.cachedStatement(sql: hasExpiredSQL)
         return try Bool.fetchOne(statement, arguments: [now]) ?? false
     }
 
@@ -202,20 +214,59 @@ struct DomainTable {
     func forEach(_ db: Database, prefix: String?, now: Int64, _ body: (Entry) throws -> Void) throws {
         let columns = "SELECT key, value, version, updated_at, expires_at FROM \(table)"
         let live = "\(scope)(expires_at IS NULL OR expires_at > ?)"
-        let cursor: RowCursor
+        let statement: Statement
         if let prefix, !prefix.isEmpty {
             let (lower, upper) = KeyRange.prefix(prefix)
             if let upper {
-                cursor = try Row.fetchCursor(
-                    db, sql: "\(columns) WHERE key >= ? AND key < ? AND \(live) ORDER BY key", arguments: [lower, upper, now])
+                statement = try db.makeStatement(sql: "\(columns) WHERE key >= ? AND key < ? AND \(live) ORDER BY key")
+                try statement.bind([lower, upper, now])
             } else {
-                cursor = try Row.fetchCursor(db, sql: "\(columns) WHERE key >= ? AND \(live) ORDER BY key", arguments: [lower, now])
+                statement = try db.makeStatement(sql: "\(columns) WHERE key >= ? AND \(live) ORDER BY key")
+                try statement.bind([lower, now])
             }
         } else {
-            cursor = try Row.fetchCursor(db, sql: "\(columns) WHERE \(live) ORDER BY key", arguments: [now])
+            statement = try db.makeStatement(sql: "\(columns) WHERE \(live) ORDER BY key")
+            try statement.bind([now])
         }
-        while let row = try cursor.next() {
+        defer { statement.reset() }
+        var names: [String]?
+        while try statement.step() {
+            // Straight from the columns (a `Row` per entry cost more than SQLite's step); a row
+            // of other types (a store edited by hand) takes the `Row` conversions and errors.
+            if let entry = plainEntry(statement.handle) {
+                try body(entry)
+                continue
+            }
+            if names == nil { names = statement.columnNames }
+            let row = Row(statement, columnNames: names ?? [])
             try body(Entry(domain: domain, key: row[0], json: row[1], version: row[2], updatedAt: row[3], expiresAt: row[4]))
         }
+    }
+
+    /// The current row of `forEach`'s statement as an entry when its columns have the types
+    /// prefs writes (text without NUL, integers, an integer or NULL expiry): the entry the
+    /// `Row` conversions would give. Nil otherwise.
+    private func plainEntry(_ handle: OpaquePointer) -> Entry? {
+        guard let key = Self.plainText(handle, 0), let json = Self.plainText(handle, 1),
+            sqlite3_column_type(handle, 2) == SQLITE_INTEGER, sqlite3_column_type(handle, 3) == SQLITE_INTEGER
+        else { return nil }
+        let expiresAt: Int64?
+        switch sqlite3_column_type(handle, 4) {
+        case SQLITE_NULL: expiresAt = nil
+        case SQLITE_INTEGER: expiresAt = sqlite3_column_int64(handle, 4)
+        default: return nil
+        }
+        return Entry(
+            domain: domain, key: key, json: json, version: sqlite3_column_int64(handle, 2), updatedAt: sqlite3_column_int64(handle, 3),
+            expiresAt: expiresAt)
+    }
+
+    /// A text column without NUL bytes as a `String` (decoded as `String(cString:)` would);
+    /// nil for another type.
+    private static func plainText(_ handle: OpaquePointer, _ column: Int32) -> String? {
+        guard sqlite3_column_type(handle, column) == SQLITE_TEXT, let text = sqlite3_column_text(handle, column) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard memchr(text, 0, count) == nil else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 }

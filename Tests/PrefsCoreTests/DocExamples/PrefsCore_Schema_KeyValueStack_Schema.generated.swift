@@ -6,7 +6,7 @@ import PrefsCore
 
 
 enum DocExample_PrefsCore_Schema_KeyValueStack_Schema {
-    // Sources/PrefsCore/Schema/KeyValueStack+Schema.swift:115
+    // Sources/PrefsCore/Schema/KeyValueStack+Schema.swift:125
     static func example1(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -14,7 +14,7 @@ enum DocExample_PrefsCore_Schema_KeyValueStack_Schema {
     ) async throws {
         stack.registerDefaults([.user: ["theme": .string("light")]])
     }
-    // Sources/PrefsCore/Schema/KeyValueStack+Schema.swift:127
+    // Sources/PrefsCore/Schema/KeyValueStack+Schema.swift:137
     static func example2(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -22,7 +22,7 @@ enum DocExample_PrefsCore_Schema_KeyValueStack_Schema {
     ) async throws {
         if let (value, origin) = try stack.resolve(in: .user, forKey: "theme") { print(value, origin) }
     }
-    // Sources/PrefsCore/Schema/KeyValueStack+Schema.swift:250
+    // Sources/PrefsCore/Schema/KeyValueStack+Schema.swift:273
     static func example3(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -30,7 +30,7 @@ enum DocExample_PrefsCore_Schema_KeyValueStack_Schema {
     ) async throws {
         try stack.reset(in: .user, keys: ["theme"])
     }
-    // Sources/PrefsCore/Schema/KeyValueStack+Schema.swift:298
+    // Sources/PrefsCore/Schema/KeyValueStack+Schema.swift:321
     static func example4(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,

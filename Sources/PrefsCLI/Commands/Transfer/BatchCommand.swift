@@ -43,24 +43,36 @@ extension Prefs {
 
             // A short line's VALUE is typed by the schema as in `set` (a key the schema does not
             // name takes the parser's own fast path).
-            let schema = try stack.schema()
             let shortValue: (Domain, String, String) throws -> CompactJSON? = { domain, key, text in
+                let schema = try stack.schema()  // the snapshot of the lines being read (below)
                 guard schema.spec(in: domain, forKey: key) != nil else { return nil }
                 return CompactJSON(try schema.value(fromText: text, in: domain, forKey: key))
             }
             let reader = LineReader(fd: 0)
             var lineNumber = 0
             do {
-                while let bytes = try reader.next() {
-                    lineNumber += 1
+                // The lines of one read of the input are checked against the schema as it is
+                // when they arrive, read once for them (not once per line: that asked the
+                // store whether another process had committed, a tenth of a batch's work).
+                repeat {
                     do {
-                        try bytes.withUnsafeBufferPointer { try BatchLine.parse(utf8: $0, shortValue: shortValue) }?.apply(to: stack)
+                        try stack.withSchemaSnapshot {
+                            while let bytes = reader.nextBuffered() {
+                                lineNumber += 1
+                                do {
+                                    try bytes.withUnsafeBufferPointer { try BatchLine.parse(utf8: $0, shortValue: shortValue) }?
+                                        .apply(to: stack)
+                                } catch let error as PrefsError {
+                                    throw BatchFailure(line: lineNumber, error: error)
+                                }
+                                stack.setProgressMarker(lineNumber)
+                                signals.linesQueued(lineNumber)
+                            }
+                        }
                     } catch let error as PrefsError {
-                        throw BatchFailure(line: lineNumber, error: error)
+                        throw BatchFailure(line: lineNumber + 1, error: error)  // the schema could not be read
                     }
-                    stack.setProgressMarker(lineNumber)
-                    signals.linesQueued(lineNumber)
-                }
+                } while try reader.fill()
             } catch let failure as BatchFailure {
                 try finalFlush(stack, progress: progress, through: failure.line - 1)
                 let kind: PrefsError.Kind =

@@ -59,27 +59,34 @@ extension Prefs {
                 return
             }
             let end = nullTerminated ? UInt8(0) : UInt8(ascii: "\n")
+            // Options read once: each read of a property wrapper costs more than a row.
+            let (showOrigin, keysOnly) = (self.showOrigin, self.keysOnly)
+            // Each line is made here and handed to the output once.
+            var line: [UInt8] = []
             try stack.forEachEffectiveEntry(in: domain, prefix: prefix) { entry, origin in
+                line.removeAll(keepingCapacity: true)
                 if showOrigin {
-                    out.write(originText(origin, stack.layerFile(of: origin, in: entry.domain, forKey: entry.key)))
-                    out.write(byte: UInt8(ascii: "\t"))
+                    line.append(contentsOf: originText(origin, stack.layerFile(of: origin, in: entry.domain, forKey: entry.key)).utf8)
+                    line.append(UInt8(ascii: "\t"))
                 }
                 if domain == nil {
-                    out.write(entry.domain.name)
-                    out.write(byte: UInt8(ascii: "\t"))
+                    line.append(contentsOf: entry.domain.name.utf8)
+                    line.append(UInt8(ascii: "\t"))
                 }
-                out.write(TerminalText.escapingControls(entry.key))
+                line.append(contentsOf: TerminalText.escapingControls(entry.key).utf8)
                 if !keysOnly {
-                    out.write(byte: UInt8(ascii: "\t"))
-                    out.write(TerminalText.escapingControls(entry.json))
+                    line.append(UInt8(ascii: "\t"))
+                    line.append(contentsOf: TerminalText.escapingControls(entry.json).utf8)
                 }
-                out.write(byte: end)
+                line.append(end)
+                out.write(bytes: line)
             }
         }
 
         /// The whole object, built before anything is written: a stored value that is not
         /// valid JSON stops the command (exit 3) with nothing printed.
         private func writeJSON(_ stack: KeyValueStack, domain: Domain?, out: Output) throws {
+            let (showOrigin, keysOnly, meta) = (self.showOrigin, self.keysOnly, self.meta)
             var text: [UInt8] = []
             func write(_ part: String) { text.append(contentsOf: part.utf8) }
             var current: Domain?
