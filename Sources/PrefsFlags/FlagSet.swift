@@ -246,7 +246,7 @@ public struct FlagSet: Sendable {
         var data = context
         // An empty targeting key is absent, as flagd's providers treat it (the Python SDK's
         // `if targeting_key:`): it does not override the context's. (An empty one in the
-        // context is dropped where the context is read: KeyValueStack.evaluateFlag.)
+        // context is dropped where the context is read: FlagStore.evaluate.)
         if let targetingKey, !targetingKey.isEmpty { data["targetingKey"] = .string(targetingKey) }
         let seconds = now ?? WallClock.nowSeconds()
         data["$flagd"] = .object(["flagKey": .string(key), "timestamp": .number(Double(seconds))])

@@ -37,7 +37,7 @@ struct ServeApplicationTests {
             directory = try makeTemporaryDirectory(prefix: "prefs-serve-app")
             stack = try KeyValueStack(
                 path: directory + "/prefs.db", options: .init(memoryTier: .inProcess, environment: ["XDG_RUNTIME_DIR": directory]))
-            try stack.importFlags(try JSONValue(parsing: flags ?? String(contentsOfFile: ServeApplicationTests.testbed, encoding: .utf8)))
+            try stack.flags.importDocument(try JSONValue(parsing: flags ?? String(contentsOfFile: ServeApplicationTests.testbed, encoding: .utf8)))
             for (key, value) in values { try stack.set(.string(value), in: .user, forKey: key) }
             try stack.flushSynchronously()
             let log = Lines()
@@ -336,7 +336,7 @@ struct ServeApplicationTests {
             let running = Task { try await group.run() }
             if round == 0 {
                 #expect(server.core.handle(request).text.contains(#""reason":"STATIC""#))
-                try other.setFlag("boolean-flag", enabled: false)
+                try other.flags.set("boolean-flag", enabled: false)
                 let deadline = ContinuousClock.now + .seconds(10)
                 var served = false
                 while !served && ContinuousClock.now < deadline {

@@ -230,6 +230,10 @@ public struct Layers: Sendable, Equatable {
     }
 
     private mutating func loadProject(_ path: String, explicit: Bool) {
+        // A file PREFS_PROJECT_FILE names that is not there yet (the first `set --project`
+        // makes it) is an empty layer, not a warning on every command.
+        var status = stat()
+        if explicit && lstat(path, &status) != 0 && errno == ENOENT { return }
         let owners: [uid_t] = explicit ? [] : [0, geteuid()]
         guard let bytes = readTrusted(path, trustedOwners: owners, checkMode: false) else { return }
         if merge(bytes, from: path, system: false) { projectFile = path }

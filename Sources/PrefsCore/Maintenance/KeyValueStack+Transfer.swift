@@ -67,6 +67,17 @@ extension KeyValueStack {
     ///   `storeUnreadable` when a stored value is not valid JSON (the pieces before it have
     ///   been written then).
     public func exportJSON(_ domains: [Domain]? = nil, chunkSize: Int, write: ([UInt8]) throws -> Void) throws {
+        // One read transaction for every domain of the store file: the document is one state
+        // of the store, never domains from before and after another process's commit.
+        guard let reader = try main.reader() else { return try exportEntries(domains, chunkSize: chunkSize, write: write) }
+        do {
+            try reader.read { _ in try exportEntries(domains, chunkSize: chunkSize, write: write) }
+        } catch let error as DatabaseError {
+            throw PrefsError.database(error, path: path, writing: false)
+        }
+    }
+
+    private func exportEntries(_ domains: [Domain]?, chunkSize: Int, write: ([UInt8]) throws -> Void) throws {
         var out: [UInt8] = [UInt8(ascii: "{")]
         out.reserveCapacity(min(chunkSize, 1 << 20) + 4096)
         let explicit = domains != nil

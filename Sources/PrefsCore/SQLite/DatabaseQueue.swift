@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -10,6 +12,8 @@
 package final class DatabaseQueue: @unchecked Sendable {
     private let database: Database
     private let lock: UnsafeMutablePointer<pthread_mutex_t>
+    /// The thread that holds `lock` (0: none), for ``readJoining(_:)``.
+    private let holder = Atomic<UInt>(0)
 
     /// Opens the database at `path` (a file name or a `file:` URI).
     ///
@@ -34,8 +38,20 @@ package final class DatabaseQueue: @unchecked Sendable {
     /// Runs `body` with the connection, holding the lock.
     private func sync<T>(_ body: (Database) throws -> T) rethrows -> T {
         pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
+        holder.store(UInt(pthread_self()), ordering: .relaxed)
+        defer {
+            holder.store(0, ordering: .relaxed)
+            pthread_mutex_unlock(lock)
+        }
         return try body(database)
+    }
+
+    /// ``read(_:)``, or, called inside a call on this queue on the same thread (which holds
+    /// the lock), in that call's transaction: what `body` reads comes from the snapshot the
+    /// outer read took (an export of several domains reads one state of the store).
+    package func readJoining<T>(_ body: (Database) throws -> T) throws -> T {
+        if holder.load(ordering: .relaxed) == UInt(pthread_self()) { return try database.readOnlyTransaction(body) }
+        return try read(body)
     }
 
     /// Runs `body` in a deferred transaction with writes refused (`PRAGMA query_only`).

@@ -342,7 +342,7 @@ public final class KeyValueStack: Sendable {
             }
             if let reader = opened {
                 do {
-                    try reader.read { db in
+                    try reader.readJoining { db in
                         guard try DomainTable.mayExist(db, domain) else { return }
                         try DomainTable(domain).forEach(db, prefix: prefix, now: now) { entry in
                             try emitOverlay(before: entry.key)

@@ -30,13 +30,15 @@ extension StoreDatabase {
         }
     }
 
-    /// Runs `body` in a read transaction; nil when nothing has been stored yet.
+    /// Runs `body` in a read transaction (within a read under way on this connection, in that
+    /// read's transaction: one snapshot, `DatabaseQueue.readJoining`); nil when nothing
+    /// has been stored yet.
     ///
     /// - Throws: what `body` throws, database errors mapped by ``failure(_:writing:)``.
     func read<T>(_ body: (Database) throws -> T) throws -> T? {
         guard let reader = try reader() else { return nil }
         do {
-            return try reader.read(body)
+            return try reader.readJoining(body)
         } catch {
             throw failure(error, writing: false)
         }
