@@ -37,7 +37,8 @@ struct ServeApplicationTests {
             directory = try makeTemporaryDirectory(prefix: "prefs-serve-app")
             stack = try KeyValueStack(
                 path: directory + "/prefs.db", options: .init(memoryTier: .inProcess, environment: ["XDG_RUNTIME_DIR": directory]))
-            try stack.flags.importDocument(try JSONValue(parsing: flags ?? String(contentsOfFile: ServeApplicationTests.testbed, encoding: .utf8)))
+            try stack.flags.importDocument(
+                try JSONValue(parsing: flags ?? String(contentsOfFile: ServeApplicationTests.testbed, encoding: .utf8)))
             for (key, value) in values { try stack.set(.string(value), in: .user, forKey: key) }
             try stack.flushSynchronously()
             let log = Lines()

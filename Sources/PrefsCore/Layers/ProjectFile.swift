@@ -93,7 +93,8 @@ package enum ProjectFile {
         guard text.count <= Layers.maximumFileBytes else {
             throw PrefsError(
                 .invalidValue,
-                "\(path) would be \(text.count) bytes, more than the \(Layers.maximumFileBytes >> 20) MiB a project file may be (it would be ignored)")
+                "\(path) would be \(text.count) bytes, more than the \(Layers.maximumFileBytes >> 20) MiB a project file may be (it would be ignored)"
+            )
         }
         let (temporary, temporaryPath) = try PrivateFile.makeTemporary(nextTo: path, purpose: "project file")
         do {

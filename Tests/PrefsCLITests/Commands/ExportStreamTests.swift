@@ -88,7 +88,10 @@ struct ExportStreamTests {
         }
         #expect(FileManager.default.createFile(atPath: stop, contents: nil))
         writer.waitUntilExit()
-        let applied = Int(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let applied =
+            Int(
+                String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(
+                    in: .whitespacesAndNewlines)) ?? 0
         #expect(writer.terminationStatus == 0 && applied > 12, "the writer ran alongside: \(applied) applies")
         #expect(torn.isEmpty, "torn exports: \(torn)")
     }

@@ -213,7 +213,8 @@ struct ProjectFileTests {
         defer { close(directory) }
         let started = Date()
         let refused = try box.runFailing(
-            ["set", "--project", "ci", "retries", "4"], status: 4, environment: ["PREFS_PROJECT_FILE": project, "PREFS_BUSY_TIMEOUT": "0.5"])
+            ["set", "--project", "ci", "retries", "4"], status: 4,
+            environment: ["PREFS_PROJECT_FILE": project, "PREFS_BUSY_TIMEOUT": "0.5"])
         #expect(refused.stderr == "prefs: the directory of \(project) is locked by another process; gave up waiting\n", "\(refused)")
         #expect(Date().timeIntervalSince(started) < 10)
         #expect(!FileManager.default.fileExists(atPath: project))
@@ -235,7 +236,8 @@ struct ProjectFileTests {
         let gone = box.root + "/gone"
         try FileManager.default.createDirectory(atPath: gone, withIntermediateDirectories: false)
         let result = try Sandbox.exec(
-            "/bin/sh", ["-c", "cd \"$1\" && rmdir \"$1\" && exec \"$0\" --store \"$2\" set --project ci a 1", Sandbox.binary, gone, box.store],
+            "/bin/sh",
+            ["-c", "cd \"$1\" && rmdir \"$1\" && exec \"$0\" --store \"$2\" set --project ci a 1", Sandbox.binary, gone, box.store],
             stdin: nil, environment: box.environment())
         #expect(result.status == 4 && result.stderr.contains("cannot tell the current directory"), "\(result)")
     }

@@ -42,7 +42,8 @@ import Testing
         #expect(pipe.status == 141 && pipe.stderr.isEmpty, "\(pipe)")
         // ...and while SIGPIPE is ignored, the write's EPIPE is exit 4, not a success.
         let ignored = try Sandbox.exec(
-            "/bin/bash", ["-c", "trap '' PIPE; \"$0\" --store \"$1\" export | head -c 10 >/dev/null; exit ${PIPESTATUS[0]}", Sandbox.binary, box.store],
+            "/bin/bash",
+            ["-c", "trap '' PIPE; \"$0\" --store \"$1\" export | head -c 10 >/dev/null; exit ${PIPESTATUS[0]}", Sandbox.binary, box.store],
             stdin: nil, environment: box.environment(["PREFS_PROJECT_FILE": ""]))
         #expect(ignored.status == 4 && ignored.stderr == "prefs: cannot write standard output: Broken pipe\n", "\(ignored)")
         // Output that was written is still a success.
@@ -53,7 +54,8 @@ import Testing
     static let canMountTmpfs: Bool = {
         guard isRoot, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return false }
         let probe = try? Sandbox.exec(
-            "/usr/bin/unshare", ["-m", "--propagation", "private", "sh", "-c", "d=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs \"$d\""],
+            "/usr/bin/unshare",
+            ["-m", "--propagation", "private", "sh", "-c", "d=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs \"$d\""],
             stdin: nil, environment: ProcessInfo.processInfo.environment)
         return probe?.status == 0
     }()
@@ -154,7 +156,8 @@ import Testing
         #expect(symlink(target, link) == 0 && lchown(link, 65534, 65534) == 0)
         let refused = try box.runFailing(["export", "-o", link], status: 4)
         #expect(
-            refused.stderr == "prefs: cannot write export \(link): a symbolic link owned by uid 65534; name the file itself\n", "\(refused)")
+            refused.stderr == "prefs: cannot write export \(link): a symbolic link owned by uid 65534; name the file itself\n", "\(refused)"
+        )
         #expect(try String(contentsOfFile: target, encoding: .utf8) == "mine\n")
         #expect(lstat(link, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK)
     }
