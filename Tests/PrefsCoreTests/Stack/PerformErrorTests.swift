@@ -10,6 +10,8 @@ struct PerformErrorTests {
         let store = try TemporaryStore()
         let stack = try store.open()
         try stack.set(.number("1"), in: .default, forKey: "b")
+        // Written first: a queued write's version is the time of its flush, not of the read.
+        try stack.flushSynchronously()
         let version = try #require(try stack.entry(in: .default, forKey: "b")).version
         let error = #expect(throws: PrefsError.self) {
             try stack.perform([
@@ -45,6 +47,8 @@ struct PerformErrorTests {
         let store = try TemporaryStore()
         let stack = try store.open()
         try stack.set(.number("1"), in: .default, forKey: "b")
+        // Written first: a queued write's version is the time of its flush, not of the read.
+        try stack.flushSynchronously()
         let version = try #require(try stack.entry(in: .default, forKey: "b")).version
         let error = #expect(throws: PrefsError.self) {
             try stack.perform([.init(.remove, in: .default, forKey: "b", if: .version(5))])
