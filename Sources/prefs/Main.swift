@@ -8,6 +8,7 @@ import PrefsCLI
 @main
 enum Main {
     static func main() {
+        PrefsCommandLine.reserveStandardDescriptors()
         if let refused = PrefsCommandLine.refuseInvalidArguments() { exit(refused) }
         PrefsCommandLine.configureOneShotProcess()
         let arguments = Array(CommandLine.arguments.dropFirst())

@@ -46,17 +46,22 @@ enum QuickGet {
         let value: JSONValue
         let origin: String
         let named: Domain? = layers.hasFiles ? (try? Domain(domain)) : nil
+        // Declining after a value was read: the connection left open for the exit must go.
+        func decline() -> Bool {
+            QuickRead.closeLeftOpen()
+            return false
+        }
         if let named, let lock = layers.lock(in: named, forKey: key) {
             // Without a system value the full command looks for a registered default.
-            guard let system = layers.system[named]?[key] else { return false }
+            guard let system = layers.system[named]?[key] else { return decline() }
             (value, origin) = (system.value, originText(.locked, lock.file))
         } else if case .stored(let text) = stored {
-            guard let parsed = try? JSONValue(parsingUTF8: text) else { return false }
+            guard let parsed = try? JSONValue(parsingUTF8: text) else { return decline() }
             (value, origin) = (parsed, originText(.store, nil))
         } else if let named, let (layered, from) = layers.layered(in: named, forKey: key) {
             (value, origin) = (layered.value, originText(from, layered.file))
         } else {
-            return false
+            return decline()
         }
         if showOrigin { Output.standard.write(origin + "\t") }
         Output.standard.writeValue(value, json: json)
@@ -160,6 +165,18 @@ extension PrefsCommandLine {
             return report(error)
         }
         return 0
+    }
+
+    /// For the `prefs` executable, first: a standard descriptor the parent left closed is
+    /// opened on `/dev/null` the wrong way round (standard output and error read-only,
+    /// standard input write-only). Otherwise the next file opened (an inotify descriptor, a
+    /// temporary file) would take its number and the output would go into it; this way a
+    /// write fails (`EBADF`), and a closed standard output is exit 4, not a silent success.
+    package static func reserveStandardDescriptors() {
+        for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
+            // The lowest free number is `fd`: the lower ones are open by now.
+            _ = open("/dev/null", (fd == 0 ? O_WRONLY : O_RDONLY) | O_NOCTTY)
+        }
     }
 
     /// For the `prefs` executable, before anything uses SQLite: the process-wide SQLite

@@ -63,13 +63,21 @@ extension KeyValueStack {
     /// ```swift
     /// try stack.exportJSON(chunkSize: 65_536) { piece in print(String(decoding: piece, as: UTF8.self), terminator: "") }
     /// ```
+    /// The whole document is read in one read transaction of the store file, so it is one
+    /// state of the store; `write` runs inside it and must not use this stack (a read joins
+    /// the transaction, a write would wait for it), and a slow `write` keeps the store's
+    /// write-ahead log from being checkpointed until the export ends.
+    ///
     /// - Throws: what `write` throws; `PrefsError` when the store cannot be read, of kind
     ///   `storeUnreadable` when a stored value is not valid JSON (the pieces before it have
     ///   been written then).
     public func exportJSON(_ domains: [Domain]? = nil, chunkSize: Int, write: ([UInt8]) throws -> Void) throws {
         // One read transaction for every domain of the store file: the document is one state
-        // of the store, never domains from before and after another process's commit.
-        guard let reader = try main.reader() else { return try exportEntries(domains, chunkSize: chunkSize, write: write) }
+        // of the store, never domains from before and after another process's commit. (Only
+        // `memory` named: the store file is not read.)
+        guard domains?.contains(where: \.isPersistent) ?? true, let reader = try main.reader() else {
+            return try exportEntries(domains, chunkSize: chunkSize, write: write)
+        }
         do {
             try reader.read { _ in try exportEntries(domains, chunkSize: chunkSize, write: write) }
         } catch let error as DatabaseError {

@@ -391,6 +391,12 @@ public struct StoreMaintenance: Sendable {
         } catch let error as PrefsError {
             throw error
         } catch {
+            // The copy is written next to the store: no room there is the store's disk being
+            // full (exit 4), not the backup being unreadable.
+            let writing = PrefsError.database(error, path: temporary, writing: true)
+            if writing.reason == .diskFull {
+                throw PrefsError(.cannotWrite, "cannot restore into \(stack.path): disk full", reason: .diskFull)
+            }
             throw PrefsError(
                 .storeUnreadable, "cannot restore \(source): \(PrefsError.database(error, path: source, writing: false).message)")
         }

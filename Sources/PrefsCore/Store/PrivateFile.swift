@@ -5,11 +5,11 @@ import Glibc
 /// flushed to disk and renamed into place, so no other user can read the content, plant the
 /// file first or redirect it through a symlink.
 ///
-/// An export's destination that is not a plain file is written through instead, as a shell's
-/// `>` would: a device, FIFO or socket (`-o /dev/stdout`, `-o /dev/null`) is opened and written,
-/// never replaced; a symbolic link owned by the user or root is followed (another user's link
-/// is refused). A backup, project file or other committed file is never renamed over a device,
-/// FIFO or socket (``commit(_:fd:to:purpose:)`` refuses it).
+/// An export's destination that is a character device or FIFO of the user's or root's
+/// (`-o /dev/null`) is written through instead, as a shell's `>` would, never replaced; a
+/// symbolic link, another user's device or FIFO, a block device or a socket is refused
+/// (``target(_:purpose:)``). A backup, project file or other committed file is never renamed
+/// over a device, FIFO or socket (``commit(_:fd:to:purpose:)`` refuses it).
 ///
 /// ```swift
 /// try PrivateFile.write(Array("{}".utf8), to: "/home/ada/prefs.json", purpose: "export")
@@ -96,44 +96,62 @@ package enum PrivateFile {
         }
     }
 
+    /// Whether `-o PATH` means standard output: `-`, or a name of it (`/dev/stdout`,
+    /// `/dev/fd/1`, `/proc/self/fd/1`), written as standard output is, never replaced by a file.
+    package static func meansStandardOutput(_ path: String) -> Bool {
+        ["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"].contains(path)
+    }
+
     /// Where ``write(_:to:purpose:store:)`` puts its bytes.
     enum Target: Equatable {
         /// A file replaced through a private temporary file and a rename (it may not exist).
         case file(String)
-        /// A device, FIFO or socket, opened and written.
-        case stream(String)
+        /// A character device or FIFO of the user's or root's, open for writing.
+        case stream(Int32)
     }
 
-    /// `path` as a destination (``Target``): a symbolic link owned by the user or root is
-    /// followed, another user's is refused; a device, FIFO or socket is written through.
+    /// `path` as a destination (``Target``). A regular file (or none) is replaced; a character
+    /// device or FIFO of the user's or root's is opened once (never through a symbolic link)
+    /// and checked to be the file looked at; anything else is refused: a symbolic link (a
+    /// rename would replace the link, following it would let whoever owns a link in the chain
+    /// redirect the data), another user's FIFO or device (it would read the store's data), a
+    /// block device, a socket.
     ///
-    /// - Throws: ``PrefsError`` of kind `cannotWrite` for another user's symbolic link.
+    /// - Throws: ``PrefsError`` of kind `cannotWrite`.
     static func target(_ path: String, purpose: String) throws -> Target {
         var link = stat()
         guard lstat(path, &link) == 0 else { return .file(path) }
-        switch link.st_mode & S_IFMT {
+        let type = link.st_mode & S_IFMT
+        switch type {
         case S_IFREG, S_IFDIR:
             return .file(path)
         case S_IFLNK:
+            throw PrefsError(.cannotWrite, "cannot write \(purpose) \(path): a symbolic link; name the file itself")
+        case S_IFCHR, S_IFIFO:
             guard link.st_uid == geteuid() || link.st_uid == 0 else {
                 throw PrefsError(
-                    .cannotWrite, "cannot write \(purpose) \(path): a symbolic link owned by uid \(link.st_uid); name the file itself")
+                    .cannotWrite,
+                    "cannot write \(purpose) \(path): \(type == S_IFIFO ? "a FIFO" : "a device") of uid \(link.st_uid), not yours")
             }
-            var info = stat()
-            if stat(path, &info) == 0 {
-                let type = info.st_mode & S_IFMT
-                if type != S_IFREG && type != S_IFDIR { return .stream(path) }
+            let fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW)
+            guard fd >= 0 else { throw failure(path, purpose: purpose, errno) }
+            var opened = stat()
+            guard fstat(fd, &opened) == 0, opened.st_dev == link.st_dev, opened.st_ino == link.st_ino,
+                opened.st_mode & S_IFMT == type
+            else {
+                close(fd)
+                throw PrefsError(.cannotWrite, "cannot write \(purpose) \(path): it changed while being opened")
             }
-            return .file(StoreLocation.resolvingSymbolicLinks(path))
+            return .stream(fd)
         default:
-            return .stream(path)
+            throw PrefsError(.cannotWrite, "cannot write \(purpose) \(path): not a regular file")
         }
     }
 
-    /// Writes what `produce` hands to its writer into a device, FIFO or socket.
-    private static func writeThrough(_ path: String, purpose: String, _ produce: ((([UInt8]) throws -> Void)) throws -> Void) throws {
-        let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
-        guard fd >= 0 else { throw failure(path, purpose: purpose, errno) }
+    /// Writes what `produce` hands to its writer into an open device or FIFO, and closes it.
+    private static func writeThrough(
+        _ fd: Int32, _ path: String, purpose: String, _ produce: ((([UInt8]) throws -> Void)) throws -> Void
+    ) throws {
         defer { close(fd) }
         try produce { bytes in
             do throws(FileIO.Failure) {
@@ -154,7 +172,7 @@ package enum PrivateFile {
         if let store { try refuseStoreFiles(destination, store: store) }
         let path: String
         switch try target(destination, purpose: purpose) {
-        case .stream(let device): return try writeThrough(device, purpose: purpose, produce)
+        case .stream(let fd): return try writeThrough(fd, destination, purpose: purpose, produce)
         case .file(let file): path = file
         }
         let (fd, temporary) = try makeTemporary(nextTo: path, purpose: purpose)
@@ -182,7 +200,7 @@ package enum PrivateFile {
         if let store { try refuseStoreFiles(destination, store: store) }
         let path: String
         switch try target(destination, purpose: purpose) {
-        case .stream(let device): return try writeThrough(device, purpose: purpose) { try $0(bytes) }
+        case .stream(let fd): return try writeThrough(fd, destination, purpose: purpose) { try $0(bytes) }
         case .file(let file): path = file
         }
         let (fd, temporary) = try makeTemporary(nextTo: path, purpose: purpose)

@@ -48,7 +48,9 @@ package enum QuickRead {
         var prepared: OpaquePointer?
         var answered = false
         defer {
-            if !(answered && leavingOpen) {
+            if answered && leavingOpen {
+                leftOpen = (handle, [prepared, version, header])
+            } else {
                 sqlite3_finalize(prepared)
                 sqlite3_finalize(version)
                 sqlite3_finalize(header)
@@ -105,6 +107,20 @@ package enum QuickRead {
         guard (try? StoreDatabase.checkOwnership(path)) != nil else { return nil }
         if case .stored = answer { answered = true }
         return answer
+    }
+
+    /// The connection and statements ``lookup(path:domain:key:busyTimeout:leavingOpen:)`` left
+    /// open, until the process exits or ``closeLeftOpen()`` (the executable's main thread only).
+    nonisolated(unsafe) private static var leftOpen: (OpaquePointer?, [OpaquePointer?])?
+
+    /// Closes what a lookup left open: for a caller that, after all, does not exit at once
+    /// (it hands the command to the full path, whose connection must not find a read
+    /// transaction of this one holding the WAL).
+    package static func closeLeftOpen() {
+        guard let (handle, statements) = leftOpen else { return }
+        leftOpen = nil
+        for statement in statements { sqlite3_finalize(statement) }
+        sqlite3_close_v2(handle)
     }
 
     /// For the `prefs` executable, before SQLite is first used: the process-wide settings of

@@ -46,6 +46,30 @@ import Testing
             ["-c", "trap '' PIPE; \"$0\" --store \"$1\" export | head -c 10 >/dev/null; exit ${PIPESTATUS[0]}", Sandbox.binary, box.store],
             stdin: nil, environment: box.environment(["PREFS_PROJECT_FILE": ""]))
         #expect(ignored.status == 4 && ignored.stderr == "prefs: cannot write standard output: Broken pipe\n", "\(ignored)")
+        // batch: the lines reach the store, the progress lines do not: exit 4 saying so.
+        let batch = try shell(box, "batch", "<<< 'set user a 1' > /dev/full")
+        #expect(batch.status == 4, "\(batch)")
+        #expect(
+            batch.stderr
+                == "prefs: cannot write standard output: No space left on device (the lines through 1 were written to the store)\n",
+            "\(batch)")
+        #expect(try box.runOK(["get", "user", "a"]).stdout == "1\n")
+        // watch: a watcher whose output goes nowhere ends (exit 4) instead of running on.
+        let ready = box.root + "/watch-ready"
+        let watch = try Sandbox.exec(
+            "/bin/bash",
+            [
+                "-c",
+                """
+                "$0" --store "$1" watch user k --once >&- & pid=$!
+                for i in $(seq 200); do [ -s "$2" ] && break; sleep 0.05; done
+                "$0" --store "$1" set user k 1 || exit 90
+                wait $pid; echo "watch=$?"
+                """,
+                Sandbox.binary, box.store, ready,
+            ], stdin: nil, environment: box.environment(["PREFS_PROJECT_FILE": "", "PREFS_TEST_WATCH_READY": ready]))
+        #expect(watch.stdout == "watch=4\n", "\(watch)")
+        #expect(watch.stderr.contains("prefs: cannot write standard output: Bad file descriptor"), "\(watch)")
         // Output that was written is still a success.
         #expect(try shell(box, "get user theme", "> /dev/null").status == 0)
     }
@@ -89,7 +113,7 @@ import Testing
         #expect(result.stderr.contains("disk full"), "\(result)")
     }
 
-    @Test func exportWritesThroughAFIFOAndFollowsTheUsersOwnSymlink() throws {
+    @Test func exportWritesThroughTheUsersFIFOAndRefusesASymlink() throws {
         let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "theme", "dark"])
         let expected = try box.runOK(["export"]).stdout
@@ -124,22 +148,28 @@ import Testing
         #expect(stillFIFO, "export -o replaced the FIFO with a file")
         // (Replaced, the FIFO the reader waits on has no name left to release it by.)
         if stillFIFO { #expect(reader.wait() == expected) }
-        // A symlink of the user's own: its target gets the document, the link stays a link.
+        // A symbolic link is refused (a rename would replace the link; following it would let
+        // whoever owns a link on the way redirect the data); its target is left alone.
         let target = box.root + "/target.json"
         try "old\n".write(toFile: target, atomically: false, encoding: .utf8)
         let link = box.root + "/link.json"
         #expect(symlink("target.json", link) == 0)
-        try box.runOK(["export", "-o", link])
-        #expect(try String(contentsOfFile: target, encoding: .utf8) == expected)
+        let linked = try box.runFailing(["export", "-o", link], status: 4)
+        #expect(linked.stderr == "prefs: cannot write export \(link): a symbolic link; name the file itself\n", "\(linked)")
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "old\n")
         #expect(lstat(link, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK)
+        // The names of standard output are standard output (a shell's `>> log` is not replaced).
+        for name in ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"] {
+            #expect(try box.runOK(["export", "-o", name]).stdout == expected, "\(name)")
+        }
         // A backup is never renamed over a FIFO.
         let refused = try box.runFailing(["backup", "--force", fifo], status: 4)
         #expect(refused.stderr == "prefs: cannot write backup \(fifo): not a regular file\n", "\(refused)")
         #expect(lstat(fifo, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO)
     }
 
-    @Test(.enabled(if: isRoot, "needs root to make a device node and give a link to another user"))
-    func exportWritesThroughADeviceAndRefusesAnotherUsersSymlink() throws {
+    @Test(.enabled(if: isRoot, "needs root to make a device node and give a FIFO to another user"))
+    func exportWritesThroughADeviceAndRefusesAnotherUsersFIFO() throws {
         let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "theme", "dark"])
         // A character device (the null device: major 1, minor 3, as glibc encodes small numbers):
@@ -149,17 +179,13 @@ import Testing
         try box.runOK(["export", "-o", device])
         var info = stat()
         #expect(lstat(device, &info) == 0 && (info.st_mode & S_IFMT) == S_IFCHR)
-        // Another user's symlink (as planted in a shared directory) is not followed.
-        let target = box.root + "/mine.json"
-        try "mine\n".write(toFile: target, atomically: false, encoding: .utf8)
-        let link = box.root + "/planted.json"
-        #expect(symlink(target, link) == 0 && lchown(link, 65534, 65534) == 0)
-        let refused = try box.runFailing(["export", "-o", link], status: 4)
-        #expect(
-            refused.stderr == "prefs: cannot write export \(link): a symbolic link owned by uid 65534; name the file itself\n", "\(refused)"
-        )
-        #expect(try String(contentsOfFile: target, encoding: .utf8) == "mine\n")
-        #expect(lstat(link, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK)
+        // Another user's FIFO (as planted in a shared directory such as /tmp) would read the
+        // store's data: refused, and never opened.
+        let planted = box.root + "/planted"
+        #expect(mkfifo(planted, 0o666) == 0 && chown(planted, 65534, 65534) == 0)
+        let refused = try box.runFailing(["export", "-o", planted], status: 4)
+        #expect(refused.stderr == "prefs: cannot write export \(planted): a FIFO of uid 65534, not yours\n", "\(refused)")
+        #expect(lstat(planted, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO)
     }
 }
 

@@ -40,7 +40,7 @@ enum DocExample_PrefsCore_Maintenance_StoreMaintenance {
     ) async throws {
         try stack.maintenance.restore(from: "/var/backups/prefs.db", overwrite: true) { print($0.lines) }
     }
-    // Sources/PrefsCore/Maintenance/StoreMaintenance.swift:496
+    // Sources/PrefsCore/Maintenance/StoreMaintenance.swift:502
     static func example5(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,

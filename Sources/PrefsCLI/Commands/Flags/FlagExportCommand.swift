@@ -15,7 +15,7 @@ extension Prefs {
             let (document, skipped) = try global.openStack().flags.exportDocument()
             for key in skipped { Output.error("warning: switch/\(key) is not exported: arrays and null cannot be flagd variants") }
             let text = document.prettyText + "\n"
-            if let output {
+            if let output, !PrivateFile.meansStandardOutput(output) {
                 try PrivateFile.write(Array(text.utf8), to: output, purpose: "flag export", store: global.storePath)
             } else {
                 Output.standard.write(text)

@@ -71,14 +71,16 @@ extension Prefs {
             while true {
                 let page = try poller.poll()
                 for record in page.records {
-                    emit(record)
+                    try emit(record)
                     if once { return }
                 }
                 if page.caughtUp { _ = monitor.wait() }
             }
         }
 
-        private func emit(_ record: LogRecord) {
+        /// Prints a change (and runs the command); throws exit 4 when standard output cannot
+        /// be written: a watcher nobody reads ends instead of running hooks forever.
+        private func emit(_ record: LogRecord) throws {
             let out = Output.standard
             if json {
                 out.write(record.json + "\n")
@@ -89,6 +91,7 @@ extension Prefs {
                         + "\n")
             }
             out.flush()
+            try out.checkWritten()
             guard let executable = command.first else { return }
             var environment = ProcessEnvironment.current()
             environment["PREFS_EVENT"] = record.op

@@ -80,6 +80,13 @@ extension Prefs {
                 throw PrefsError(kind, "line \(failure.line): \(failure.error.message)")
             }
             try finalFlush(stack, progress: progress, through: lineNumber)
+            if let failure = progress.writeFailure {
+                // The lines were written to the store; the caller could not be told which.
+                throw PrefsError(
+                    .cannotWrite,
+                    "cannot write standard output: \(String(cString: strerror(failure))) (the lines through \(progress.durableThrough) were written to the store)"
+                )
+            }
             if progress.rejectedCount > 0 {
                 throw PrefsError(.invalidValue, "\(progress.rejectedCount) increment(s) were skipped: the value was no longer an integer")
             }

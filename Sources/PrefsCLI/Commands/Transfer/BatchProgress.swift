@@ -11,7 +11,11 @@ final class BatchProgress: Sendable {
         var everPrinted = false
         var exiting = false
         var rejected = 0
+        var writeFailure: Int32?
     }
+
+    /// The `errno` of the first progress line that could not be written to standard output.
+    var writeFailure: Int32? { state.withLock { $0.writeFailure } }
 
     /// How many queued increments flushes had to skip.
     var rejectedCount: Int { state.withLock { $0.rejected } }
@@ -53,7 +57,7 @@ final class BatchProgress: Sendable {
 
     private func emit(_ state: inout State, flushed: Int, through: Int) {
         let line = "{\"flushed\":\(flushed),\"through\":\(through)}\n"
-        Output.writeAll(1, Array(line.utf8))
+        if let failure = Output.writeAll(1, Array(line.utf8)), state.writeFailure == nil { state.writeFailure = failure }
         state.printed = through
         state.everPrinted = true
     }

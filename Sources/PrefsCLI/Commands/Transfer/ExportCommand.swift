@@ -91,7 +91,7 @@ extension Prefs {
         /// `-o FILE` at the end (nothing is left when a value is damaged), or to standard output
         /// after the first ``heldBack`` bytes.
         private func stream(_ stack: KeyValueStack, _ domains: [Domain]?) throws {
-            if let output, output != "-" {
+            if let output, !PrivateFile.meansStandardOutput(output) {
                 try PrivateFile.write(to: output, purpose: "export", store: global.storePath) { write in
                     try stack.exportJSON(domains, chunkSize: 1 << 16, write: write)
                     try write([UInt8(ascii: "\n")])
@@ -119,7 +119,7 @@ extension Prefs {
 
         /// Writes the whole text to `-o FILE`, or to standard output (no `-o`, or `-o -`).
         private func emit(_ text: String) throws {
-            if let output, output != "-" {
+            if let output, !PrivateFile.meansStandardOutput(output) {
                 try PrivateFile.write(Array(text.utf8), to: output, purpose: "export", store: global.storePath)
             } else {
                 Output.standard.write(text)

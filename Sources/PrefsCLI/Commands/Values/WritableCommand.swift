@@ -26,7 +26,7 @@ extension Prefs {
             let stack = try global.openStack()
             guard let lock = stack.lock(in: domain, forKey: key) else { return }
             Output.standard.write("locked by \(lock.file)\n")
-            Output.standard.flush()
+            try Output.standard.finish()
             throw ExitCode(1)
         }
     }
