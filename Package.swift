@@ -4,6 +4,18 @@ import PackageDescription
 // CI sets PREFS_STRICT=1 to build the project's own targets with warnings as errors.
 let strict: [SwiftSetting] = Context.environment["PREFS_STRICT"] == nil ? [] : [.unsafeFlags(["-warnings-as-errors"])]
 
+// The HTTP server `prefs serve` runs on: its application (PrefsServeApp) and the helper's main.
+let httpServer: [Target.Dependency] = [
+    .product(name: "Hummingbird", package: "hummingbird"),
+    .product(name: "HummingbirdCore", package: "hummingbird"),
+    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+    .product(name: "Logging", package: "swift-log"),
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOPosix", package: "swift-nio"),
+    .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+    .product(name: "HTTPTypes", package: "swift-http-types"),
+]
+
 let package = Package(
     name: "prefs",
     products: [
@@ -135,32 +147,12 @@ let package = Package(
         // tests drive it without sockets; only prefs-serve and the tests link it (never `prefs`).
         .target(
             name: "PrefsServeApp",
-            dependencies: [
-                "PrefsCore", "PrefsServe",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-            ],
+            dependencies: ["PrefsCore", "PrefsServe"] + httpServer,
             swiftSettings: strict
         ),
         .executableTarget(
             name: "prefs-serve",
-            dependencies: [
-                "PrefsCore", "PrefsServe", "PrefsServeApp", "PrefsHelpers", "PrefsHelperConfiguration",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-            ],
+            dependencies: ["PrefsCore", "PrefsServe", "PrefsServeApp", "PrefsHelpers", "PrefsHelperConfiguration"] + httpServer,
             swiftSettings: strict
         ),
         // Helpers both test targets use (temporary directories, spawning detached programs);
