@@ -51,12 +51,12 @@ package enum ProjectFile {
         let directory = open(PrivateFile.directoryName(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directory >= 0 else { throw PrefsError(.cannotWrite, "cannot write \(path): \(String(cString: strerror(errno)))") }
         defer { close(directory) }  // releases the lock
-        let deadline = monotonicSeconds() + timeout
+        let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
         while flock(directory, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EINTR || errno == EWOULDBLOCK else {
                 throw PrefsError(.cannotWrite, "cannot lock the directory of \(path): \(String(cString: strerror(errno)))")
             }
-            guard monotonicSeconds() < deadline else {
+            guard ContinuousClock.now < deadline else {
                 throw PrefsError(
                     .cannotWrite, "the directory of \(path) is locked by another process; gave up waiting", reason: .locked)
             }
@@ -106,13 +106,6 @@ package enum ProjectFile {
             throw PrefsError(.cannotWrite, "cannot write \(path): \(error)")
         }
         try PrivateFile.commit(temporaryPath, fd: temporary, to: path, purpose: "project file")
-    }
-
-    /// Seconds on the monotonic clock.
-    private static func monotonicSeconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     /// The process's umask, read without changing it (`umask(2)` sets it process-wide, which

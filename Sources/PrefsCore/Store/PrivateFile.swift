@@ -197,21 +197,7 @@ package enum PrivateFile {
     /// - Parameter store: the store's path, when `path` must not be it (nor its `-wal`/`-shm`).
     /// - Throws: ``PrefsError`` of kind `cannotWrite` naming `path`.
     package static func write(_ bytes: [UInt8], to destination: String, purpose: String, store: String? = nil) throws {
-        if let store { try refuseStoreFiles(destination, store: store) }
-        let path: String
-        switch try target(destination, purpose: purpose) {
-        case .stream(let fd): return try writeThrough(fd, destination, purpose: purpose) { try $0(bytes) }
-        case .file(let file): path = file
-        }
-        let (fd, temporary) = try makeTemporary(nextTo: path, purpose: purpose)
-        var code: Int32 = 0
-        do { try FileIO.write(fd, bytes) } catch { code = error.code }
-        if code != 0 {
-            close(fd)
-            unlink(temporary)
-            throw failure(path, purpose: purpose, code)
-        }
-        try commit(temporary, fd: fd, to: path, purpose: purpose)
+        try write(to: destination, purpose: purpose, store: store) { try $0(bytes) }
     }
 
     static func directoryName(_ path: String) -> String {
