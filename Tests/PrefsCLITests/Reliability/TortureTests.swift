@@ -4,7 +4,7 @@ import PrefsTestSupport
 import Testing
 
 /// Reliability: crashes, concurrency, full disks, damaged stores, doctor and backup.
-@Suite("torture", .tags(.slow), .timeLimit(.minutes(20)))
+@Suite("torture", .tags(.slow), .enabled(if: SlowTests.enabled, SlowTests.reason), .timeLimit(.minutes(20)))
 struct TortureTests {
     func integrity(_ path: String) throws -> String {
         try DatabaseQueue(path: path).read { try String.fetchAll($0, sql: "PRAGMA integrity_check").joined(separator: ";") }

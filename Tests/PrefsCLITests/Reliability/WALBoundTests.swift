@@ -27,7 +27,7 @@ struct WALBoundTests {
         return holder
     }
 
-    @Test(.tags(.slow)) func fiveThousandOneShotSetsLeaveNoWAL() throws {
+    @Test(.tags(.slow), .enabled(if: SlowTests.enabled, SlowTests.reason)) func fiveThousandOneShotSetsLeaveNoWAL() throws {
         let box = try Sandbox()
         // One bash runs the 5,000 processes (a Process per set from Swift would be slower).
         let script = """
@@ -94,7 +94,7 @@ struct WALBoundTests {
     /// A store used long enough to fill its change log: a set still writes two pages, because
     /// the records beyond retention go in batches (1/64 of it) rather than one per write, and
     /// `prefs log` still shows exactly the newest 10,000.
-    @Test(.tags(.slow)) func aFullLogIsPrunedInBatches() throws {
+    @Test(.tags(.slow), .enabled(if: SlowTests.enabled, SlowTests.reason)) func aFullLogIsPrunedInBatches() throws {
         let box = try Sandbox()
         let keys = (0..<10_000).map { "\"k\($0)\": \($0)" }.joined(separator: ", ")
         try box.runOK(["import", "-"], stdin: "{\"user\": {\(keys)}}")
@@ -124,7 +124,7 @@ struct WALBoundTests {
 
     /// While a long-lived reader keeps the store open (so no command is the last to close it),
     /// checkpoints still complete and the WAL is reused and cut back to its limit.
-    @Test(.tags(.slow)) func theWALStaysBoundedWhileAWatcherHoldsTheStoreOpen() throws {
+    @Test(.tags(.slow), .enabled(if: SlowTests.enabled, SlowTests.reason)) func theWALStaysBoundedWhileAWatcherHoldsTheStoreOpen() throws {
         let box = try Sandbox()
         try box.runOK(["set", "user", "start", "1"])
         let (watcher, _) = try Running.watch(["watch", "user"], box: box)
