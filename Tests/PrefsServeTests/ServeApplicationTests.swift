@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
 import Logging
 import NIOCore
 import PrefsCore
@@ -13,9 +12,9 @@ import Synchronization
 import Testing
 
 /// `prefs serve`'s Hummingbird application (``ServeServer``) driven in process, without sockets
-/// (HummingbirdTesting's `.router`): what each answer carries, tokens, limits of a request.
-/// What needs a socket or the process (connection caps, deadlines, the poller, signals, the
-/// real clients) stays with the binary suites in `PrefsCLITests/Commands/Serve*`.
+/// (``ApplicationDriver``): what each answer carries, tokens, limits of a request, event
+/// streams. What needs a socket or the process (connection caps, deadlines, signals, the real
+/// clients) stays with the binary suites in `PrefsCLITests/Commands/Serve*`.
 @Suite("prefs serve application", .timeLimit(.minutes(5)))
 struct ServeApplicationTests {
     static let testbed = repositoryRoot + "/Tests/PrefsCLITests/Fixtures/flag-testbed.json"
@@ -51,14 +50,17 @@ struct ServeApplicationTests {
         deinit { try? FileManager.default.removeItem(atPath: directory) }
 
         /// Runs `test` against the application without sockets.
-        func test<Value: Sendable>(_ test: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
+        func test<Value: Sendable>(_ test: @Sendable (Client) async throws -> Value) async throws -> Value {
             var logger = Logger(label: "prefs-serve-test")
             logger.logLevel = .critical
-            return try await server.application(address: .hostname("127.0.0.1", port: 0), logger: logger).test(.router, test)
+            return try await test(Client(server.application(address: .hostname("127.0.0.1", port: 0), logger: logger)))
         }
 
         var accessLog: String { log.lines.withLock { $0.joined() } }
     }
+
+    /// What sends the requests: the application's responder, in process.
+    typealias Client = ApplicationDriver<CallbackResponder<ServeContext>>
 
     final class Lines: Sendable {
         let lines = Mutex<[String]>([])
@@ -75,19 +77,20 @@ struct ServeApplicationTests {
     }
 
     static func request(
-        _ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ path: String, body: [UInt8]? = nil,
-        headers: [String: String] = [:]
+        _ client: Client, _ method: HTTPRequest.Method, _ path: String, body: [UInt8]? = nil,
+        headers: [String: String] = [:], until enough: (@Sendable (String) -> Bool)? = nil
     ) async throws -> Answer {
         var fields = HTTPFields()
         for (name, value) in headers {
             if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
         }
-        return try await client.execute(uri: path, method: method, headers: fields, body: body.map { ByteBuffer(bytes: $0) }) {
-            Answer(status: Int($0.status.code), headers: $0.headers, body: String(buffer: $0.body))
-        }
+        var bytes: (@Sendable (ByteBuffer) -> Bool)? = nil
+        if let enough { bytes = { buffer in enough(String(buffer: buffer)) } }
+        let reply = try await client.execute(method, path, headers: fields, body: body.map { ByteBuffer(bytes: $0) }, until: bytes)
+        return Answer(status: Int(reply.head.status.code), headers: reply.head.headerFields, body: String(buffer: reply.body))
     }
 
-    static func post(_ client: any TestClientProtocol, _ path: String, _ body: String, headers: [String: String] = [:]) async throws
+    static func post(_ client: Client, _ path: String, _ body: String, headers: [String: String] = [:]) async throws
         -> Answer
     {
         try await request(
@@ -238,6 +241,29 @@ struct ServeApplicationTests {
             #expect(empty.status == 200 && empty.body == ": connected\n\n", "\(empty)")
             let older = try await Self.request(client, .get, "/ofrep/v1/events", headers: ["Last-Event-ID": "\"0\""])
             #expect(older.status == 200 && older.body.hasPrefix(": connected\n\n") && older.body.contains("refetchEvaluation"), "\(older)")
+        }
+    }
+
+    /// An open OFREP event stream (no shutdown: the client closes it) announces a change of the
+    /// flags once the poller read it: a `refetchEvaluation` with the new configuration's ETag.
+    @Test func anOpenEventStreamAnnouncesAChangeOfTheFlags() async throws {
+        let fixture = try Fixture()
+        try await fixture.test { client in
+            let before = fixture.server.core.snapshot.digest
+            let (connected, arrived) = AsyncStream.makeStream(of: Void.self)
+            async let stream = Self.request(client, .get, "/ofrep/v1/events") { body in
+                arrived.yield()
+                return body.contains("refetchEvaluation")
+            }
+            for await _ in connected { break }
+            try fixture.stack.flags.set("boolean-flag", enabled: false)
+            try fixture.server.refresh()
+            let after = fixture.server.core.snapshot.digest
+            let answer = try await stream
+            #expect(after != before, "the flags changed")
+            #expect(
+                answer.status == 200 && answer.body == ": connected\n\n" + OFREP.refetchEvent(configETag: ServeCore.configETag(after)),
+                "\(answer)")
         }
     }
 
