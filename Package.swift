@@ -173,9 +173,11 @@ let package = Package(
             name: "PrefsServeTests",
             dependencies: [
                 "PrefsServe", "PrefsServeApp", "PrefsCore", "PrefsTestSupport",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+                // Driven in process by Tests/PrefsServeTests/ApplicationDriver.swift: no
+                // HummingbirdTesting, whose client libraries (AsyncHTTPClient, swift-nio-ssl and
+                // BoringSSL) took minutes of a fresh test build.
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ] + httpServer
         ),
         .testTarget(
             name: "PrefsCLITests",

@@ -13,8 +13,7 @@ import Synchronization
 /// ``ServeCore`` on Hummingbird, the event streams, the access log, the cap of connections per
 /// client address and the request deadlines. `prefs-serve` binds
 /// ``application(address:onServerRunning:logger:)`` and runs ``poller(stack:monitor:report:)``
-/// beside it; tests drive the same application without sockets (HummingbirdTesting's
-/// `app.test(.router)`).
+/// beside it; tests drive the same application's responder without sockets.
 package final class ServeServer: Sendable {
     /// What answers the requests.
     package let core: ServeCore

@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
 import Logging
 import NIOCore
 import PrefsCore
@@ -13,10 +12,12 @@ import Synchronization
 import Testing
 
 /// `prefs serve`'s Hummingbird application (``ServeServer``) driven in process, without sockets
-/// (HummingbirdTesting's `.router`): what each answer carries, tokens, limits of a request.
-/// What needs a socket or the process (connection caps, deadlines, the poller, signals, the
-/// real clients) stays with the binary suites in `PrefsCLITests/Commands/Serve*`.
-@Suite("prefs serve application", .timeLimit(.minutes(5)))
+/// (``ApplicationDriver``): what each answer carries, tokens, limits of a request, event
+/// streams. What needs a socket or the process (connection caps, deadlines, signals, the real
+/// clients) stays with the binary suites in `PrefsCLITests/Commands/Serve*`. One test at a
+/// time: one blocks the cooperative pool's threads on purpose, another times answers the
+/// pool's threads give.
+@Suite("prefs serve application", .serialized, .timeLimit(.minutes(5)))
 struct ServeApplicationTests {
     static let testbed = repositoryRoot + "/Tests/PrefsCLITests/Fixtures/flag-testbed.json"
     static let flag = "/ofrep/v1/evaluate/flags/string-flag"
@@ -51,14 +52,17 @@ struct ServeApplicationTests {
         deinit { try? FileManager.default.removeItem(atPath: directory) }
 
         /// Runs `test` against the application without sockets.
-        func test<Value: Sendable>(_ test: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
+        func test<Value: Sendable>(_ test: @Sendable (Client) async throws -> Value) async throws -> Value {
             var logger = Logger(label: "prefs-serve-test")
             logger.logLevel = .critical
-            return try await server.application(address: .hostname("127.0.0.1", port: 0), logger: logger).test(.router, test)
+            return try await test(Client(server.application(address: .hostname("127.0.0.1", port: 0), logger: logger)))
         }
 
         var accessLog: String { log.lines.withLock { $0.joined() } }
     }
+
+    /// What sends the requests: the application's responder, in process.
+    typealias Client = ApplicationDriver<CallbackResponder<ServeContext>>
 
     final class Lines: Sendable {
         let lines = Mutex<[String]>([])
@@ -75,19 +79,20 @@ struct ServeApplicationTests {
     }
 
     static func request(
-        _ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ path: String, body: [UInt8]? = nil,
-        headers: [String: String] = [:]
+        _ client: Client, _ method: HTTPRequest.Method, _ path: String, body: [UInt8]? = nil,
+        headers: [String: String] = [:], until enough: (@Sendable (String) -> Bool)? = nil
     ) async throws -> Answer {
         var fields = HTTPFields()
         for (name, value) in headers {
             if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
         }
-        return try await client.execute(uri: path, method: method, headers: fields, body: body.map { ByteBuffer(bytes: $0) }) {
-            Answer(status: Int($0.status.code), headers: $0.headers, body: String(buffer: $0.body))
-        }
+        var bytes: (@Sendable (ByteBuffer) -> Bool)? = nil
+        if let enough { bytes = { buffer in enough(String(buffer: buffer)) } }
+        let reply = try await client.execute(method, path, headers: fields, body: body.map { ByteBuffer(bytes: $0) }, until: bytes)
+        return Answer(status: Int(reply.head.status.code), headers: reply.head.headerFields, body: String(buffer: reply.body))
     }
 
-    static func post(_ client: any TestClientProtocol, _ path: String, _ body: String, headers: [String: String] = [:]) async throws
+    static func post(_ client: Client, _ path: String, _ body: String, headers: [String: String] = [:]) async throws
         -> Answer
     {
         try await request(
@@ -241,6 +246,29 @@ struct ServeApplicationTests {
         }
     }
 
+    /// An open OFREP event stream (no shutdown: the client closes it) announces a change of the
+    /// flags once the poller read it: a `refetchEvaluation` with the new configuration's ETag.
+    @Test func anOpenEventStreamAnnouncesAChangeOfTheFlags() async throws {
+        let fixture = try Fixture()
+        try await fixture.test { client in
+            let before = fixture.server.core.snapshot.digest
+            let (connected, arrived) = AsyncStream.makeStream(of: Void.self)
+            async let stream = Self.request(client, .get, "/ofrep/v1/events") { body in
+                arrived.yield()
+                return body.contains("refetchEvaluation")
+            }
+            for await _ in connected { break }
+            try fixture.stack.flags.set("boolean-flag", enabled: false)
+            try fixture.server.refresh()
+            let after = fixture.server.core.snapshot.digest
+            let answer = try await stream
+            #expect(after != before, "the flags changed")
+            #expect(
+                answer.status == 200 && answer.body == ": connected\n\n" + OFREP.refetchEvent(configETag: ServeCore.configETag(after)),
+                "\(answer)")
+        }
+    }
+
     /// A flag whose targeting takes about 240,000 evaluation steps (a `reduce` inside a
     /// `reduce`, 200 items each).
     static func heavyFlag(_ name: String) -> String {
@@ -317,6 +345,28 @@ struct ServeApplicationTests {
         }
     }
 
+    /// The thread the poller tests run their service groups and their waits on: the tests that
+    /// run a prefs process block the cooperative pool's threads (one per core) while it runs,
+    /// and a group waiting for one of them ended seconds after shutdown in full runs.
+    static let pollerThread = ThreadExecutor(name: "prefs-serve-tests-poller")
+
+    /// Whether `running` ended within `bound`.
+    static func ended(_ running: Task<Void, any Error>, within bound: Duration) async -> Bool {
+        await withTaskGroup(of: Bool.self) { waiting in
+            waiting.addTask {
+                _ = try? await running.value
+                return true
+            }
+            waiting.addTask {
+                try? await Task.sleep(for: bound)
+                return false
+            }
+            let first = await waiting.next() ?? false
+            waiting.cancelAll()
+            return first
+        }
+    }
+
     /// The poller (what prefs-serve runs beside the application) serves another connection's
     /// commit, and ends when shutdown begins (20 times). The race its order guards against (a
     /// wait of the monitor begun after its cancel never ends) showed in the binary, in
@@ -329,49 +379,78 @@ struct ServeApplicationTests {
         let other = try KeyValueStack(
             path: fixture.directory + "/prefs.db", options: .init(memoryTier: .inProcess, environment: environment))
         let request = ServeRequest(method: "POST", path: "/ofrep/v1/evaluate/flags/boolean-flag", body: Array("{}".utf8))
-        for round in 0..<20 {
-            let server = ServeServer(core: fixture.server.core)
-            let monitor = try fixture.stack.changeMonitor(pollInterval: .milliseconds(20), environment: environment)
-            let poller = server.poller(stack: fixture.stack, monitor: monitor) { _ in }
-            let group = ServiceGroup(configuration: .init(services: [poller], logger: logger))
-            let running = Task { try await group.run() }
-            if round == 0 {
-                #expect(server.core.handle(request).text.contains(#""reason":"STATIC""#))
-                try other.flags.set("boolean-flag", enabled: false)
+        try await withTaskExecutorPreference(Self.pollerThread) {
+            for round in 0..<20 {
+                let server = ServeServer(core: fixture.server.core)
+                let monitor = try fixture.stack.changeMonitor(pollInterval: .milliseconds(20), environment: environment)
+                let poller = server.poller(stack: fixture.stack, monitor: monitor) { _ in }
+                let group = ServiceGroup(configuration: .init(services: [poller], logger: logger))
+                let running = Task(executorPreference: Self.pollerThread) { try await group.run() }
+                if round == 0 {
+                    #expect(server.core.handle(request).text.contains(#""reason":"STATIC""#))
+                    try other.flags.set("boolean-flag", enabled: false)
+                    let deadline = ContinuousClock.now + .seconds(10)
+                    var served = false
+                    while !served && ContinuousClock.now < deadline {
+                        served = server.core.handle(request).text.contains(#""reason":"DISABLED""#)
+                        if !served { try await Task.sleep(for: .milliseconds(10)) }
+                    }
+                    #expect(served, "the other connection's commit is served within 10 s")
+                }
+                await group.triggerGracefulShutdown()
+                let ended = await Self.ended(running, within: .seconds(10))
+                #expect(ended, "round \(round): the poller ended within 10 s of shutdown")
+                if !ended {
+                    running.cancel()
+                    monitor.cancel()
+                    break
+                }
+            }
+        }
+    }
+
+    /// The poller ends at shutdown while every thread of the cooperative pool is blocked (as a
+    /// test that runs a prefs process blocks its own): its group and the waits are on a thread
+    /// of their own, the monitor's wait on the monitor's. Without that thread the group ended
+    /// only once the pool's threads were free again (the known issue of full runs).
+    @Test func thePollerEndsAtShutdownWhileThePoolIsBlocked() async throws {
+        let fixture = try Fixture()
+        var logger = Logger(label: "prefs-serve-test")
+        logger.logLevel = .critical
+        let environment = ["XDG_RUNTIME_DIR": fixture.directory]
+        final class Blockers: Sendable {
+            let started = Atomic(0)
+            let release = DispatchSemaphore(value: 0)
+        }
+        let width = ProcessInfo.processInfo.activeProcessorCount
+        try await withTaskExecutorPreference(Self.pollerThread) {
+            for round in 0..<3 {
+                let server = ServeServer(core: fixture.server.core)
+                let monitor = try fixture.stack.changeMonitor(pollInterval: .milliseconds(20), environment: environment)
+                let poller = server.poller(stack: fixture.stack, monitor: monitor) { _ in }
+                let group = ServiceGroup(configuration: .init(services: [poller], logger: logger))
+                let running = Task(executorPreference: Self.pollerThread) { try await group.run() }
+                // One blocked task per thread of the pool (at most 30 s each: released below).
+                let blockers = Blockers()
+                for _ in 0..<width {
+                    Task.detached {
+                        blockers.started.add(1, ordering: .relaxed)
+                        _ = blockers.release.wait(timeout: .now() + 30)
+                    }
+                }
                 let deadline = ContinuousClock.now + .seconds(10)
-                var served = false
-                while !served && ContinuousClock.now < deadline {
-                    served = server.core.handle(request).text.contains(#""reason":"DISABLED""#)
-                    if !served { try await Task.sleep(for: .milliseconds(10)) }
+                while blockers.started.load(ordering: .relaxed) < width && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(5))
                 }
-                #expect(served, "the other connection's commit is served within 10 s")
-            }
-            await group.triggerGracefulShutdown()
-            let ended = await withTaskGroup(of: Bool.self) { waiting in
-                waiting.addTask {
-                    _ = try? await running.value
-                    return true
+                await group.triggerGracefulShutdown()
+                let ended = await Self.ended(running, within: .seconds(5))
+                for _ in 0..<width { blockers.release.signal() }
+                #expect(ended, "round \(round): the poller ended within 5 s of shutdown with the pool blocked")
+                if !ended {
+                    running.cancel()
+                    monitor.cancel()
+                    break
                 }
-                waiting.addTask {
-                    // Generous: in a full run blocking tests hold the cooperative pool's threads,
-                    // and the group's task may wait for one (a real hang still shows).
-                    try? await Task.sleep(for: .seconds(60))
-                    return false
-                }
-                let first = await waiting.next() ?? false
-                waiting.cancelAll()
-                return first
-            }
-            // Known, not explained: in full runs (a CI rehearsal, round 12 of 20; a local run) the
-            // poller outlived shutdown by more than 5 s, never when the suite runs alone. Likely the
-            // starved pool, possibly a real race: recorded as a known issue when it happens.
-            withKnownIssue("the poller can outlive a graceful shutdown in process", isIntermittent: true) {
-                #expect(ended, "round \(round): the poller ended within 60 s of shutdown")
-            }
-            if !ended {
-                running.cancel()
-                monitor.cancel()
-                break
             }
         }
     }

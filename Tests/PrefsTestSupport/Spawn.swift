@@ -18,7 +18,7 @@ public func spawnDetached(_ command: [String], output: String) throws -> pid_t {
 
 /// Closes every descriptor above 2 in the child (glibc 2.34+; the symbol is not in Swift's
 /// Glibc module).
-private func closeOtherDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+func closeOtherDescriptors(_ actions: inout posix_spawn_file_actions_t) {
     typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
     if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
         _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
@@ -29,7 +29,7 @@ private func closeOtherDescriptors(_ actions: inout posix_spawn_file_actions_t) 
 /// everything it started), with no signal blocked and the usual ones at their defaults: a test
 /// thread blocks most signals, and a tmux server that inherited that mask never exits on
 /// kill-server (its shells ignore ^C).
-private func spawn(_ command: [String], actions: inout posix_spawn_file_actions_t, environment: [String: String]? = nil) throws -> pid_t {
+func spawn(_ command: [String], actions: inout posix_spawn_file_actions_t, environment: [String: String]? = nil) throws -> pid_t {
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
@@ -188,15 +188,30 @@ private final class DrainedDescriptor: @unchecked Sendable {
 }
 
 /// Waits for a child on a thread of its own (a blocking waitpid, no polling).
-private final class ExitWaiter: @unchecked Sendable {
+final class ExitWaiter: @unchecked Sendable {
+    /// Signalled once the child was reaped.
     let done = DispatchSemaphore(value: 0)
-    private(set) var status: Int32 = 0
+    private let lock = NSLock()
+    private var reaped: Int32?
 
     init(_ pid: pid_t) {
         Thread { [self] in
-            status = waitForExit(pid)
+            let status = waitForExit(pid)
+            lock.withLock { reaped = status }
             done.signal()
         }.start()
+    }
+
+    /// Whether the child was reaped.
+    var ended: Bool { lock.withLock { reaped != nil } }
+
+    /// The raw wait status (0 until the child was reaped).
+    var status: Int32 { lock.withLock { reaped ?? 0 } }
+
+    /// Waits until the child was reaped (again and again: each caller returns).
+    func wait() {
+        done.wait()
+        done.signal()
     }
 }
 
@@ -223,16 +238,4 @@ public func waitForExit(_ pid: pid_t, timeout: Double) -> Int32? {
 /// Why ``spawnDetached(_:output:)`` could not start a program.
 public struct SpawnError: Error, CustomStringConvertible {
     public var description: String
-}
-
-/// Starts a Foundation `Process` with no signal blocked: it spawns from the calling thread and
-/// passes that thread's mask on, and a test thread blocks most signals (a child that inherited
-/// them ignores SIGTERM and ^C). The thread's mask is restored before this returns.
-public func launch(_ process: Process) throws {
-    var none = sigset_t()
-    sigemptyset(&none)
-    var saved = sigset_t()
-    pthread_sigmask(SIG_SETMASK, &none, &saved)
-    defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
-    try process.run()
 }

@@ -128,7 +128,7 @@ struct BatchTests {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try launch(process)
+        try process.run()
         let collected = LinesCollector(output.fileHandleForReading)
         var line = 0
         // Feed lines until at least three progress lines came back, then more without waiting.

@@ -1,5 +1,6 @@
 import Foundation
 import PrefsCore
+import PrefsTestSupport
 import Testing
 
 /// `export` writes a large document as it reads it (its memory does not grow with the store:
@@ -71,7 +72,7 @@ struct ExportStreamTests {
             echo $i
             """
         let stop = box.root + "/stop"
-        let writer = Process()
+        let writer = SpawnedProcess()
         writer.executableURL = URL(fileURLWithPath: "/bin/sh")
         writer.arguments = ["-c", script, Sandbox.binary, stop, box.store]
         writer.environment = box.environment()

@@ -25,11 +25,12 @@ import Testing
 
     /// Starts `prefs ARGS` and returns once a new hidden temporary (`.PREFIX…`) with a file
     /// SUFFIX beside it is in `directory`: the command is writing its copy.
-    func startCopying(_ box: Sandbox, _ arguments: [String], in directory: String, prefix: String, suffix: String) throws -> Process {
+    func startCopying(_ box: Sandbox, _ arguments: [String], in directory: String, prefix: String, suffix: String) throws -> SpawnedProcess
+    {
         let earlier = Set((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
         let process = box.process(arguments)
         process.standardError = FileHandle.nullDevice
-        try launch(process)
+        try process.run()
         var seen = false
         let deadline = Date().addingTimeInterval(30)
         while !seen && process.isRunning && Date() < deadline {

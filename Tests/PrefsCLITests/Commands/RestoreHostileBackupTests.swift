@@ -245,7 +245,7 @@ struct RestoreHostileBackupTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let backup = box.process(["backup", directory + "/b.db"])
         backup.standardError = FileHandle.nullDevice
-        try launch(backup)
+        try backup.run()
         var seen = false
         let deadline = Date().addingTimeInterval(20)
         while !seen && backup.isRunning && Date() < deadline {

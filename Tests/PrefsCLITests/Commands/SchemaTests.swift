@@ -316,7 +316,7 @@ struct SchemaEdgeCaseTests {
         process.standardInput = input
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
-        try launch(process)
+        try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         try input.fileHandleForWriting.write(contentsOf: Data("set user theme blue\n".utf8))
         // Committed (and the schema, none yet, read) before the schema is loaded.

@@ -57,7 +57,7 @@ struct HistoryTests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try launch(process)
+        try process.run()
         let collected = LinesCollector(output.fileHandleForReading)
         // Wait until the watcher is polling: it reports a marker change.
         var ready = false
@@ -250,7 +250,7 @@ struct HistoryTests {
         ])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try launch(process)
+        try process.run()
         // Change the key until the command has started (the watcher may not poll yet).
         var childPID: pid_t = 0
         let startDeadline = Date().addingTimeInterval(10)
@@ -377,7 +377,7 @@ struct HistoryEdgeCaseTests {
         process.standardInput = input
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
-        try launch(process)
+        try process.run()
         try input.fileHandleForWriting.write(contentsOf: Data("incr user s\n".utf8))
         Thread.sleep(forTimeInterval: 0.2)
         try box.runOK(["set", "user", "s", "\"text\""])

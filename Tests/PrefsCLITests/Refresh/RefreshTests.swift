@@ -253,7 +253,7 @@ struct RefreshSecretTests {
             ], environment: ["PREFS_REFRESH_HEADER_X_API_KEY": "ENV-SECRET-3"])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try launch(process)
+        try process.run()
         // While the server holds the request, read the helper's command line.
         var helperCommandLine: String?
         var prefsCommandLine = ""
@@ -385,7 +385,7 @@ func runMeasured(_ box: Sandbox, _ arguments: [String], environment: [String: St
     process.standardOutput = out
     process.standardError = err
     process.standardInput = FileHandle.nullDevice
-    try launch(process)
+    try process.run()
     let errors = ErrorCollector(err.fileHandleForReading)
     let output = ErrorCollector(out.fileHandleForReading)
     var peak = 0

@@ -16,7 +16,7 @@ struct TortureTests {
         var generator = SystemRandomNumberGenerator()
         var killed = 0
         for iteration in 0..<51 {
-            let process = Process()
+            let process = SpawnedProcess()
             process.executableURL = URL(fileURLWithPath: Sandbox.binary)
             process.environment = box.environment()
             let input = Pipe()
@@ -41,7 +41,7 @@ struct TortureTests {
                     + (0..<500).map { "{\"op\":\"set\",\"domain\":\"ap\",\"key\":\"k\($0)\",\"value\":\(iteration)}" }.joined(
                         separator: ",") + "]"
             }
-            try launch(process)
+            try process.run()
             let collected = LinesCollector(output.fileHandleForReading)
             let bytes = Data(payload.utf8)
             let writer = Thread {
@@ -85,7 +85,7 @@ struct TortureTests {
     @Test func readersDuringHeavyWritesNeverSeeAnErrorOrATornValue() throws {
         let box = try Sandbox()
         try box.runOK(["set", "user", "doc", "{\"n\":0,\"pad\":\"\(String(repeating: "x", count: 5000))\"}"])
-        let writer = Process()
+        let writer = SpawnedProcess()
         writer.executableURL = URL(fileURLWithPath: "/bin/sh")
         writer.arguments = [
             "-c",
@@ -94,7 +94,7 @@ struct TortureTests {
         ]
         writer.environment = box.environment()
         writer.standardOutput = FileHandle.nullDevice
-        try launch(writer)
+        try writer.run()
         var reads = 0
         while writer.isRunning || reads < 20 {
             let result = try box.runOK(["get", "user", "doc"])
@@ -160,7 +160,7 @@ struct TortureTests {
     @Test func backupIsConsistentWhileOthersWrite() throws {
         let box = try Sandbox()
         try box.runOK(["set", "user", "seed", "1"])
-        let writer = Process()
+        let writer = SpawnedProcess()
         writer.executableURL = URL(fileURLWithPath: "/bin/sh")
         writer.arguments = [
             "-c", "i=0; while [ $i -lt 20000 ]; do echo \"set user k$i $i\"; i=$((i+1)); done | \"$0\" --store \"$1\" batch --window 1ms",
@@ -168,7 +168,7 @@ struct TortureTests {
         ]
         writer.environment = box.environment()
         writer.standardOutput = FileHandle.nullDevice
-        try launch(writer)
+        try writer.run()
         Thread.sleep(forTimeInterval: 0.2)
         let file = box.root + "/backup.db"
         let result = try box.runOK(["backup", file])
@@ -253,13 +253,13 @@ struct TortureTests {
         var interrupted = 0
         for iteration in 0..<8 {
             try fresh()
-            let process = Process()
+            let process = SpawnedProcess()
             process.executableURL = URL(fileURLWithPath: Sandbox.binary)
             process.environment = box.environment()
             process.arguments = ["--store", box.store, "set", "user", "probe", "\(iteration)"]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try launch(process)
+            try process.run()
             Thread.sleep(forTimeInterval: took * Double.random(in: 0.05...1.1, using: &generator))
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()

@@ -169,8 +169,8 @@ final class Sandbox: Sendable {
 
     /// A `prefs --store STORE ARGS...` process with the sandbox's environment, not started: for
     /// tests that drive its pipes or signals themselves.
-    func process(_ arguments: [String], environment extra: [String: String] = [:]) -> Process {
-        let process = Process()
+    func process(_ arguments: [String], environment extra: [String: String] = [:]) -> SpawnedProcess {
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: Sandbox.binary)
         process.arguments = ["--store", store] + arguments
         process.environment = environment(extra)
@@ -270,7 +270,7 @@ func expectFailure(
 /// A `prefs` process running in the background: its standard input stays open for writing,
 /// its output is collected line by line.
 final class Running {
-    let process = Process()
+    let process = SpawnedProcess()
     private let input = Pipe()
     let lines: LinesCollector
     private let errors: ErrorCollector
@@ -285,7 +285,7 @@ final class Running {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = error
-        try launch(process)
+        try process.run()
         lines = LinesCollector(output.fileHandleForReading)
         errors = ErrorCollector(error.fileHandleForReading)
     }
@@ -353,9 +353,10 @@ final class Running {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(2000) }
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+            kill(-process.processIdentifier, SIGKILL)  // with its process group (it leads one)
             Issue.record(
-                "timed out after \(timeout) s, killed: \(process.arguments?.joined(separator: " ") ?? "")", sourceLocation: sourceLocation)
+                "timed out after \(timeout) s, killed with its process group: \(process.arguments?.joined(separator: " ") ?? "")",
+                sourceLocation: sourceLocation)
         }
         process.waitUntilExit()
         let out = lines.finish().map { $0 + "\n" }.joined()

@@ -103,15 +103,15 @@ final class TestPostgres: Sendable {
     }
 
     /// A psql session kept open (for holding locks); write SQL lines to it, end it with close.
-    func session(database: String) throws -> (Process, FileHandle) {
-        let process = Process()
+    func session(database: String) throws -> (SpawnedProcess, FileHandle) {
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: bin + "/psql")
         process.arguments = ["-X", "-q", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", database]
         let input = Pipe()
         process.standardInput = input
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try launch(process)
+        try process.run()
         return (process, input.fileHandleForWriting)
     }
 

@@ -257,7 +257,7 @@ extension SyncTests {
         let watcher = b.process(["sync", "--watch", "3600", "--json"])
         watcher.standardOutput = try Self.emptyFile(reports)
         watcher.standardError = FileHandle.nullDevice
-        try launch(watcher)
+        try watcher.run()
         defer { if watcher.isRunning { watcher.terminate() } }
         try Self.waitForReports(reports, count: 1)  // listening: its first sync follows the LISTEN
         func waitFor(_ value: String, seconds: Double) throws -> Double? {
@@ -426,7 +426,7 @@ extension SyncTests {
         let errors = Pipe()
         syncing.standardError = errors
         syncing.standardOutput = FileHandle.nullDevice
-        try launch(syncing)
+        try syncing.run()
         var waiting = ""
         for _ in 0..<600 where waiting != "1\n" {
             waiting = try server.psql(

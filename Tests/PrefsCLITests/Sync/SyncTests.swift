@@ -494,7 +494,7 @@ struct SyncTests {
         let output = Pipe()
         watcher.standardOutput = output
         watcher.standardError = FileHandle.nullDevice
-        try launch(watcher)
+        try watcher.run()
         try a.runOK(["set", "default", "watched", "1"])
         var seen = ""
         for _ in 0..<200 where seen != "1\n" {
@@ -567,7 +567,7 @@ struct SyncTests {
         let errors = Pipe()
         pushing.standardError = errors
         pushing.standardOutput = FileHandle.nullDevice
-        try launch(pushing)
+        try pushing.run()
         var waiting = ""
         for _ in 0..<600 where waiting != "1\n" {
             waiting = try server.psql(

@@ -100,12 +100,12 @@ struct PatternDifferentialTests {
             });
             process.stdout.write(JSON.stringify(out));
             """
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: node ?? "/usr/bin/node")
         process.arguments = ["-e", script, input.path]
         let output = Pipe()
         process.standardOutput = output
-        try launch(process)
+        try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         try #require(process.terminationStatus == 0, "node exited \(process.terminationStatus)")
