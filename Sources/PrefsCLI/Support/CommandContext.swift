@@ -32,6 +32,17 @@ final class CommandContext: Sendable {
         ProcessEnvironment.overridden.load(ordering: .relaxed) ? current : nil
     }
 
+    /// A new temporary file already unlinked, open for reading and writing (closed on exec),
+    /// or -1 when none could be made.
+    static func unlinkedTemporaryFile() -> Int32 {
+        var template = Array("/tmp/prefs-run-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+        guard fd >= 0 else { return -1 }
+        template.withUnsafeBufferPointer { buffer in _ = buffer.baseAddress.map { unlink($0) } }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        return fd
+    }
+
     /// Bytes written in memory.
     final class Capture: Sendable {
         private let bytes = Mutex<[UInt8]>([])
@@ -51,15 +62,13 @@ extension PrefsCommandLine {
     /// Runs one command line in process, as `prefs ARGUMENTS` with `environment` as its whole
     /// environment and `standardInput` as its input, and returns what it printed and its exit
     /// status. Several may run at once on different tasks. Commands that install signal
-    /// handlers or stream standard input (`watch`, `batch`, `serve`, `sync`) are for the
-    /// binary.
+    /// handlers or follow the store until stopped (`watch`, `exec`, `serve`, `sync`) are for
+    /// the binary; `batch` and `edit` run without their signal handling (the binary's).
     package static func run(_ arguments: [String], environment: [String: String], standardInput: [UInt8]) -> Result {
         ProcessEnvironment.overridden.store(true, ordering: .relaxed)
         // Standard input from an unlinked temporary file: read at any pace, no pipe to fill.
-        var template = Array("/tmp/prefs-stdin-XXXXXX".utf8CString)
-        let input = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+        let input = CommandContext.unlinkedTemporaryFile()
         if input >= 0 {
-            template.withUnsafeBufferPointer { buffer in _ = buffer.baseAddress.map { unlink($0) } }
             Output.writeAll(input, standardInput)
             lseek(input, 0, SEEK_SET)
         }

@@ -69,6 +69,15 @@ final class Output: @unchecked Sendable {
         }
     }
 
+    /// Writes `bytes` at once, past the buffer, from any thread (`batch`'s progress lines): to
+    /// the descriptor, or to the memory of an in-process run. Returns nil, or the `errno` of
+    /// the write that failed.
+    func writeImmediately(_ bytes: [UInt8]) -> Int32? {
+        guard let capture else { return Output.writeAll(fd, bytes) }
+        capture.append(bytes)
+        return nil
+    }
+
     /// Writes every byte; returns nil, or the `errno` of the write that failed.
     @discardableResult
     static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
@@ -86,11 +95,13 @@ final class Output: @unchecked Sendable {
         }
     }
 
-    /// Writes `prefs: MESSAGE` as one line on standard error.
-    static func error(_ message: String) {
+    /// Writes `prefs: MESSAGE` as one line on standard error: the process's, or that of the
+    /// in-process run `context` (the one under way on this task unless another thread reports
+    /// for it).
+    static func error(_ message: String, context: CommandContext? = CommandContext.active) {
         let oneLine = message.replacingLiteral("\n", with: " ")
         let line = Array("prefs: \(oneLine)\n".utf8)
-        if let context = CommandContext.active { context.errors.append(line) } else { writeAll(2, line) }
+        if let context { context.errors.append(line) } else { writeAll(2, line) }
     }
 
     /// Writes a value as `get` prints it: strings raw, everything else compact JSON.
@@ -104,9 +115,12 @@ final class Output: @unchecked Sendable {
     }
 }
 
+/// The descriptor standard input is read from: 0, or the in-process run's.
+var standardInputDescriptor: Int32 { CommandContext.active?.standardInput ?? 0 }
+
 /// Reads all of standard input.
 func readStandardInput() throws -> [UInt8] {
-    try readAll(CommandContext.active?.standardInput ?? 0, expected: 0) {
+    try readAll(standardInputDescriptor, expected: 0) {
         PrefsError(.usage, "cannot read standard input: \(String(cString: strerror($0)))")
     }
 }
@@ -132,7 +146,7 @@ func readInput(_ path: String) throws -> [UInt8] {
 
 /// Reads a descriptor to its end. A regular file's size (`expected`) sizes the buffer, so
 /// its bytes land in place in one read; anything longer is read in chunks.
-private func readAll(_ fd: Int32, expected: Int, failure: (Int32) -> PrefsError) throws -> [UInt8] {
+func readAll(_ fd: Int32, expected: Int, failure: (Int32) -> PrefsError) throws -> [UInt8] {
     var atEnd = false
     var result = try [UInt8](unsafeUninitializedCapacity: max(expected + 1, 1 << 16)) { buffer, count in
         while count < buffer.count {

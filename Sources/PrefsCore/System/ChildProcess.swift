@@ -3,8 +3,8 @@ import Glibc
 import Synchronization
 
 /// A program started with posix_spawn (instead of Foundation's `Process`): found on `PATH`
-/// unless its name has a slash, with the given environment, each standard stream inherited
-/// or connected to a pipe, and its end as an exit status or a signal.
+/// unless its name has a slash, with the given environment, each standard stream inherited,
+/// connected to a pipe or given a descriptor, and its end as an exit status or a signal.
 ///
 /// ```swift
 /// var child = try ChildProcess(["sh", "-c", "exit 3"])
@@ -22,6 +22,9 @@ package struct ChildProcess {
         /// A new pipe; the parent's end is in `standardInput`, `standardOutput` or
         /// `standardError`.
         case pipe
+        /// This descriptor of the parent's (which keeps it open): a command line run in
+        /// process gives a child the run's own streams.
+        case descriptor(Int32)
     }
 
     /// How a child ended.
@@ -124,6 +127,7 @@ package struct ChildProcess {
                 }
             }
             for (target, stream) in [(Int32(0), stdin), (1, stdout), (2, stderr)] {
+                if case .descriptor(let fd) = stream { posix_spawn_file_actions_adddup2(&actions, fd, target) }
                 guard case .pipe = stream else {
                     pipes.append(nil)
                     continue

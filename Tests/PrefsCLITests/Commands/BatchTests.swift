@@ -3,10 +3,12 @@ import PrefsCore
 import PrefsTestSupport
 import Testing
 
+/// What `prefs batch` prints, exits with and leaves in the store, in process
+/// (`Sandbox(inProcess: true)`); SIGINT and SIGTERM go to the binary.
 @Suite("prefs batch", .timeLimit(.minutes(5)))
 struct BatchTests {
     @Test func appliesJSONLinesAndShortCommands() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "gone", "1"])
         let input = """
             {"op":"set","domain":"user","key":"a","value":{"x":[1,2.50]}}
@@ -31,7 +33,7 @@ struct BatchTests {
     }
 
     @Test func coalescesAndReportsEveryFlush() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let input = (1...10_000).map { "set user k \($0)" }.joined(separator: "\n") + "\n"
         let result = try box.runOK(["batch"], stdin: input)
         #expect(result.status == 0)
@@ -51,7 +53,7 @@ struct BatchTests {
         ("rm user k extra", "unexpected"), ("[1]", "unknown command"), ("{not json", "invalid JSON"),
     ])
     func aMalformedLineStopsAfterFlushingWhatCameBefore(line: String, message: String) throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "s", "text"])
         let input = "set user first 1\nset user second 2\n\(line)\nset user after 3\n"
         let result = try box.runFailing(["batch"], status: 6, stdin: input)
@@ -62,7 +64,7 @@ struct BatchTests {
     }
 
     @Test func invalidUTF8LineIsRejected() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let result = try box.runFailing(
             ["batch"], status: 6, stdinBytes: Array("set user a 1\n".utf8) + [0x73, 0x65, 0x74, 0x20, 0xFF, 0x0A])
         #expect(result.status == 6, "\(result)")
@@ -72,12 +74,12 @@ struct BatchTests {
 
     @Test(arguments: ["0ms", "abc", "1x", "-1s", ""])
     func badWindowIsAUsageError(window: String) throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         expectFailure(try box.runFailing(["batch", "--window", window], status: 2, stdin: ""), 2)
     }
 
     @Test func incrementsAddUpWithATinyWindow() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let input = String(repeating: "incr user n\n", count: 30_000)
         let result = try box.runOK(["batch", "--window", "1ms"], stdin: input)
         #expect(result.status == 0, "\(result)")
@@ -88,14 +90,14 @@ struct BatchTests {
     }
 
     @Test func aHugeWindowIsClampedNotACrash() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let result = try box.runOK(["batch", "--window", "20000000000s"], stdin: "set user k 1\n")
         #expect(result.status == 0, "\(result)")
         #expect(try box.runOK(["get", "user", "k"]).stdout == "1\n")
     }
 
     @Test func aFailedFlushIsExitFourAndNothingIsWrittenAfterwards() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "k", "before"])
         let queue = try DatabaseQueue(path: box.store)
         try queue.writeWithoutTransaction { db in
@@ -114,14 +116,14 @@ struct BatchTests {
     }
 
     @Test func emptyInputPrintsOneLine() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let result = try box.runOK(["batch"], stdin: "")
         #expect(result.status == 0 && result.stdout == "{\"flushed\":0,\"through\":0}\n", "\(result)")
     }
 
     @Test(arguments: [(SIGTERM, Int32(143)), (SIGINT, Int32(130))])
     func aSignalFlushesWhatWasReadAndEveryAcknowledgedLineIsStored(signal: Int32, status: Int32) throws {
-        let box = try Sandbox()
+        let box = try Sandbox()  // signals go to the binary
         let process = box.process(["batch", "--window", "20ms"])
         let input = Pipe()
         let output = Pipe()

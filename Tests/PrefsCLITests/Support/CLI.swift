@@ -148,14 +148,17 @@ final class Sandbox: Sendable {
     }
 
     /// Arguments that make a command line run in the binary even in an in-process sandbox:
-    /// commands that install signal handlers, stream standard input or run children in the
-    /// foreground (batch, watch, exec, edit, serve, sync), completion (the parser reads the
-    /// shell from the process's environment). `backup` and `restore` run in process without
-    /// their signal handlers (`InterruptedCopyTests` signals the binary); `refresh` runs its
-    /// async work on a thread of its own (`Blocking`), not the cooperative pool the tests
-    /// block; help is as wide as the run's `COLUMNS`, else 80, as the binary's into a pipe.
+    /// commands that install signal handlers and follow the store or supervise children until
+    /// stopped (watch, exec, serve, sync), completion (the parser reads the shell from the
+    /// process's environment). `backup`, `restore` and `batch` run in process without their
+    /// signal handlers (`InterruptedCopyTests` and `BatchTests` signal the binary), `batch`'s
+    /// progress lines from its flush thread going to the run's output; `edit` runs its editor
+    /// with the run's standard streams and leaves the test's SIGINT and SIGQUIT alone;
+    /// `refresh` runs its async work on a thread of its own (`Blocking`), not the cooperative
+    /// pool the tests block; help is as wide as the run's `COLUMNS`, else 80, as the binary's
+    /// into a pipe.
     static let binaryOnly: Set<String> = [
-        "batch", "watch", "exec", "edit", "serve", "sync", "---completion", "--generate-completion-script",
+        "watch", "exec", "serve", "sync", "---completion", "--generate-completion-script",
     ]
 
     /// Runs `prefs ARGS...` in this process (``PrefsCommandLine/run(_:environment:standardInput:)``)

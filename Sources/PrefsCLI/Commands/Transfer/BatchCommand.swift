@@ -38,8 +38,12 @@ extension Prefs {
             options.maximumPending = 50_000
             let stack = OpenStacks.add(try KeyValueStack(path: global.storePath, options: options))
             let signals = SignalDrain(stack: stack, progress: progress)
-            signals.install()
-            signal(SIGPIPE, SIG_IGN)  // a reader of the progress lines that goes away must not stop the writes
+            // The binary's: a run in a test's process leaves the test's signals alone (its
+            // output is in memory, and a signal to the process is not one to the run).
+            if CommandContext.active == nil {
+                signals.install()
+                signal(SIGPIPE, SIG_IGN)  // a reader of the progress lines that goes away must not stop the writes
+            }
 
             // A short line's VALUE is typed by the schema as in `set` (a key the schema does not
             // name takes the parser's own fast path).
@@ -48,7 +52,7 @@ extension Prefs {
                 guard schema.spec(in: domain, forKey: key) != nil else { return nil }
                 return CompactJSON(try schema.value(fromText: text, in: domain, forKey: key))
             }
-            let reader = LineReader(fd: 0)
+            let reader = LineReader(fd: standardInputDescriptor)
             var lineNumber = 0
             do {
                 // The lines of one read of the input are checked against the schema as it is

@@ -4,7 +4,9 @@ import Glibc
 import PrefsCore
 import Synchronization
 
-/// Prints `{"flushed":N,"through":LINE}` after commits, from whichever thread flushed.
+/// Prints `{"flushed":N,"through":LINE}` after commits, from whichever thread flushed: to
+/// the standard output and error of the command line that made it (an in-process run's too,
+/// though a flush thread is not that run's task).
 final class BatchProgress: Sendable {
     private struct State {
         var printed = 0
@@ -21,6 +23,10 @@ final class BatchProgress: Sendable {
     var rejectedCount: Int { state.withLock { $0.rejected } }
 
     private let state = Mutex(State())
+    /// The run's standard output and in-process run (nil in the binary), taken where the
+    /// batch starts.
+    private let output = Output.standard
+    private let context = CommandContext.active
 
     /// The last `through` printed.
     var durableThrough: Int { state.withLock { $0.printed } }
@@ -31,10 +37,10 @@ final class BatchProgress: Sendable {
     }
 
     func flushed(_ report: FlushReport) {
-        for message in report.rejected { Output.error(message) }
+        for message in report.rejected { Output.error(message, context: context) }
         if !report.rejected.isEmpty { state.withLock { $0.rejected += report.rejected.count } }
         if let error = report.error {
-            if !state.withLock({ $0.exiting }) { Output.error("flush failed, will retry: \(error.message)") }
+            if !state.withLock({ $0.exiting }) { Output.error("flush failed, will retry: \(error.message)", context: context) }
             return
         }
         state.withLock { state in
@@ -57,7 +63,7 @@ final class BatchProgress: Sendable {
 
     private func emit(_ state: inout State, flushed: Int, through: Int) {
         let line = "{\"flushed\":\(flushed),\"through\":\(through)}\n"
-        if let failure = Output.writeAll(1, Array(line.utf8)), state.writeFailure == nil { state.writeFailure = failure }
+        if let failure = output.writeImmediately(Array(line.utf8)), state.writeFailure == nil { state.writeFailure = failure }
         state.printed = through
         state.everPrinted = true
     }

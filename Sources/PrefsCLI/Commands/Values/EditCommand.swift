@@ -134,19 +134,27 @@ extension Prefs {
             let environment = ProcessEnvironment.current()
             let editor = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
             // The editor may carry arguments (`code --wait`): a shell splits it, the file is "$1".
-            let previous = (signal(SIGINT, SIG_IGN), signal(SIGQUIT, SIG_IGN))
+            // The binary ignores SIGINT and SIGQUIT meanwhile; a run in a test's process leaves
+            // the test's signals alone and gives the editor the run's streams.
+            let streams = ForegroundStreams()
+            let previous = CommandContext.active == nil ? (signal(SIGINT, SIG_IGN), signal(SIGQUIT, SIG_IGN)) : nil
             defer {
-                signal(SIGINT, previous.0)
-                signal(SIGQUIT, previous.1)
+                if let previous {
+                    signal(SIGINT, previous.0)
+                    signal(SIGQUIT, previous.1)
+                }
             }
             var child: ChildProcess
             do {
-                child = try ChildProcess(["/bin/sh", "-c", editor + " \"$1\"", "sh", file], defaultSignals: [SIGINT, SIGQUIT])
+                child = try ChildProcess(
+                    ["/bin/sh", "-c", editor + " \"$1\"", "sh", file], standardInput: streams.standardInput,
+                    standardOutput: streams.standardOutput, standardError: streams.standardError, defaultSignals: [SIGINT, SIGQUIT])
             } catch {
                 unlink(file)
                 throw PrefsError(.usage, "cannot run the editor \(editor)")
             }
             let termination = child.wait()
+            streams.collect()
             guard termination == .exited(0) else {
                 unlink(file)
                 // "exited with status N" or "ended by signal N".
