@@ -182,7 +182,7 @@ let package = Package(
         .testTarget(
             name: "PrefsCLITests",
             dependencies: [
-                "prefs", "prefs-http-get", "prefs-sync", "prefs-serve", "PrefsCLI", "PrefsCore", "PrefsTestSupport",
+                "prefs", "prefs-http-get", "prefs-sync", "prefs-serve", "PrefsCLI", "PrefsCore", "PrefsSync", "PrefsTestSupport",
             ],
             exclude: ["Fixtures"]
         ),

@@ -44,6 +44,14 @@ struct FlagCostTests {
         return result
     }()
 
+    /// Runs `prefs --store STORE QUESTION` as `box` runs its commands (in this process unless
+    /// `PREFS_TEST_IN_PROCESS=0`), whatever its exit status (`flag enabled` answers with it).
+    static func ask(_ box: Sandbox, _ question: [String]) throws -> RunResult {
+        let arguments = ["--store", box.store] + question
+        guard box.inProcess else { return try Sandbox.exec(Sandbox.binary, arguments, stdin: nil, environment: box.environment()) }
+        return Sandbox.runInProcess(arguments, stdin: nil, environment: box.environment())
+    }
+
     @Test func theAnswerForOneFlagIsTheSameWithOneOrFiveThousandFlags() throws {
         let alone = try Self.store(others: 0)
         let crowded = try Self.store(others: 4_999)
@@ -55,9 +63,8 @@ struct FlagCostTests {
         }
         for question in Self.questions {
             // `flag enabled` answers with its status (0 enabled, 1 not): compared, not fixed.
-            let one = try Sandbox.exec(Sandbox.binary, ["--store", alone.store] + question, stdin: nil, environment: alone.environment())
-            let many = try Sandbox.exec(
-                Sandbox.binary, ["--store", crowded.store] + question, stdin: nil, environment: crowded.environment())
+            let one = try Self.ask(alone, question)
+            let many = try Self.ask(crowded, question)
             #expect(
                 one.status == many.status && timeless(one.stdout) == timeless(many.stdout) && one.stderr == many.stderr,
                 "\(question): \(one) / \(many)")

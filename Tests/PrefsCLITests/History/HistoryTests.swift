@@ -117,7 +117,7 @@ struct HistoryTests {
     /// A command named without a slash is found on PATH (as `exec` finds one); one that is not
     /// there is reported for each change, and the watch goes on to the next.
     @Test func watchFindsItsCommandOnPathAndReportsAMissingOne() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let bin = box.root + "/bin"
         let outFile = box.root + "/events.txt"
         try #require(mkdir(bin, 0o755) == 0)

@@ -39,7 +39,7 @@ struct WatchWakeupTests {
     }
 
     @Test func aWatcherSleepsWhileNothingChangesAndWakesForAnotherProcess() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "ready", "0"])
         let (watch, _) = try Running.watch(["--store", box.store, "watch", "user"], box: box, environment: Self.inotifyOnly)
         let pid = watch.process.processIdentifier
@@ -57,7 +57,7 @@ struct WatchWakeupTests {
 
     /// The file system fallback: with PREFS_WATCH=poll the watcher reads the log on a timer.
     @Test func aPollingWatcherStillSeesChanges() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "ready", "0"])
         let (watch, _) = try Running.watch(["--store", box.store, "watch", "user"], box: box, environment: ["PREFS_WATCH": "poll"])
         try box.runOK(["set", "user", "k", "1"])
@@ -80,7 +80,7 @@ struct WatchWakeupTests {
     /// after it wake it too: the restored log's gap ends it with exit 3, as documented.
     @Test(.enabled(if: hasSQLite3, "needs the sqlite3 shell to checkpoint the store"))
     func changesAfterACheckpointAndDoctorStillArriveAndARestoreEndsTheWatch() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "a", "0"])
         let backup = box.root + "/backup.db"
         try box.runOK(["backup", backup])
@@ -139,7 +139,7 @@ struct WatchWakeupTests {
     /// says why instead of going silent.
     @Test(arguments: ["inotify", "poll"])
     func aStoreReplacedByRenameEndsTheWatch(mechanism: String) throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "a", "0"])
         let (watch, _) = try Running.watch(["--store", box.store, "watch", "user"], box: box, environment: ["PREFS_WATCH": mechanism])
         try box.runOK(["set", "user", "a", "1"])
@@ -161,7 +161,7 @@ struct WatchWakeupTests {
     /// message) rather than a watch of the old file that nobody writes through the link.
     @Test(arguments: ["inotify", "poll"])
     func aStoreLinkPointedElsewhereEndsTheWatch(mechanism: String) throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let directory = box.root + "/store"
         let link = directory + "/link.db"
         try box.runOK(["--store", directory + "/a.db", "set", "user", "a", "0"], store: false)
@@ -183,7 +183,7 @@ struct WatchWakeupTests {
     /// watcher: exit 3 with the reason, whichever wakes it.
     @Test(arguments: ["inotify", "poll"], [false, true])
     func aStoreRemovedOrItsDirectoryMovedEndsTheWatch(mechanism: String, moveDirectory: Bool) throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "a", "0"])
         let (watch, _) = try Running.watch(["--store", box.store, "watch", "user"], box: box, environment: ["PREFS_WATCH": mechanism])
         try box.runOK(["set", "user", "a", "1"])

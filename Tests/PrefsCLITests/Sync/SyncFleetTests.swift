@@ -1,4 +1,5 @@
 import Foundation
+import PrefsSync
 import PrefsTestSupport
 import Testing
 
@@ -31,13 +32,13 @@ extension SyncTests {
     // MARK: - libpq connection strings
 
     @Test func aUnixSocketAServiceFileAndASecondHostAllReachTheServer() throws {
-        let a = try Sandbox()
+        let a = try Sandbox(inProcess: true)
         // The socket directory of the suite's server; libpq takes a host that starts with /.
         try a.runOK(["remote", "set", "postgresql://postgres@/\(database)?host=\(server.root)&port=\(server.port)"])
         try a.runOK(["set", "default", "via", "socket"])
         #expect(try sync(a).stdout == "pulled 0 (applied 0), pushed 1, pending 0\n")
 
-        let b = try Sandbox()
+        let b = try Sandbox(inProcess: true)
         let services = b.root + "/pg_service.conf"
         let service = """
             [prefs-test]
@@ -57,14 +58,14 @@ extension SyncTests {
         #expect(try b.runOK(["get", "default", "via"]).stdout == "socket\n")
 
         // PGSERVICE with an empty URI: the whole set-up comes from the environment.
-        let c = try Sandbox()
+        let c = try Sandbox(inProcess: true)
         try c.runOK(["remote", "set", "postgresql://"])
         try c.runOK(["set", "default", "from", "env"])
         let viaEnvironment = try c.runOK(["sync"], environment: ["PGSERVICEFILE": services, "PGSERVICE": "prefs-test"])
         #expect(viaEnvironment.status == 0 && viaEnvironment.stdout.hasSuffix("pushed 1, pending 0\n"), "\(viaEnvironment)")
 
         // Two hosts: the first refuses, libpq goes on to the second (a writable one).
-        let d = try Sandbox()
+        let d = try Sandbox(inProcess: true)
         try d.runOK([
             "remote", "set", "postgres://postgres@127.0.0.1:1,127.0.0.1:\(server.port)/\(database)?target_session_attrs=read-write",
         ])
@@ -84,21 +85,21 @@ extension SyncTests {
         let a = try syncedStore()
         let operations = (0..<200).map { #"{"op":"set","domain":"default","key":"k\#($0 % 20)","value":\#($0)}"# }
         try a.runOK(["apply", "-"], stdin: "[" + operations.joined(separator: ",") + "]")
-        _ = try sync(a)
+        try a.syncInProcess()
         #expect(try server.psql("SELECT count(*) FROM prefs_ops", database: database) == "200\n")
         for round in 0..<5 {
             try a.runOK(["set", "default", "k1", String(round)])
-            _ = try sync(a)
+            try a.syncInProcess()
         }
         let b = try syncedStore()
-        let loaded = try sync(b, ["--json"])
-        #expect(loaded.stdout.contains(#""pulled":20,"applied":20,"#) && loaded.stdout.contains(#""snapshot":true"#), "\(loaded)")
+        let loaded = try b.syncInProcess()
+        #expect(loaded.pulled == 20 && loaded.applied == 20 && loaded.snapshot, "\(loaded)")
         #expect(try export(a) == export(b))
         // Afterwards it follows the log.
         try a.runOK(["set", "default", "k2", "later"])
-        _ = try sync(a)
-        let next = try sync(b, ["--json"])
-        #expect(next.stdout.contains(#""pulled":1,"applied":1,"#) && next.stdout.contains(#""snapshot":false"#), "\(next)")
+        try a.syncInProcess()
+        let next = try b.syncInProcess()
+        #expect(next.pulled == 1 && next.applied == 1 && !next.snapshot, "\(next)")
     }
 
     @Test func aStoreOfflinePastTheHorizonReloadsAndKeepsItsPendingWrites() throws {
@@ -106,8 +107,8 @@ extension SyncTests {
         let b = try syncedStore()
         try a.runOK(["set", "default", "shared", "1"])
         try a.runOK(["set", "default", "gone", "1"])
-        _ = try sync(a)
-        _ = try sync(b)
+        try a.syncInProcess()
+        try b.syncInProcess()
         #expect(try b.runOK(["get", "default", "gone"]).stdout == "1\n")
         // b goes offline and writes; a changes, deletes, and the log passes the horizon.
         try b.runOK(["set", "default", "offline", "written"])
@@ -115,21 +116,21 @@ extension SyncTests {
         try a.runOK(["set", "default", "shared", "2"])  // after b's write: a's wins
         try a.runOK(["rm", "default", "gone"])
         try a.runOK(["set", "default", "new", "1"])
-        _ = try sync(a)
+        try a.syncInProcess()
         try ageTheLog()
-        let compacted = try a.runOK(["sync", "--compact", "--horizon", "30s"])
+        let compacted = try a.compactRemote(horizonSeconds: 30)
         #expect(
-            compacted.status == 0 && compacted.stdout == "compacted 5 operations and 1 tombstone (horizon 30s), 0 left in the log\n",
+            compacted.operations == 5 && compacted.tombstones == 1 && compacted.horizonSeconds == 30 && compacted.remaining == 0,
             "\(compacted)")
         #expect(try server.psql("SELECT count(*) FROM prefs_ops", database: database) == "0\n")
         #expect(try server.psql("SELECT count(*) FROM prefs_state WHERE key = 'gone'", database: database) == "0\n")
         // b comes back: its cursor is below the compaction point, so it loads the snapshot.
-        let back = try sync(b, ["--json"])
-        #expect(back.stdout.contains(#""snapshot":true"#) && back.stdout.contains(#""pushed":2,"#), "\(back)")
+        let back = try b.syncInProcess()
+        #expect(back.snapshot && back.pushed == 2, "\(back)")
         expectFailure(try b.runFailing(["get", "default", "gone"], status: 1), 1)  // the delete is not lost with its tombstone
         #expect(try b.runOK(["get", "default", "new"]).stdout == "1\n")
         #expect(try b.runOK(["get", "default", "offline"]).stdout == "written\n")
-        _ = try sync(a)
+        try a.syncInProcess()
         #expect(try a.runOK(["get", "default", "offline"]).stdout == "written\n")
         // shared: both wrote it; the later write (a's) wins everywhere.
         #expect(try a.runOK(["get", "default", "shared"]).stdout == "2\n")
@@ -142,18 +143,18 @@ extension SyncTests {
         let b = try syncedStore()
         try a.runOK(["set", "default", "k", "v"])
         try a.runOK(["set", "default", "keep", "v"])
-        _ = try sync(a)
-        _ = try sync(b)
+        try a.syncInProcess()
+        try b.syncInProcess()
         try a.runOK(["rm", "default", "k"])
-        _ = try sync(a)
+        try a.syncInProcess()
         try ageTheLog()
-        try a.runOK(["sync", "--compact", "--horizon", "30s"])
+        try a.compactRemote(horizonSeconds: 30)
         // Neither b (which still has k), nor a new store, nor a brings it back.
         let c = try syncedStore()
-        _ = try sync(c)
-        _ = try sync(b)
-        _ = try sync(a)
-        _ = try sync(b)
+        try c.syncInProcess()
+        try b.syncInProcess()
+        try a.syncInProcess()
+        try b.syncInProcess()
         for box in [a, b, c] {
             expectFailure(try box.runFailing(["get", "default", "k"], status: 1), 1)
             #expect(try box.runOK(["get", "default", "keep"]).stdout == "v\n")
@@ -164,35 +165,34 @@ extension SyncTests {
     @Test func theAutomaticHorizonBoundsTheLog() throws {
         let a = try syncedStore()
         try a.runOK(["set", "default", "k", "0"])
-        _ = try sync(a)
-        try a.runOK(["sync", "--compact", "--horizon", "2s"])  // stored as the remote's horizon
+        try a.syncInProcess()
+        try a.compactRemote(horizonSeconds: 2)  // stored as the remote's horizon
         for round in 1...3 {
             try a.runOK(["set", "default", "k", String(round)])
-            _ = try sync(a)
+            try a.syncInProcess()
         }
         #expect(try server.psql("SELECT horizon_seconds FROM prefs_meta", database: database) == "2\n")
         try ageTheLog()
         try server.psql("UPDATE prefs_meta SET compacted_at = now() - interval '1 hour'", database: database)
         try a.runOK(["set", "default", "k", "last"])
-        _ = try sync(a)  // a push that finds a compaction due runs it
+        try a.syncInProcess()  // a push that finds a compaction due runs it
         #expect(try server.psql("SELECT count(*) FROM prefs_ops", database: database) == "1\n")
         let b = try syncedStore()
-        _ = try sync(b)
+        try b.syncInProcess()
         #expect(try b.runOK(["get", "default", "k"]).stdout == "last\n")
     }
 
     @Test func compactionConcurrentWithPushesLosesNothing() throws {
         let stores = try (0..<3).map { _ in try syncedStore() }
         let compactor = try syncedStore()
-        _ = try sync(compactor)
+        try compactor.syncInProcess()
         let failures = LockedList()
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) {
             for _ in 0..<15 {
                 do {
                     try self.ageTheLog()
-                    let result = try compactor.runOK(["sync", "--compact", "--horizon", "30s"])
-                    if result.status != 0 { failures.append("compact: \(result)") }
+                    try compactor.compactRemote(horizonSeconds: 30)
                 } catch {
                     failures.append("\(error)")
                 }
@@ -206,8 +206,7 @@ extension SyncTests {
                             #"{"op":"set","domain":"default","key":"s\#(index)-\#(round)-\#($0)","value":\#($0)}"#
                         }
                         _ = try store.runOK(["apply", "-"], stdin: "[" + operations.joined(separator: ",") + "]")
-                        let result = try store.runOK(["sync"])
-                        if result.status != 0 { failures.append("sync: \(result)") }
+                        try store.syncInProcess()
                     } catch {
                         failures.append("\(error)")
                     }
@@ -216,8 +215,8 @@ extension SyncTests {
         }
         group.wait()
         #expect(failures.items.isEmpty, "\(failures.items)")
-        for store in stores + [compactor] { _ = try sync(store) }
-        for store in stores { _ = try sync(store) }
+        for store in stores + [compactor] { try store.syncInProcess() }
+        for store in stores { try store.syncInProcess() }
         let expected = try export(compactor)
         for store in stores { #expect(try export(store) == expected) }
         #expect(try compactor.runOK(["list", "default", "--keys-only"]).stdout.split(separator: "\n").count == 3 * 6 * 20)
@@ -240,7 +239,7 @@ extension SyncTests {
             INSERT INTO prefs_state (domain, key, value, hlc, node) VALUES ('default', 'old', '"v1"', 1000, 'old-node');
             """, database: database)
         let a = try syncedStore()
-        #expect(try sync(a).stdout == "pulled 1 (applied 1), pushed 0, pending 0\n")
+        #expect(try a.syncInProcess().counts == SyncCounts(pulled: 1, applied: 1, pushed: 0, pending: 0))
         #expect(try a.runOK(["get", "default", "old"]).stdout == "v1\n")
         #expect(try server.psql("SELECT version FROM prefs_meta", database: database) == "2\n")
         #expect(try server.psql("SELECT seq > 0, actor FROM prefs_state", database: database) == "t|someone\n")
@@ -251,7 +250,7 @@ extension SyncTests {
     @Test func watchPullsWithinASecondOfAnotherStoresPushAndSurvivesARestart() throws {
         let a = try syncedStore()
         let b = try syncedStore()
-        _ = try sync(a)
+        try a.syncInProcess()
         // A fallback far away: only the notification can bring the change.
         let reports = b.root + "/watch.stdout"
         let watcher = b.process(["sync", "--watch", "3600", "--json"])
@@ -271,7 +270,7 @@ extension SyncTests {
             return nil
         }
         try a.runOK(["set", "default", "pushed", "1"])
-        _ = try sync(a)
+        try a.syncInProcess()
         let first = try waitFor("1", seconds: 5)
         #expect(first != nil && first ?? 99 < 2, "seen after \(String(describing: first)) s")
 
@@ -282,7 +281,7 @@ extension SyncTests {
         try server.start()
         try Self.waitForReports(reports, count: before + 1, within: 40)  // reconnected: it listens, then syncs
         try a.runOK(["set", "default", "pushed", "2"])
-        _ = try sync(a)
+        try a.syncInProcess()
         let second = try waitFor("2", seconds: 10)
         #expect(second != nil, "not seen after a restart")
         watcher.terminate()
@@ -295,7 +294,7 @@ extension SyncTests {
     @Test func anIdleSyncWatchSleepsAndALocalWriteWakesIt() throws {
         let a = try syncedStore()
         let b = try syncedStore()
-        _ = try sync(a)
+        try a.syncInProcess()
         let reports = a.root + "/watch.stdout"
         let watcher = a.process(["sync", "--watch", "3600", "--json"], environment: ["PREFS_WATCH": "inotify"])
         watcher.standardOutput = try Self.emptyFile(reports)
@@ -314,7 +313,7 @@ extension SyncTests {
         var seen = false
         let deadline = Date().addingTimeInterval(10)
         while !seen && Date() < deadline {
-            _ = try sync(b)
+            try b.syncInProcess()
             seen = try b.runOK(["get", "default", "local", "--default", "none"]).stdout == "1\n"
             if !seen { usleep(100_000) }
         }
@@ -328,7 +327,7 @@ extension SyncTests {
     func seen(by box: Sandbox, _ key: String, _ value: String, within seconds: Double) throws -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
-            _ = try sync(box)
+            try box.syncInProcess()
             if try box.runOK(["get", "default", key, "--default", "none"]).stdout == value + "\n" { return true }
             usleep(100_000)
         }
@@ -343,7 +342,7 @@ extension SyncTests {
         let a = try syncedStore()
         let b = try syncedStore()
         try a.runOK(["set", "default", "replaced", "0"])
-        _ = try sync(a)
+        try a.syncInProcess()
         let errors = a.root + "/watch.stderr"
         try #require(FileManager.default.createFile(atPath: errors, contents: nil))
         let watcher = a.process(["sync", "--watch", "3600"], environment: ["PREFS_WATCH": mechanism])
@@ -378,7 +377,7 @@ extension SyncTests {
         let a = try syncedStore()
         let b = try syncedStore()
         try a.runOK(["set", "default", "linked", "0"])
-        _ = try sync(a)
+        try a.syncInProcess()
         let first = a.root + "/store/first.db"
         try WatchWakeupTests.copyStore(a, to: first)
         try #require(unlink(a.store) == 0 && symlink("first.db", a.store) == 0, "link: \(String(cString: strerror(errno)))")
@@ -460,7 +459,7 @@ extension SyncTests {
     @Test func aSyncWatchEndsWhenItsStoreFileIsRemoved() throws {
         let a = try syncedStore()
         try a.runOK(["set", "default", "removed", "0"])
-        _ = try sync(a)
+        try a.syncInProcess()
         let errors = a.root + "/watch.stderr"
         try #require(FileManager.default.createFile(atPath: errors, contents: nil))
         let watcher = a.process(["sync", "--watch", "3600"], environment: ["PREFS_WATCH": "inotify"])

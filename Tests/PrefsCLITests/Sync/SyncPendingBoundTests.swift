@@ -1,4 +1,5 @@
 import Foundation
+import PrefsCore
 import PrefsTestSupport
 import Testing
 
@@ -8,8 +9,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct SyncPendingBoundTests {
     /// The pending count `sync --status` shows.
     func pending(_ box: Sandbox) throws -> String {
-        let status = try box.runOK(["sync", "--status", "--json"])
-        #expect(status.status == 0, "\(status)")
+        let status = try box.syncStatus(["--json"])
         let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
         return "\(object?["pending"] ?? "none")"
     }
@@ -22,7 +22,7 @@ import Testing
     }
 
     @Test func rewritingOneKeyWhileOfflineKeepsThePendingQueueBounded() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         // A remote nobody listens on: recording needs no connection.
         try box.runOK(["remote", "set", "postgres://nobody@127.0.0.1:1/none"])
         try box.runOK(["set", "default", "other", "\"kept\""])
@@ -35,7 +35,7 @@ import Testing
         let after = try Int(pending(box)) ?? -1
         #expect(after >= 2 && after <= 1024 + 2, "pending \(after) after 6,000 writes of one key")
         #expect(try box.runOK(["get", "default", "k"]).stdout == "5999\n")
-        let offline = try box.runFailing(["sync", "--timeout", "2s"], status: 7)
-        #expect(offline.stderr.contains("\(after) operations pending, local data kept"), "\(offline)")
+        let offline = try box.syncFailure(timeout: .seconds(2))
+        #expect(offline.exitCode == 7 && offline.message.hasSuffix("\(after) operations pending, local data kept"), "\(offline)")
     }
 }

@@ -3,9 +3,11 @@ import PrefsCore
 import PrefsTestSupport
 import Testing
 
-/// `prefs remote` and `prefs sync` against a real PostgreSQL server (``TestPostgres``).
-/// Serialized: one test stops and restarts the shared server. Skipped where PostgreSQL is not
-/// installed.
+/// `prefs remote` and sync against a real PostgreSQL server (``TestPostgres``). The commands
+/// run in process; what a sync does is run through the library (`Sandbox+Sync.swift`), and
+/// the `prefs sync` binary only where its process is the subject (its printed report and
+/// messages, exit codes, libpq's environment, `--watch` and signals). Serialized: one test
+/// stops and restarts the shared server. Skipped where PostgreSQL is not installed.
 @Suite(
     .serialized, .tags(.postgres),
     .enabled(if: TestPostgres.isAvailable, "PostgreSQL is not installed (initdb, pg_ctl and psql; apt-get install postgresql)"),
@@ -22,7 +24,7 @@ struct SyncTests {
 
     /// A new store with the test's remote set.
     func syncedStore(domains: String? = nil) throws -> Sandbox {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let set = try box.runOK(["remote", "set", url] + (domains.map { ["--domains", $0] } ?? []))
         #expect(set.status == 0, "\(set)")
         return box
@@ -51,7 +53,7 @@ struct SyncTests {
     @Test func whatALocalWriteWouldRefuseIsSkippedAndCounted() throws {
         let a = try syncedStore()
         try a.runOK(["set", "default", "seed", "1"])
-        _ = try sync(a)  // creates the remote schema
+        try a.syncInProcess()  // creates the remote schema
         let hostile = """
             INSERT INTO prefs_ops (op_id, domain, key, value, hlc, node, actor) VALUES
             (gen_random_uuid(), 'default', 'spaced', E'{ "a" :\\n [1, 2.50] }', 1000, 'evil', 'peer'),
@@ -62,7 +64,7 @@ struct SyncTests {
             (gen_random_uuid(), 'Not A Domain', 'k', '1', 1005, 'evil', 'peer')
             """
         let c = try syncedStore()
-        _ = try sync(c)  // loads the snapshot (seed); the hostile operations come from the log
+        try c.syncInProcess()  // loads the snapshot (seed); the hostile operations come from the log
         try server.psql(hostile, database: database)
         // The same rows in the current state, which a new store loads instead of the log.
         try server.psql(
@@ -70,16 +72,16 @@ struct SyncTests {
             INSERT INTO prefs_state (domain, key, value, expires_at, hlc, node, seq, op_id, actor)
             SELECT domain, key, value, expires_at, hlc, node, seq, op_id, actor FROM prefs_ops WHERE node = 'evil'
             """, database: database)
-        let fromLog = try sync(c)
-        #expect(fromLog.stdout.contains("skipped 5 invalid)"), "\(fromLog)")
+        let fromLog = try c.syncInProcess()
+        #expect(fromLog.skipped == 5, "\(fromLog)")
         #expect(try c.runOK(["list", "default"]).stdout == "seed\t1\nspaced\t{\"a\":[1,2.50]}\n")
         let b = try syncedStore()
-        let pulled = try sync(b, ["--json"])
-        #expect(pulled.stdout.contains(#""skipped":5,"#) && pulled.stdout.contains(#""snapshot":true"#), "\(pulled)")
+        let pulled = try b.syncInProcess()
+        #expect(pulled.skipped == 5 && pulled.snapshot, "\(pulled)")
         #expect(try b.runOK(["list", "default"]).stdout == "seed\t1\nspaced\t{\"a\":[1,2.50]}\n")
-        let status = try b.runOK(["sync", "--status"]).stdout
+        let status = try b.syncStatus().stdout
         #expect(status.contains("skipped\t5 invalid operations\n"), "\(status)")
-        #expect(try b.runOK(["sync", "--status", "--json"]).stdout.contains(#""skipped":5"#))
+        #expect(try b.syncStatus(["--json"]).stdout.contains(#""skipped":5"#))
         let log = try b.runOK(["log"]).stdout
         #expect(log.split(separator: "\n").count == 2 && !log.contains("mallory"), "\(log)")
     }
@@ -90,7 +92,7 @@ struct SyncTests {
     @Test func aHostilePeersTextLeavesPrefsAsData() throws {
         let a = try syncedStore()
         try a.runOK(["set", "default", "seed", "1"])
-        _ = try sync(a)  // creates the remote schema
+        try a.syncInProcess()  // creates the remote schema
         let markers = a.root + "/markers"
         try FileManager.default.createDirectory(atPath: markers, withIntermediateDirectories: true)
         let rows: [(String, String)] = [
@@ -107,8 +109,8 @@ struct SyncTests {
         try server.psql(
             "INSERT INTO prefs_ops (op_id, domain, key, value, hlc, node, actor) VALUES " + values.joined(separator: ", "),
             database: database)
-        let pulled = try sync(a)
-        #expect(pulled.stdout.contains("pulled 7"), "\(pulled)")
+        let pulled = try a.syncInProcess()
+        #expect(pulled.pulled == 7, "\(pulled)")
         for (key, value) in rows {
             #expect(try a.runOK(["get", "default", key]).stdout == value + "\n", "\(key)")
         }
@@ -165,7 +167,7 @@ struct SyncTests {
     // MARK: - remote set/show/unset, recording
 
     @Test func remoteSetShowUnset() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         expectFailure(try box.runFailing(["remote", "show"], status: 1), 1, contains: "no remote set")
         try box.runOK(["set", "default", "a", "1"])
         try box.runOK(["set", "switch", "b", "true"])
@@ -201,8 +203,9 @@ struct SyncTests {
         try box.runOK(["set", "default", "after", "1"])
         #expect(try pending(box).isEmpty)
         #expect(try box.runOK(["get", "default", "a"]).stdout == "1\n")
-        expectFailure(try box.runFailing(["sync"], status: 2), 2, contains: "no remote set")
-        #expect(try box.runOK(["sync", "--status"]).stdout.hasPrefix("remote\tnone\n"))
+        let noRemote = try box.syncFailure()
+        #expect(noRemote.exitCode == 2 && noRemote.message.contains("no remote set"), "\(noRemote)")
+        #expect(try box.syncStatus().stdout.hasPrefix("remote\tnone\n"))
     }
 
     @Test func everyWriteOfASyncedDomainRecordsAnOperationInItsTransaction() throws {
@@ -231,7 +234,7 @@ struct SyncTests {
         let node = try DatabaseQueue(path: box.store).read { try String.fetchOne($0, sql: "SELECT value FROM meta WHERE key = 'store_id'") }
         #expect(try rows.allSatisfy { try $0["node"] as String == node })
         #expect(rows[2]["expires_at"] as Int64? != nil)
-        let status = try box.runOK(["sync", "--status"])
+        let status = try box.syncStatus()
         #expect(status.stdout.contains("pending\t8\n"), "\(status)")
         #expect(status.stdout.contains("domains\tall except user\n"))
         #expect(status.stdout.contains("last-success\tnever\n"))
@@ -247,9 +250,9 @@ struct SyncTests {
         let lines = (0..<50).map { "set default k\($0) \($0)" }.joined(separator: "\n") + "\n"
         try box.runOK(["batch"], stdin: lines)
         #expect(try pending(box).count == 50)
-        _ = try sync(box)
+        try box.syncInProcess()
         let other = try syncedStore()
-        _ = try sync(other)
+        try other.syncInProcess()
         #expect(try export(other) == export(box))
         #expect(try box.runOK(["get", "default", "k49"], environment: [:]).stdout == "49\n")
         #expect(try other.runOK(["get", "default", "k0"]).stdout == "0\n")
@@ -266,9 +269,9 @@ struct SyncTests {
         try b.runOK(["set", "default", "gone", "1"])
         try b.runOK(["rm", "default", "gone"])
 
-        #expect(try sync(a).stdout == "pulled 0 (applied 0), pushed 2, pending 0\n")
-        #expect(try sync(b).stdout == "pulled 2 (applied 2), pushed 4, pending 0\n")
-        #expect(try sync(a).stdout == "pulled 4 (applied 3), pushed 0, pending 0\n")
+        #expect(try a.syncInProcess().counts == SyncCounts(pulled: 0, applied: 0, pushed: 2, pending: 0))
+        #expect(try b.syncInProcess().counts == SyncCounts(pulled: 2, applied: 2, pushed: 4, pending: 0))
+        #expect(try a.syncInProcess().counts == SyncCounts(pulled: 4, applied: 3, pushed: 0, pending: 0))
         #expect(try b.runOK(["get", "default", "from-a"]).stdout == "1\n")
         #expect(try a.runOK(["get", "default", "from-b", "--json"]).stdout == #"{"x":[1,2.50]}"# + "\n")
         #expect(try a.runOK(["get", "newdomain", "k"]).stdout == "v\n")
@@ -278,7 +281,7 @@ struct SyncTests {
         // Applied operations show in the log as sync, with the writer's actor.
         let log = try a.runOK(["log", "default", "from-b", "--json"])
         #expect(log.stdout.contains(#""op":"sync""#), "\(log)")
-        let status = try a.runOK(["sync", "--status", "--json"])
+        let status = try a.syncStatus(["--json"])
         #expect(status.stdout.contains(#""pending":0"#) && status.stdout.contains(#""lastFailure":null"#), "\(status)")
         #expect(!status.stdout.contains(#""lastSuccessAt":null"#))
     }
@@ -304,9 +307,9 @@ struct SyncTests {
         let expectedK = try winner("k")
         let expectedDel = try winner("del")
         // b first, then a, then b: the other order of the previous test.
-        _ = try sync(b)
-        _ = try sync(a)
-        _ = try sync(b)
+        try b.syncInProcess()
+        try a.syncInProcess()
+        try b.syncInProcess()
         for box in [a, b] {
             let k = try box.runOK(["get", "default", "k", "--json"])
             #expect(k.stdout == (expectedK ?? "") + "\n", "\(k)")
@@ -323,8 +326,8 @@ struct SyncTests {
         #expect(state == "del=\(expectedDel ?? "<tombstone>")\nk=\(expectedK ?? "")\n")
         // A later write anywhere wins everywhere.
         try a.runOK(["set", "default", "k", "later"])
-        _ = try sync(a)
-        _ = try sync(b)
+        try a.syncInProcess()
+        try b.syncInProcess()
         #expect(try b.runOK(["get", "default", "k"]).stdout == "later\n")
     }
 
@@ -346,8 +349,8 @@ struct SyncTests {
         }
         for round in 0..<2 {
             for box in stores {
-                let result = try sync(box)
-                if round == 1 { #expect(result.stdout.contains("pushed 0, pending 0"), "\(result)") }
+                let result = try box.syncInProcess()
+                if round == 1 { #expect(result.pushed == 0 && result.pending == 0, "\(result)") }
             }
         }
         let first = try export(stores[0])
@@ -365,13 +368,15 @@ struct SyncTests {
         let b = try syncedStore()
         try a.runOK(["set", "switch", "s", "1"])
         try a.runOK(["set", "default", "d", "1"])
-        #expect(try sync(a, ["switch"]).stdout == "pulled 0 (applied 0), pushed 1, pending 1\n")
-        #expect(try sync(b, ["default"]).stdout == "pulled 0 (applied 0), pushed 0, pending 0\n")
+        #expect(try a.syncInProcess(domains: ["switch"]).counts == SyncCounts(pulled: 0, applied: 0, pushed: 1, pending: 1))
+        #expect(try b.syncInProcess(domains: ["default"]).counts == SyncCounts(pulled: 0, applied: 0, pushed: 0, pending: 0))
         expectFailure(try b.runFailing(["get", "switch", "s"], status: 1), 1)
-        expectFailure(try a.runFailing(["sync", "user"], status: 2), 2, contains: "not synced")
-        #expect(try sync(b).stdout == "pulled 1 (applied 1), pushed 0, pending 0\n")
-        #expect(try sync(a).stdout.hasSuffix("pushed 1, pending 0\n"))
-        #expect(try sync(b).stdout == "pulled 1 (applied 1), pushed 0, pending 0\n")
+        let notSynced = try a.syncFailure(domains: ["user"])
+        #expect(notSynced.exitCode == 2 && notSynced.message.contains("not synced"), "\(notSynced)")
+        #expect(try b.syncInProcess().counts == SyncCounts(pulled: 1, applied: 1, pushed: 0, pending: 0))
+        let rest = try a.syncInProcess()
+        #expect(rest.pushed == 1 && rest.pending == 0, "\(rest)")
+        #expect(try b.syncInProcess().counts == SyncCounts(pulled: 1, applied: 1, pushed: 0, pending: 0))
         #expect(try export(a) == export(b))
     }
 
@@ -380,7 +385,7 @@ struct SyncTests {
     /// that same key then gets a smaller timestamp and loses elsewhere (see README limits).
     @Test func anOperationFromTheFarFutureDoesNotBreakLaterWrites() throws {
         let a = try syncedStore()
-        _ = try sync(a)
+        try a.syncInProcess()
         try server.psql(
             """
             INSERT INTO prefs_ops (op_id, domain, key, value, hlc, node, actor)
@@ -390,18 +395,18 @@ struct SyncTests {
             """, database: database)
         // Stamped beyond the 7 days a clock may be ahead: skipped as invalid (it would win its
         // key against every later write), from the log and from the snapshot alike.
-        #expect(try sync(a).stdout == "pulled 1 (applied 0, skipped 1 invalid), pushed 0, pending 0\n")
+        #expect(try a.syncInProcess().counts == SyncCounts(pulled: 1, applied: 0, skipped: 1, pushed: 0, pending: 0))
         try a.runFailing(["get", "default", "far"], status: 1)
         let set = try a.runOK(["set", "default", "other", "1"])
         #expect(set.status == 0, "\(set)")
-        #expect(try sync(a).stdout.contains("pushed 1"))
+        #expect(try a.syncInProcess().pushed == 1)
         let b = try syncedStore()
-        _ = try sync(b)
+        try b.syncInProcess()
         try b.runFailing(["get", "default", "far"], status: 1)
         #expect(try b.runOK(["get", "default", "other"]).stdout == "1\n")
         try b.runOK(["set", "default", "far", "mine"])
-        _ = try sync(b)
-        _ = try sync(a)
+        try b.syncInProcess()
+        try a.syncInProcess()
         #expect(try a.runOK(["get", "default", "far"]).stdout == "mine\n")
     }
 
@@ -411,17 +416,17 @@ struct SyncTests {
         let a = try syncedStore()
         let b = try syncedStore()
         try a.runOK(["set", "default", "x", "1"])
-        _ = try sync(a)
+        try a.syncInProcess()
         let backup = a.root + "/backup.db"
         try a.runOK(["backup", backup])
         try a.runOK(["set", "default", "x", "2"])
-        _ = try sync(a)
-        _ = try sync(b)
+        try a.syncInProcess()
+        try b.syncInProcess()
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: a.store + suffix) }
         try FileManager.default.removeItem(atPath: a.store)
         try FileManager.default.copyItem(atPath: backup, toPath: a.store)
         #expect(try a.runOK(["get", "default", "x"]).stdout == "1\n")
-        _ = try sync(a)
+        try a.syncInProcess()
         #expect(try a.runOK(["get", "default", "x"]).stdout == "2\n")
         #expect(try export(a) == export(b))
     }
@@ -433,17 +438,17 @@ struct SyncTests {
         let b = try syncedStore()
         try b.runOK(["set", "default", "k", "v"])
         try b.runOK(["set", "default", "j", "w"])
-        _ = try sync(b)
-        _ = try sync(a)
+        try b.syncInProcess()
+        try a.syncInProcess()
         try a.runOK(["rm", "default", "k"])
-        _ = try sync(a)
-        _ = try sync(b)
+        try a.syncInProcess()
+        try b.syncInProcess()
         expectFailure(try b.runFailing(["get", "default", "k"], status: 1), 1)
         try a.runOK(["rm", "default", "j"])  // pending when the remote is set again
         let again = try a.runOK(["remote", "set", url, "--domains", "default,switch"])
         #expect(again.status == 0 && again.stdout == "queued 0 operations for the first sync\n", "\(again)")
-        _ = try sync(a)
-        _ = try sync(b)
+        try a.syncInProcess()
+        try b.syncInProcess()
         expectFailure(try a.runFailing(["get", "default", "k"], status: 1), 1)
         expectFailure(try b.runFailing(["get", "default", "j"], status: 1), 1)
         #expect(try export(a) == export(b))
@@ -460,15 +465,15 @@ struct SyncTests {
         #expect(try pending(a).isEmpty)
         try a.runOK(["set", "dynamic", "local", "1"])
         #expect(try pending(a).map { try $0["key"] as String } == ["local"])
-        _ = try sync(a)
+        try a.syncInProcess()
         let b = try syncedStore()
-        _ = try sync(b)
+        try b.syncInProcess()
         #expect(try b.runOK(["list", "dynamic"]).stdout == "local\t1\n")
     }
 
     @Test func theClockMovesPastTimestampsSeenFromTheRemote() throws {
         let a = try syncedStore()
-        _ = try sync(a)
+        try a.syncInProcess()
         // Another node whose clock runs a day ahead wrote k.
         let ahead = (Int64(Date().timeIntervalSince1970 * 1000) + 86_400_000) << 16
         try server.psql(
@@ -476,14 +481,14 @@ struct SyncTests {
             INSERT INTO prefs_ops (op_id, domain, key, value, hlc, node, actor)
             VALUES ('\(UUID().uuidString.lowercased())', 'default', 'k', '"ahead"', \(ahead), 'ffffffff-node', 'elsewhere')
             """, database: database)
-        #expect(try sync(a).stdout == "pulled 1 (applied 1), pushed 0, pending 0\n")
+        #expect(try a.syncInProcess().counts == SyncCounts(pulled: 1, applied: 1, pushed: 0, pending: 0))
         #expect(try a.runOK(["get", "default", "k"]).stdout == "ahead\n")
         let log = try a.runOK(["log", "default", "k"])
         #expect(log.stdout.contains("\tsync\tdefault\tk\t-\t\"ahead\"\telsewhere\n"), "\(log)")
         // A write made after seeing it wins, although the wall clock is behind.
         try a.runOK(["set", "default", "k", "after"])
         #expect(try pending(a).last?["hlc"] as Int64? ?? 0 > ahead)
-        _ = try sync(a)
+        try a.syncInProcess()
         #expect(try server.psql("SELECT value FROM prefs_state WHERE key = 'k'", database: database) == "\"after\"\n")
     }
 
@@ -498,7 +503,7 @@ struct SyncTests {
         try a.runOK(["set", "default", "watched", "1"])
         var seen = ""
         for _ in 0..<200 where seen != "1\n" {
-            _ = try sync(b)
+            try b.syncInProcess()
             seen = try b.runOK(["get", "default", "watched", "--default", "none"]).stdout
             if seen != "1\n" { usleep(100_000) }
         }
@@ -516,26 +521,27 @@ struct SyncTests {
     @Test func serverDownThenUpLosesNothing() throws {
         let a = try syncedStore()
         let b = try syncedStore()
-        _ = try sync(a)
+        try a.syncInProcess()
         try a.runOK(["set", "default", "one", "1"])
         try a.runOK(["set", "default", "two", "2"])
         try server.stop()
         defer { try? server.start() }
-        let failed = try a.runFailing(["sync"], status: 7)
-        expectFailure(failed, 7, contains: "2 operations pending, local data kept")
-        #expect(failed.stderr.contains("Connection refused"), "\(failed)")  // libpq's words, as psql prints them
+        let failed = try a.syncFailure()
+        #expect(failed.exitCode == 7 && failed.message.hasSuffix("2 operations pending, local data kept"), "\(failed)")
+        #expect(failed.message.contains("Connection refused"), "\(failed)")  // libpq's words, as psql prints them
         // Every other command works offline and keeps recording.
         #expect(try a.runOK(["get", "default", "one"]).stdout == "1\n")
         try a.runOK(["set", "default", "three", "3"])
         #expect(try a.runOK(["list", "default"]).stdout == "one\t1\nthree\t3\ntwo\t2\n")
-        let status = try a.runOK(["sync", "--status"])
+        let status = try a.syncStatus()
         #expect(status.stdout.contains("pending\t3\n") && status.stdout.contains("Connection refused"), "\(status)")
-        expectFailure(try a.runFailing(["sync", "--timeout", "2s"], status: 7), 7, contains: "3 operations pending")
+        let again = try a.syncFailure(timeout: .seconds(2))
+        #expect(again.exitCode == 7 && again.message.contains("3 operations pending"), "\(again)")
         try server.start()
-        #expect(try sync(a).stdout == "pulled 0 (applied 0), pushed 3, pending 0\n")
-        #expect(try sync(b).stdout == "pulled 3 (applied 3), pushed 0, pending 0\n")
+        #expect(try a.syncInProcess().counts == SyncCounts(pulled: 0, applied: 0, pushed: 3, pending: 0))
+        #expect(try b.syncInProcess().counts == SyncCounts(pulled: 3, applied: 3, pushed: 0, pending: 0))
         #expect(try export(a) == export(b))
-        #expect(!(try a.runOK(["sync", "--status"]).stdout.contains("Connection refused")))
+        #expect(!(try a.syncStatus().stdout.contains("Connection refused")))
     }
 
     @Test func aServerThatDoesNotAnswerTimesOut() throws {
@@ -545,12 +551,14 @@ struct SyncTests {
         let pidText = try String(contentsOfFile: server.data + "/postmaster.pid", encoding: .utf8)
         let pid = try #require(pidText.split(separator: "\n").first.flatMap { pid_t($0) })
         kill(pid, SIGSTOP)
-        let stuck = try a.runFailing(["sync", "--timeout", "1s"], status: 7)
+        let stuck = #expect(throws: PrefsError.self) { try a.syncInProcess(timeout: .seconds(1)) }
         kill(pid, SIGCONT)
         // The connect timeout or the whole sync's deadline, whichever fires first.
-        expectFailure(stuck, 7, contains: "1 operation pending, local data kept")
-        #expect(stuck.stderr.contains("timed out"), "\(stuck)")
-        #expect(try sync(a).stdout == "pulled 0 (applied 0), pushed 1, pending 0\n")
+        #expect(
+            stuck?.exitCode == 7 && stuck?.message.hasSuffix("1 operation pending, local data kept") == true, "\(String(describing: stuck))"
+        )
+        #expect(stuck?.message.contains("timed out") == true, "\(String(describing: stuck))")
+        #expect(try a.syncInProcess().counts == SyncCounts(pulled: 0, applied: 0, pushed: 1, pending: 0))
     }
 
     @Test func serverStoppedMidSyncRetryCompletesWithNoDuplicateAndNoLoss() throws {
@@ -615,7 +623,7 @@ struct SyncTests {
             ALTER DATABASE \(database) OWNER TO secretuser;
             """, database: "postgres")
         let remote = "postgres://secretuser@127.0.0.1:\(server.port)/\(database)"
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         var outputs: [RunResult] = []
         func run(_ arguments: [String], environment: [String: String] = [:], status: Int32 = 0) throws -> RunResult {
             let result = try box.run(arguments, expecting: status, environment: environment)
