@@ -39,6 +39,15 @@ public enum JSONParser {
         return text
     }
 
+    /// Whether `bytes` (valid UTF-8) are already the compact text of one JSON value, so that
+    /// ``compactText(_:validUTF8:)`` would give them back unchanged: a stored value as prefs
+    /// writes it. Scans without building anything; false for anything else (whitespace,
+    /// escapes, repeated member names, bad JSON), which the full parse then handles.
+    package static func isCompact(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var parser = Cursor(bytes: bytes, wrappingLevels: 0, validUTF8: true)
+        return parser.scansAsCompact()
+    }
+
     /// Parses an object of objects (an import document `{"domain":{"key":value}}`) keeping
     /// only each value's compact text, so a large document never exists as a whole tree.
     /// Repeated keys behave as in ``parse(_:wrappingLevels:validUTF8:)`` (the last value, in
@@ -291,10 +300,7 @@ public enum JSONParser {
             let start = position
             var high: UInt8 = 0
             var spaced = false
-            let scanned = withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: OpenNames.capacity) { storage in
-                var names = OpenNames(storage: storage)
-                return scanCompact(depth: depth, names: &names, high: &high, spaced: &spaced)
-            }
+            let scanned = scanCompact(depth: depth, high: &high, spaced: &spaced)
             if scanned {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
                 if spaced {
@@ -317,6 +323,21 @@ public enum JSONParser {
             // Anything else, including bad JSON (reported as the full parse reports it).
             position = start
             return try parseValue(depth: depth).compactText
+        }
+
+        /// Whether the whole input, from the cursor, is one value in its compact form.
+        mutating func scansAsCompact() -> Bool {
+            var high: UInt8 = 0
+            var spaced = false
+            return scanCompact(depth: 0, high: &high, spaced: &spaced) && !spaced && position == bytes.count
+        }
+
+        /// ``scanCompact(depth:names:high:spaced:)`` with the open names in stack memory.
+        private mutating func scanCompact(depth: Int, high: inout UInt8, spaced: inout Bool) -> Bool {
+            withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: OpenNames.capacity) { storage in
+                var names = OpenNames(storage: storage)
+                return scanCompact(depth: depth, names: &names, high: &high, spaced: &spaced)
+            }
         }
 
         /// Moves past the value at the cursor; false when the input without its whitespace

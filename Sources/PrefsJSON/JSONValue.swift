@@ -196,19 +196,21 @@ package enum JSONWriter {
     }
 
     package static func writeString(_ s: String, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
         var s = s
-        let clean = s.withUTF8 { bytes in
-            // Fast path: nothing to escape, copy the bytes at once.
-            guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) else { return false }
+        s.withUTF8 { writeString(bytes: $0, into: &out) }
+    }
+
+    /// A JSON string of `bytes` (valid UTF-8, as a stored key), as ``writeString(_:into:)``
+    /// writes the same text: the bytes copied at once when nothing needs escaping.
+    package static func writeString(bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        // Fast path: nothing to escape, copy the bytes at once.
+        guard bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) else {
             out.append(contentsOf: bytes)
-            return true
-        }
-        if clean {
             out.append(UInt8(ascii: "\""))
             return
         }
-        for byte in s.utf8 {
+        for byte in bytes {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
             case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])

@@ -102,14 +102,21 @@ extension KeyValueStack {
             }
             if explicit { openDomain() }
             var firstKey = true
-            try forEachEntry(in: domain) { entry in
+            // Each row's bytes go straight into the buffer: no `String` per key or value.
+            try forEachRow(in: domain) { _, key, json in
                 if !opened { openDomain() }
                 if !firstKey { out.append(UInt8(ascii: ",")) }
                 firstKey = false
-                JSONWriter.writeString(entry.key, into: &out)
+                JSONWriter.writeString(bytes: key, into: &out)
                 out.append(UInt8(ascii: ":"))
-                let json = try entry.checkedJSON()
-                out.append(contentsOf: json.utf8)
+                if JSONParser.isCompact(json) {
+                    out.append(contentsOf: json)
+                } else {
+                    let entry = Entry(
+                        domain: domain, key: String(decoding: key, as: UTF8.self), json: String(decoding: json, as: UTF8.self), version: 0,
+                        updatedAt: 0)
+                    out.append(contentsOf: try entry.checkedJSON().utf8)
+                }
                 if out.count >= chunkSize {
                     try write(out)
                     out.removeAll(keepingCapacity: true)
