@@ -23,7 +23,7 @@ package enum TerminalText {
     /// ``escapingControls(_:)`` gives them: copied at once when nothing needs escaping, the
     /// usual case, so a listing makes no `String` per row.
     package static func appendEscapingControls(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
-        if hasEscapedByte(bytes) {
+        if !UTF8Bytes.isPrintableASCII(bytes) && hasEscapedByte(bytes) {
             out.append(contentsOf: escapingControls(String(decoding: bytes, as: UTF8.self)).utf8)
         } else {
             out.append(contentsOf: bytes)

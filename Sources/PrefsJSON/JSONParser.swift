@@ -1,3 +1,4 @@
+import Glibc
 import PrefsBase
 
 /// A strict RFC 8259 JSON parser that keeps number text and member order.
@@ -368,7 +369,9 @@ public enum JSONParser {
                         // objects (whose names need an index) take the full parse.
                         if names.count - firstName >= 32 || names.count == names.storage.count { return false }
                         for other in names.storage[firstName..<names.count] where other.count == name.count {
-                            if bytes[other].elementsEqual(bytes[name]) { return false }
+                            if let base = bytes.baseAddress, memcmp(base + other.lowerBound, base + name.lowerBound, name.count) == 0 {
+                                return false
+                            }
                         }
                         names.storage[names.count] = name
                         names.count += 1
@@ -403,15 +406,22 @@ public enum JSONParser {
         /// Moves past a string whose bytes are its compact form (no escape, no DEL, no
         /// control character); returns the range of its content.
         private mutating func scanString(high: inout UInt8) -> Range<Int>? {
-            position += 1
-            let start = position
-            while let b = current, b != UInt8(ascii: "\""), b != UInt8(ascii: "\\"), b >= 0x20, b != 0x7F {
-                high |= b
-                position += 1
+            guard let base = bytes.baseAddress else { return nil }
+            let start = position + 1
+            // A local index and OR over the bytes: this loop is most of checking a stored value.
+            var index = start
+            var bits: UInt8 = 0
+            while index < bytes.count {
+                let b = base[index]
+                if b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 || b == 0x7F { break }
+                bits |= b
+                index += 1
             }
-            guard current == UInt8(ascii: "\"") else { return nil }
-            position += 1
-            return start..<position - 1
+            high |= bits
+            position = index
+            guard index < bytes.count, base[index] == UInt8(ascii: "\"") else { return nil }
+            position = index + 1
+            return start..<index
         }
 
         mutating func parseArray(depth: Int) throws -> JSONValue {

@@ -311,6 +311,7 @@ struct DomainTable {
     private static func plainBytes(_ handle: OpaquePointer, _ column: Int32) -> UnsafeBufferPointer<UInt8>? {
         guard sqlite3_column_type(handle, column) == SQLITE_TEXT, let text = sqlite3_column_text(handle, column) else { return nil }
         let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column)))
+        if UTF8Bytes.isPrintableASCII(bytes) { return bytes }
         guard memchr(text, 0, bytes.count) == nil, UTF8Bytes.isValid(bytes) else { return nil }
         return bytes
     }

@@ -43,6 +43,11 @@ struct ListExportBytesTests {
             exported == "{\"user\":{\"c1\":\"a\u{85}b\u{9B}c\",\"caf\u{E9}\":\"na\u{EF}ve \u{2603}\","
                 + "\"ctl\":\"line1\\nline2\\u001b[2J\\u007f\\t\",\"long\":\"\(Self.long)\","
                 + "\"obj\":{\"b\":[1,2.50,null],\"a\":{\"x\":true}},\"q\\\"uote\\\\back\":\"v\"}}\n")
+        // `list --json` prints the same object of keys as the export.
+        #expect(try box.runOK(["list", "user", "--json"]).stdout == String(exported.dropFirst(#"{"user":"#.count).dropLast(2)) + "\n")
+        #expect(
+            try box.runOK(["list", "user", "--json", "--keys-only"]).stdout
+                == "[\"c1\",\"caf\u{E9}\",\"ctl\",\"long\",\"obj\",\"q\\\"uote\\\\back\"]\n")
         // The document reads back as the same store: export, import into a new one, export.
         let copy = try Sandbox(inProcess: true)
         try copy.runOK(["import"], stdin: exported)
@@ -68,11 +73,13 @@ struct ListExportBytesTests {
             try box.runOK(["list", "user"]).stdout
                 == "a\t1\nb\u{FFFD}\t\"\u{FFFD}\"\nk\\x1b[2\t\"x\"\nraw\t\"a\\x1b[2Jb\"\nspaced\t{ \"b\" : [ 1 , 2 ] , \"a\" : 1 }\n")
         // A raw control character is not JSON: the export stops (exit 3) and prints nothing.
-        let failed = try box.runFailing(["export", "user"], status: 3)
-        #expect(failed.stdout == "" && failed.stderr.contains("stored value of user/raw is corrupt: not valid JSON"), "\(failed)")
+        for command in [["export", "user"], ["list", "user", "--json"]] {
+            let failed = try box.runFailing(command, status: 3)
+            #expect(failed.stdout == "" && failed.stderr.contains("stored value of user/raw is corrupt: not valid JSON"), "\(failed)")
+        }
         try DatabaseQueue(path: box.store).writeWithoutTransaction { db in try db.execute(sql: "DELETE FROM kv_user WHERE key = 'raw'") }
-        #expect(
-            try box.runOK(["export", "user"]).stdout
-                == "{\"user\":{\"a\":1,\"b\u{FFFD}\":\"\u{FFFD}\",\"k\\u001b[2\":\"x\",\"spaced\":{\"b\":[1,2],\"a\":1}}}\n")
+        let object = "{\"a\":1,\"b\u{FFFD}\":\"\u{FFFD}\",\"k\\u001b[2\":\"x\",\"spaced\":{\"b\":[1,2],\"a\":1}}"
+        #expect(try box.runOK(["export", "user"]).stdout == "{\"user\":\(object)}\n")
+        #expect(try box.runOK(["list", "user", "--json"]).stdout == object + "\n")
     }
 }
