@@ -19,6 +19,17 @@ package enum TerminalText {
         return escaped
     }
 
+    /// Appends `bytes` (valid UTF-8, as a stored key or value) to `out` as
+    /// ``escapingControls(_:)`` gives them: copied at once when nothing needs escaping, the
+    /// usual case, so a listing makes no `String` per row.
+    package static func appendEscapingControls(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        if !UTF8Bytes.isPrintableASCII(bytes) && hasEscapedByte(bytes) {
+            out.append(contentsOf: escapingControls(String(decoding: bytes, as: UTF8.self)).utf8)
+        } else {
+            out.append(contentsOf: bytes)
+        }
+    }
+
     /// Whether `text` has a byte ``escapingControls(_:)`` looks at: a control character, DEL,
     /// or the lead byte of a C1 control. Scans the contiguous UTF-8 (a listing asks it of every
     /// key and value).

@@ -59,6 +59,9 @@ package enum BatchLine: Sendable, Equatable {
 
     private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
 
+    /// The verbs of the short form.
+    private static let verbs = ["set", "rm", "incr"]
+
     private static func parseJSON(_ text: String) throws -> BatchLine {
         let object = try JSONValue(parsing: text, wrappingLevels: 1)
         guard let members = object.objectMembers else { throw PrefsError(.invalidValue, "expected a JSON object") }
@@ -93,16 +96,19 @@ package enum BatchLine: Sendable, Equatable {
         _ bytes: UnsafeBufferPointer<UInt8>, shortValue: ((Domain, String, String) throws -> CompactJSON?)?
     ) throws -> BatchLine {
         var position = 0
-        func word() -> String? {
+        func span() -> UnsafeBufferPointer<UInt8>? {
             while position < bytes.count && isBlank(bytes[position]) { position += 1 }
             guard position < bytes.count else { return nil }
             let start = position
             while position < bytes.count && !isBlank(bytes[position]) { position += 1 }
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+            return UnsafeBufferPointer(rebasing: bytes[start..<position])
         }
-        guard let verb = word() else { throw PrefsError(.invalidValue, "empty command") }
-        guard ["set", "rm", "incr"].contains(verb) else {
-            throw PrefsError(.invalidValue, "unknown command \(JSONValue.string(verb).compactText) (set, rm, incr or a JSON object)")
+        func word() -> String? { span().map { String(decoding: $0, as: UTF8.self) } }
+        guard let verbBytes = span() else { throw PrefsError(.invalidValue, "empty command") }
+        // The verb is compared as bytes: no string is made for it.
+        guard let verb = verbs.first(where: { verbBytes.elementsEqual($0.utf8) }) else {
+            let text = String(decoding: verbBytes, as: UTF8.self)
+            throw PrefsError(.invalidValue, "unknown command \(JSONValue.string(text).compactText) (set, rm, incr or a JSON object)")
         }
         guard let domainName = word(), let key = word() else { throw PrefsError(.invalidValue, "\(verb) needs DOMAIN and KEY") }
         let domain = try Domain(domainName)

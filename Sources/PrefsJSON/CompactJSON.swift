@@ -27,6 +27,11 @@ public struct CompactJSON: Sendable, Hashable, CustomStringConvertible {
     ///   not one valid JSON value, as ``JSONValue/init(parsing:)`` reports it.
     public init(parsing text: String) throws {
         var text = text
+        // Text that is already compact (a value as most input gives it) is kept: no copy.
+        if text.withUTF8(JSONParser.isCompact) {
+            self.text = text
+            return
+        }
         self.text = try text.withUTF8 { try JSONParser.compactText($0, validUTF8: true) }
     }
 

@@ -1,3 +1,4 @@
+import Glibc
 import PrefsBase
 
 /// A strict RFC 8259 JSON parser that keeps number text and member order.
@@ -37,6 +38,15 @@ public enum JSONParser {
             throw parser.failure("unexpected text after the JSON value")
         }
         return text
+    }
+
+    /// Whether `bytes` (valid UTF-8) are already the compact text of one JSON value, so that
+    /// ``compactText(_:validUTF8:)`` would give them back unchanged: a stored value as prefs
+    /// writes it. Scans without building anything; false for anything else (whitespace,
+    /// escapes, repeated member names, bad JSON), which the full parse then handles.
+    package static func isCompact(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var parser = Cursor(bytes: bytes, wrappingLevels: 0, validUTF8: true)
+        return parser.scansAsCompact()
     }
 
     /// Parses an object of objects (an import document `{"domain":{"key":value}}`) keeping
@@ -291,10 +301,7 @@ public enum JSONParser {
             let start = position
             var high: UInt8 = 0
             var spaced = false
-            let scanned = withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: OpenNames.capacity) { storage in
-                var names = OpenNames(storage: storage)
-                return scanCompact(depth: depth, names: &names, high: &high, spaced: &spaced)
-            }
+            let scanned = scanCompact(depth: depth, high: &high, spaced: &spaced)
             if scanned {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
                 if spaced {
@@ -317,6 +324,21 @@ public enum JSONParser {
             // Anything else, including bad JSON (reported as the full parse reports it).
             position = start
             return try parseValue(depth: depth).compactText
+        }
+
+        /// Whether the whole input, from the cursor, is one value in its compact form.
+        mutating func scansAsCompact() -> Bool {
+            var high: UInt8 = 0
+            var spaced = false
+            return scanCompact(depth: 0, high: &high, spaced: &spaced) && !spaced && position == bytes.count
+        }
+
+        /// ``scanCompact(depth:names:high:spaced:)`` with the open names in stack memory.
+        private mutating func scanCompact(depth: Int, high: inout UInt8, spaced: inout Bool) -> Bool {
+            withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: OpenNames.capacity) { storage in
+                var names = OpenNames(storage: storage)
+                return scanCompact(depth: depth, names: &names, high: &high, spaced: &spaced)
+            }
         }
 
         /// Moves past the value at the cursor; false when the input without its whitespace
@@ -347,7 +369,9 @@ public enum JSONParser {
                         // objects (whose names need an index) take the full parse.
                         if names.count - firstName >= 32 || names.count == names.storage.count { return false }
                         for other in names.storage[firstName..<names.count] where other.count == name.count {
-                            if bytes[other].elementsEqual(bytes[name]) { return false }
+                            if let base = bytes.baseAddress, memcmp(base + other.lowerBound, base + name.lowerBound, name.count) == 0 {
+                                return false
+                            }
                         }
                         names.storage[names.count] = name
                         names.count += 1
@@ -382,15 +406,22 @@ public enum JSONParser {
         /// Moves past a string whose bytes are its compact form (no escape, no DEL, no
         /// control character); returns the range of its content.
         private mutating func scanString(high: inout UInt8) -> Range<Int>? {
-            position += 1
-            let start = position
-            while let b = current, b != UInt8(ascii: "\""), b != UInt8(ascii: "\\"), b >= 0x20, b != 0x7F {
-                high |= b
-                position += 1
+            guard let base = bytes.baseAddress else { return nil }
+            let start = position + 1
+            // A local index and OR over the bytes: this loop is most of checking a stored value.
+            var index = start
+            var bits: UInt8 = 0
+            while index < bytes.count {
+                let b = base[index]
+                if b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 || b == 0x7F { break }
+                bits |= b
+                index += 1
             }
-            guard current == UInt8(ascii: "\"") else { return nil }
-            position += 1
-            return start..<position - 1
+            high |= bits
+            position = index
+            guard index < bytes.count, base[index] == UInt8(ascii: "\"") else { return nil }
+            position = index + 1
+            return start..<index
         }
 
         mutating func parseArray(depth: Int) throws -> JSONValue {

@@ -43,6 +43,12 @@ final class Output: @unchecked Sendable {
         if buffer.count >= 1 << 16 { flush() }
     }
 
+    /// Lets `fill` append to the buffer itself: a line made in place, with no array of its own.
+    func write(_ fill: (inout [UInt8]) throws -> Void) rethrows {
+        try fill(&buffer)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
     func write(byte: UInt8) {
         buffer.append(byte)
     }

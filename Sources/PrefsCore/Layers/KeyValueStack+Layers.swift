@@ -11,7 +11,7 @@ extension KeyValueStack {
 
     /// Refuses a write to a locked key when it is queued (the flush refuses it again).
     func refuseLocked(_ domain: Domain, _ key: String) throws {
-        if let lock = layers.lock(in: domain, forKey: key) { throw lock.refusal(domain, key) }
+        if let lock = layerState.lock(in: domain, forKey: key) { throw lock.refusal(domain, key) }
     }
 }
 

@@ -18,6 +18,12 @@ final class LayerState: Sendable {
     /// The layers now.
     var current: Layers { value.withLock { $0.layers } }
 
+    /// The lock that covers `domain`/`key` now, looked up without copying the layers (every
+    /// queued write asks it).
+    func lock(in domain: Domain, forKey key: String) -> LayerLock? {
+        value.withLock { $0.layers.lock(in: domain, forKey: key) }
+    }
+
     /// How many times ``reload()`` replaced the layers: a follower that saw another number
     /// reads again (a reload another follower made counts too).
     var generation: Int { value.withLock { $0.generation } }

@@ -92,24 +92,23 @@ extension KeyValueStack {
         let selected = try domains ?? self.domains().filter(\.isPersistent)
         var firstDomain = true
         for domain in Array(Set(selected)).sorted() {
-            var opened = false
-            func openDomain() {
-                if !firstDomain { out.append(UInt8(ascii: ",")) }
-                firstDomain = false
-                JSONWriter.writeString(domain.name, into: &out)
-                out.append(contentsOf: Array(":{".utf8))
-                opened = true
-            }
-            if explicit { openDomain() }
+            // An explicit domain is written even when empty; others from their first key.
+            var opened = explicit
+            if explicit { Self.openDomain(domain, first: &firstDomain, into: &out) }
             var firstKey = true
-            try forEachEntry(in: domain) { entry in
-                if !opened { openDomain() }
+            // Each row's bytes go straight into the buffer: no `String` per key or value. (No
+            // local function captures these variables: that would check every access to them
+            // at run time.)
+            try forEachRow(in: domain) { _, key, json in
+                if !opened {
+                    Self.openDomain(domain, first: &firstDomain, into: &out)
+                    opened = true
+                }
                 if !firstKey { out.append(UInt8(ascii: ",")) }
                 firstKey = false
-                JSONWriter.writeString(entry.key, into: &out)
+                JSONWriter.writeString(bytes: key, into: &out)
                 out.append(UInt8(ascii: ":"))
-                let json = try entry.checkedJSON()
-                out.append(contentsOf: json.utf8)
+                try Entry.appendCheckedJSON(json, domain: domain, key: key, to: &out)
                 if out.count >= chunkSize {
                     try write(out)
                     out.removeAll(keepingCapacity: true)
@@ -119,6 +118,15 @@ extension KeyValueStack {
         }
         out.append(UInt8(ascii: "}"))
         try write(out)
+    }
+
+    /// Starts a domain's member in an export: `"name":{`, after a comma unless it is the first.
+    private static func openDomain(_ domain: Domain, first: inout Bool, into out: inout [UInt8]) {
+        if !first { out.append(UInt8(ascii: ",")) }
+        first = false
+        JSONWriter.writeString(domain.name, into: &out)
+        out.append(UInt8(ascii: ":"))
+        out.append(UInt8(ascii: "{"))
     }
 
     /// Imports a document `{"domain":{"key":value}}`.

@@ -326,7 +326,40 @@ extension KeyValueStack {
         in domain: Domain? = nil, prefix: String? = nil, _ body: (Entry, ValueOrigin) throws -> Void
     ) throws {
         let schema = try self.schema()
-        let listingAll = domain == nil
+        for each in try effectiveDomains(domain, schema) {
+            try forEachEffectiveEntry(of: each, listingAll: domain == nil, schema: schema, prefix: prefix, body)
+        }
+    }
+
+    /// Visits each entry's domain, key, value and origin as ``forEachEffectiveEntry(in:prefix:_:)``
+    /// does, the key and value as UTF-8 bytes valid only during the call: a domain where only
+    /// stored values answer (no override, default, layer file or lock) is read straight from
+    /// SQLite's rows, with no `String` per entry (`list`).
+    package func forEachEffectiveRow(
+        in domain: Domain? = nil, prefix: String? = nil,
+        _ body: (Domain, UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>, ValueOrigin) throws -> Void
+    ) throws {
+        let schema = try self.schema()
+        for each in try effectiveDomains(domain, schema) {
+            let extras = try effectiveExtras(of: each, schema: schema, prefix: prefix)
+            let storedOnly = extras.isEmpty && !layers.locks.contains { $0.domain == each }
+            if storedOnly {
+                do {
+                    try forEachRow(in: each, prefix: prefix) { domain, key, json in try body(domain, key, json, .store) }
+                } catch let error as PrefsError where domain == nil && each == .memory && error.kind != .notFound {
+                    // Listing everything: an unusable memory tier does not hide the store file.
+                }
+                continue
+            }
+            try forEachEffectiveEntry(of: each, listingAll: domain == nil, schema: schema, prefix: prefix) { entry, origin in
+                var entry = entry
+                try entry.key.withUTF8 { key in try entry.json.withUTF8 { json in try body(each, key, json, origin) } }
+            }
+        }
+    }
+
+    /// The domains ``forEachEffectiveEntry(in:prefix:_:)`` visits, sorted.
+    private func effectiveDomains(_ domain: Domain?, _ schema: Schema) throws -> [Domain] {
         var domains = Set(try domain.map { [$0] } ?? self.domains())
         if domain == nil {
             domains.formUnion(layers.domains)
@@ -334,60 +367,73 @@ extension KeyValueStack {
             domains.formUnion(defaults.registeredDomains)
             domains.formUnion(schema.domains.keys)
         }
-        for domain in domains.sorted() {
-            var extras: [BytewiseString: (JSONValue, ValueOrigin)] = [:]
-            for spec in schema.domains[domain] ?? [] where !spec.isPrefix {
-                if let value = spec.defaultValue { extras[BytewiseString(spec.key)] = (value, .schema) }
-            }
-            for (key, value) in defaults.registered(in: domain) { extras[BytewiseString(key)] = (value, .default) }
-            for (key, value) in layers.system[domain] ?? [:] { extras[BytewiseString(key)] = (value.value, .system) }
-            for (key, value) in layers.project[domain] ?? [:] { extras[BytewiseString(key)] = (value.value, .project) }
-            for (key, value) in overrides[domain] ?? [:] { extras[BytewiseString(key)] = (value, .override) }
-            // A locked key answers the system value, else its default, else nothing: the visit
-            // below skips the stored row of a locked key that no entry here answers.
-            if !layers.locks.isEmpty {
-                for (key, _) in extras where layers.lock(in: domain, forKey: key.value) != nil {
-                    if let value = layers.system[domain]?[key.value] {
-                        extras[key] = (value.value, .locked)
-                    } else if let (value, origin) = try defaultResolution(in: domain, forKey: key.value) {
-                        extras[key] = (value, origin)
-                    } else {
-                        extras[key] = nil
-                    }
-                }
-            }
-            var pending = extras.filter { prefix == nil || $0.key.value.utf8.starts(with: prefix!.utf8) }
-                .map { (key: $0.key.value, value: $0.value.0, origin: $0.value.1) }
-                .sorted { BytewiseString.precedes($0.key, $1.key) }[...]
-            let locks = layers.locks.filter { $0.domain == domain }
-            func extraEntry(_ item: (key: String, value: JSONValue, origin: ValueOrigin)) -> Entry {
-                Entry(domain: domain, key: item.key, json: item.value.compactText, version: 0, updatedAt: 0)
-            }
-            let visit = { (body: (Entry) throws -> Void) throws in
-                do {
-                    try self.forEachEntry(in: domain, prefix: prefix, body)
-                } catch let error as PrefsError where listingAll && domain == .memory && error.kind != .notFound {
-                    // Listing everything: an unusable memory tier does not hide the store file.
-                }
-            }
-            try visit { entry in
-                while let next = pending.first, BytewiseString.precedes(next.key, entry.key) {
-                    pending.removeFirst()
-                    try body(extraEntry(next), next.origin)
-                }
-                let locked = !locks.isEmpty && locks.contains { $0.covers(domain, entry.key) }
-                if let next = pending.first, BytewiseString.equal(next.key, entry.key) {
-                    pending.removeFirst()
-                    if next.origin == .override || locked {
-                        try body(extraEntry(next), next.origin)
-                        return
-                    }
-                }
-                if locked { return }  // no system value nor default: the stored row is not read
-                try body(entry, .store)
-            }
-            for item in pending { try body(extraEntry(item), item.origin) }
+        return domains.sorted()
+    }
+
+    /// What answers in `domain` besides its stored values, for keys with `prefix`, in key
+    /// order: schema and code defaults, layer files, overrides, and what a lock answers.
+    private func effectiveExtras(
+        of domain: Domain, schema: Schema, prefix: String?
+    ) throws -> [(key: String, value: JSONValue, origin: ValueOrigin)] {
+        var extras: [BytewiseString: (JSONValue, ValueOrigin)] = [:]
+        for spec in schema.domains[domain] ?? [] where !spec.isPrefix {
+            if let value = spec.defaultValue { extras[BytewiseString(spec.key)] = (value, .schema) }
         }
+        for (key, value) in defaults.registered(in: domain) { extras[BytewiseString(key)] = (value, .default) }
+        for (key, value) in layers.system[domain] ?? [:] { extras[BytewiseString(key)] = (value.value, .system) }
+        for (key, value) in layers.project[domain] ?? [:] { extras[BytewiseString(key)] = (value.value, .project) }
+        for (key, value) in overrides[domain] ?? [:] { extras[BytewiseString(key)] = (value, .override) }
+        // A locked key answers the system value, else its default, else nothing: the visit
+        // skips the stored row of a locked key that no entry here answers.
+        if !layers.locks.isEmpty {
+            for (key, _) in extras where layers.lock(in: domain, forKey: key.value) != nil {
+                if let value = layers.system[domain]?[key.value] {
+                    extras[key] = (value.value, .locked)
+                } else if let (value, origin) = try defaultResolution(in: domain, forKey: key.value) {
+                    extras[key] = (value, origin)
+                } else {
+                    extras[key] = nil
+                }
+            }
+        }
+        return extras.filter { prefix == nil || $0.key.value.utf8.starts(with: prefix!.utf8) }
+            .map { (key: $0.key.value, value: $0.value.0, origin: $0.value.1) }
+            .sorted { BytewiseString.precedes($0.key, $1.key) }
+    }
+
+    /// One domain's part of ``forEachEffectiveEntry(in:prefix:_:)``.
+    private func forEachEffectiveEntry(
+        of domain: Domain, listingAll: Bool, schema: Schema, prefix: String?, _ body: (Entry, ValueOrigin) throws -> Void
+    ) throws {
+        var pending = try effectiveExtras(of: domain, schema: schema, prefix: prefix)[...]
+        let locks = layers.locks.filter { $0.domain == domain }
+        func extraEntry(_ item: (key: String, value: JSONValue, origin: ValueOrigin)) -> Entry {
+            Entry(domain: domain, key: item.key, json: item.value.compactText, version: 0, updatedAt: 0)
+        }
+        let visit = { (body: (Entry) throws -> Void) throws in
+            do {
+                try self.forEachEntry(in: domain, prefix: prefix, body)
+            } catch let error as PrefsError where listingAll && domain == .memory && error.kind != .notFound {
+                // Listing everything: an unusable memory tier does not hide the store file.
+            }
+        }
+        try visit { entry in
+            while let next = pending.first, BytewiseString.precedes(next.key, entry.key) {
+                pending.removeFirst()
+                try body(extraEntry(next), next.origin)
+            }
+            let locked = !locks.isEmpty && locks.contains { $0.covers(domain, entry.key) }
+            if let next = pending.first, BytewiseString.equal(next.key, entry.key) {
+                pending.removeFirst()
+                if next.origin == .override || locked {
+                    try body(extraEntry(next), next.origin)
+                    return
+                }
+            }
+            if locked { return }  // no system value nor default: the stored row is not read
+            try body(entry, .store)
+        }
+        for item in pending { try body(extraEntry(item), item.origin) }
     }
 }
 

@@ -56,6 +56,25 @@ public struct Entry: Sendable, Equatable {
         }
     }
 
+    /// Appends a stored value given as its bytes (a row of `domain` and `key`) as
+    /// ``checkedJSON()`` gives it: the bytes themselves when they are already compact JSON,
+    /// as the store writes them, so an export makes no `String` per value.
+    ///
+    /// - Throws: `PrefsError` of kind `PrefsError/Kind/storeUnreadable` when the stored
+    ///   text is not valid JSON.
+    package static func appendCheckedJSON(
+        _ json: UnsafeBufferPointer<UInt8>, domain: Domain, key: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]
+    ) throws {
+        if JSONParser.isCompact(json) {
+            out.append(contentsOf: json)
+            return
+        }
+        let entry = Entry(
+            domain: domain, key: String(decoding: key, as: UTF8.self), json: String(decoding: json, as: UTF8.self), version: 0,
+            updatedAt: 0)
+        out.append(contentsOf: try entry.checkedJSON().utf8)
+    }
+
     private var corrupt: PrefsError {
         PrefsError(.storeUnreadable, "stored value of \(domain.name)/\(key) is corrupt: not valid JSON")
     }

@@ -315,57 +315,92 @@ public final class KeyValueStack: Sendable {
     /// - Throws: `PrefsError` when the store cannot be read, or what `body` throws.
     public func forEachEntry(in domain: Domain? = nil, prefix: String? = nil, _ body: (Entry) throws -> Void) throws {
         let domains = try domain.map { [$0] } ?? self.domains()
-        let all = domain == nil
         let now = WallClock.nowMilliseconds()
-        for domain in domains {
-            var overlay = queue.overlay(domain: domain)
-                .filter { prefix == nil || $0.key.key.utf8.starts(with: prefix!.utf8) }
-                .map { ($0.key.key, $0.value) }
-                .sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }[...]
-            func emitOverlay(before key: String?) throws {
-                while let (pendingKey, change) = overlay.first {
-                    if let key, !pendingKey.utf8.lexicographicallyPrecedes(key.utf8) { return }
+        for each in domains {
+            try forEachEntry(of: each, listingAll: domain == nil, prefix: prefix, now: now, body)
+        }
+    }
+
+    /// Visits each entry's domain, key and value as ``forEachEntry(in:prefix:_:)`` does, the key
+    /// and value as UTF-8 bytes that are valid only during the call: a domain without queued
+    /// writes is read straight from SQLite's rows, with no `String` per entry (`list`, `export`).
+    package func forEachRow(
+        in domain: Domain? = nil, prefix: String? = nil,
+        _ body: (Domain, UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Void
+    ) throws {
+        let domains = try domain.map { [$0] } ?? self.domains()
+        let now = WallClock.nowMilliseconds()
+        for each in domains {
+            if queue.overlay(domain: each).isEmpty {
+                try readDomain(each, listingAll: domain == nil) { db in
+                    try DomainTable(each).forEachRow(db, prefix: prefix, now: now) { key, json in try body(each, key, json) }
+                }
+                continue
+            }
+            try forEachEntry(of: each, listingAll: domain == nil, prefix: prefix, now: now) { entry in
+                var entry = entry
+                try entry.key.withUTF8 { key in try entry.json.withUTF8 { json in try body(each, key, json) } }
+            }
+        }
+    }
+
+    /// One domain's part of ``forEachEntry(in:prefix:_:)``: its rows with its queued writes.
+    private func forEachEntry(of domain: Domain, listingAll all: Bool, prefix: String?, now: Int64, _ body: (Entry) throws -> Void) throws {
+        var overlay = queue.overlay(domain: domain)
+            .filter { prefix == nil || $0.key.key.utf8.starts(with: prefix!.utf8) }
+            .map { ($0.key.key, $0.value) }
+            .sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }[...]
+        func emitOverlay(before key: String?) throws {
+            while let (pendingKey, change) = overlay.first {
+                if let key, !pendingKey.utf8.lexicographicallyPrecedes(key.utf8) { return }
+                overlay.removeFirst()
+                if let json = change.visibleJSON(at: now) {
+                    try body(
+                        Entry(domain: domain, key: pendingKey, json: json, version: 1, updatedAt: now, expiresAt: change.expiresAt))
+                }
+            }
+        }
+        try readDomain(domain, listingAll: all) { db in
+            try DomainTable(domain).forEach(db, prefix: prefix, now: now) { entry in
+                try emitOverlay(before: entry.key)
+                if let (pendingKey, change) = overlay.first, pendingKey.utf8.elementsEqual(entry.key.utf8) {
                     overlay.removeFirst()
                     if let json = change.visibleJSON(at: now) {
-                        try body(
-                            Entry(domain: domain, key: pendingKey, json: json, version: 1, updatedAt: now, expiresAt: change.expiresAt))
+                        var updated = entry
+                        updated.json = json
+                        updated.version = max(updated.version == .max ? .max : updated.version + 1, now)
+                        updated.updatedAt = now
+                        updated.expiresAt = change.expiresAt
+                        try body(updated)
                     }
+                    return
                 }
+                try body(entry)
             }
-            let database = database(for: domain)
-            let opened: DatabaseQueue?
-            do {
-                opened = try database.reader()
-            } catch let error as PrefsError where all && domain == .memory {
-                _ = error  // listing everything: an unusable memory tier does not hide the store file
-                opened = nil
+        }
+        try emitOverlay(before: nil)
+    }
+
+    /// Runs `read` in a read of the database that holds `domain`, when its table may exist.
+    /// Listing every domain (`all`), an unusable memory tier reads as empty: it does not hide
+    /// the store file.
+    private func readDomain(_ domain: Domain, listingAll all: Bool, _ read: (Database) throws -> Void) throws {
+        let database = database(for: domain)
+        let opened: DatabaseQueue?
+        do {
+            opened = try database.reader()
+        } catch let error as PrefsError where all && domain == .memory {
+            _ = error
+            opened = nil
+        }
+        guard let reader = opened else { return }
+        do {
+            try reader.readJoining { db in
+                guard try DomainTable.mayExist(db, domain) else { return }
+                try read(db)
             }
-            if let reader = opened {
-                do {
-                    try reader.readJoining { db in
-                        guard try DomainTable.mayExist(db, domain) else { return }
-                        try DomainTable(domain).forEach(db, prefix: prefix, now: now) { entry in
-                            try emitOverlay(before: entry.key)
-                            if let (pendingKey, change) = overlay.first, pendingKey.utf8.elementsEqual(entry.key.utf8) {
-                                overlay.removeFirst()
-                                if let json = change.visibleJSON(at: now) {
-                                    var updated = entry
-                                    updated.json = json
-                                    updated.version = max(updated.version == .max ? .max : updated.version + 1, now)
-                                    updated.updatedAt = now
-                                    updated.expiresAt = change.expiresAt
-                                    try body(updated)
-                                }
-                                return
-                            }
-                            try body(entry)
-                        }
-                    }
-                } catch let error as DatabaseError {
-                    throw database.failure(error, writing: false)
-                }
-            }
-            try emitOverlay(before: nil)
+        } catch let error as DatabaseError {
+            throw database.failure(error, writing: false)
         }
     }
 

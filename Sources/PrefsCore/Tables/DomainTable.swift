@@ -212,6 +212,47 @@ struct DomainTable {
 
     /// Visits live entries in key order (bytewise UTF-8), optionally only those with a prefix.
     func forEach(_ db: Database, prefix: String?, now: Int64, _ body: (Entry) throws -> Void) throws {
+        let statement = try liveRows(db, prefix: prefix, now: now)
+        defer { statement.reset() }
+        var names: [String]?
+        while try statement.step() {
+            // Straight from the columns (a `Row` per entry cost more than SQLite's step); a row
+            // of other types (a store edited by hand) takes the `Row` conversions and errors.
+            if let entry = plainEntry(statement.handle) {
+                try body(entry)
+                continue
+            }
+            try body(rowEntry(statement, names: &names))
+        }
+    }
+
+    /// Visits the key and value of live entries as ``forEach(_:prefix:now:_:)`` does, as the
+    /// UTF-8 bytes SQLite holds (valid only during the call): no `String` per row. A row that
+    /// is not plain text or not valid UTF-8 (a store edited by hand) gives the bytes of the
+    /// entry ``forEach(_:prefix:now:_:)`` would give.
+    func forEachRow(
+        _ db: Database, prefix: String?, now: Int64, _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Void
+    ) throws {
+        let statement = try liveRows(db, prefix: prefix, now: now)
+        defer { statement.reset() }
+        var names: [String]?
+        while try statement.step() {
+            let handle = statement.handle
+            let expiry = sqlite3_column_type(handle, 4)
+            if let key = Self.plainBytes(handle, 0), let json = Self.plainBytes(handle, 1),
+                sqlite3_column_type(handle, 2) == SQLITE_INTEGER, sqlite3_column_type(handle, 3) == SQLITE_INTEGER,
+                expiry == SQLITE_NULL || expiry == SQLITE_INTEGER
+            {
+                try body(key, json)
+                continue
+            }
+            var entry = try plainEntry(handle) ?? rowEntry(statement, names: &names)
+            try entry.key.withUTF8 { key in try entry.json.withUTF8 { json in try body(key, json) } }
+        }
+    }
+
+    /// The statement of live rows in key order (bound, to be reset by the caller).
+    private func liveRows(_ db: Database, prefix: String?, now: Int64) throws -> Statement {
         let columns = "SELECT key, value, version, updated_at, expires_at FROM \(table)"
         let live = "\(scope)(expires_at IS NULL OR expires_at > ?)"
         let statement: Statement
@@ -228,19 +269,14 @@ struct DomainTable {
             statement = try db.makeStatement(sql: "\(columns) WHERE \(live) ORDER BY key")
             try statement.bind([now])
         }
-        defer { statement.reset() }
-        var names: [String]?
-        while try statement.step() {
-            // Straight from the columns (a `Row` per entry cost more than SQLite's step); a row
-            // of other types (a store edited by hand) takes the `Row` conversions and errors.
-            if let entry = plainEntry(statement.handle) {
-                try body(entry)
-                continue
-            }
-            if names == nil { names = statement.columnNames }
-            let row = Row(statement, columnNames: names ?? [])
-            try body(Entry(domain: domain, key: row[0], json: row[1], version: row[2], updatedAt: row[3], expiresAt: row[4]))
-        }
+        return statement
+    }
+
+    /// The current row by the `Row` conversions (which report a row of other types).
+    private func rowEntry(_ statement: Statement, names: inout [String]?) throws -> Entry {
+        if names == nil { names = statement.columnNames }
+        let row = Row(statement, columnNames: names ?? [])
+        return try Entry(domain: domain, key: row[0], json: row[1], version: row[2], updatedAt: row[3], expiresAt: row[4])
     }
 
     /// The current row of `forEach`'s statement as an entry when its columns have the types
@@ -268,5 +304,15 @@ struct DomainTable {
         let count = Int(sqlite3_column_bytes(handle, column))
         guard memchr(text, 0, count) == nil else { return nil }
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    /// A text column without NUL bytes that is valid UTF-8, as its bytes (what ``plainText(_:_:)``
+    /// would decode unchanged); nil otherwise.
+    private static func plainBytes(_ handle: OpaquePointer, _ column: Int32) -> UnsafeBufferPointer<UInt8>? {
+        guard sqlite3_column_type(handle, column) == SQLITE_TEXT, let text = sqlite3_column_text(handle, column) else { return nil }
+        let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column)))
+        if UTF8Bytes.isPrintableASCII(bytes) { return bytes }
+        guard memchr(text, 0, bytes.count) == nil, UTF8Bytes.isValid(bytes) else { return nil }
+        return bytes
     }
 }

@@ -61,25 +61,26 @@ extension Prefs {
             let end = nullTerminated ? UInt8(0) : UInt8(ascii: "\n")
             // Options read once: each read of a property wrapper costs more than a row.
             let (showOrigin, keysOnly) = (self.showOrigin, self.keysOnly)
-            // Each line is made here and handed to the output once.
-            var line: [UInt8] = []
-            try stack.forEachEffectiveEntry(in: domain, prefix: prefix) { entry, origin in
-                line.removeAll(keepingCapacity: true)
-                if showOrigin {
-                    line.append(contentsOf: originText(origin, stack.layerFile(of: origin, in: entry.domain, forKey: entry.key)).utf8)
-                    line.append(UInt8(ascii: "\t"))
+            let tab = UInt8(ascii: "\t")
+            // Each line is made in the output's buffer from the bytes SQLite holds.
+            try stack.forEachEffectiveRow(in: domain, prefix: prefix) { rowDomain, key, json, origin in
+                out.write { line in
+                    if showOrigin {
+                        let file = stack.layerFile(of: origin, in: rowDomain, forKey: String(decoding: key, as: UTF8.self))
+                        line.append(contentsOf: originText(origin, file).utf8)
+                        line.append(tab)
+                    }
+                    if domain == nil {
+                        line.append(contentsOf: rowDomain.name.utf8)
+                        line.append(tab)
+                    }
+                    TerminalText.appendEscapingControls(key, to: &line)
+                    if !keysOnly {
+                        line.append(tab)
+                        TerminalText.appendEscapingControls(json, to: &line)
+                    }
+                    line.append(end)
                 }
-                if domain == nil {
-                    line.append(contentsOf: entry.domain.name.utf8)
-                    line.append(UInt8(ascii: "\t"))
-                }
-                line.append(contentsOf: TerminalText.escapingControls(entry.key).utf8)
-                if !keysOnly {
-                    line.append(UInt8(ascii: "\t"))
-                    line.append(contentsOf: TerminalText.escapingControls(entry.json).utf8)
-                }
-                line.append(end)
-                out.write(bytes: line)
             }
         }
 
@@ -93,28 +94,41 @@ extension Prefs {
             var first = true
             let flatKeys = domain != nil && keysOnly
             write(flatKeys ? "[" : "{")
-            try stack.forEachEffectiveEntry(in: domain, prefix: prefix) { entry, origin in
-                if domain == nil && current != entry.domain {
+            // Opens the entry's domain's member when listing every domain, then its own.
+            func startEntry(_ entryDomain: Domain) {
+                if domain == nil && current != entryDomain {
                     if current != nil { write(keysOnly ? "]," : "},") }
-                    current = entry.domain
+                    current = entryDomain
                     first = true
-                    write(JSONValue.string(entry.domain.name).compactText)
+                    write(JSONValue.string(entryDomain.name).compactText)
                     write(keysOnly ? ":[" : ":{")
                 }
                 if !first { write(",") }
                 first = false
-                write(JSONValue.string(entry.key).compactText)
-                if meta {
-                    write(":")
-                    write(metaJSON(try entry.value(), entry: origin == .store ? entry : nil).compactText)
-                } else if showOrigin && !keysOnly {
-                    write(":")
-                    let value = try entry.value()
-                    let file = stack.layerFile(of: origin, in: entry.domain, forKey: entry.key)
-                    write(JSONValue.object([.init("value", value), .init("origin", .string(originText(origin, file)))]).compactText)
-                } else if !keysOnly {
-                    write(":")
-                    write(try entry.checkedJSON())
+            }
+            if !meta && !showOrigin {
+                // Keys and values as the store holds them: no `String` per entry.
+                try stack.forEachEffectiveRow(in: domain, prefix: prefix) { entryDomain, key, json, _ in
+                    startEntry(entryDomain)
+                    JSONWriter.writeString(bytes: key, into: &text)
+                    if !keysOnly {
+                        write(":")
+                        try Entry.appendCheckedJSON(json, domain: entryDomain, key: key, to: &text)
+                    }
+                }
+            } else {
+                try stack.forEachEffectiveEntry(in: domain, prefix: prefix) { entry, origin in
+                    startEntry(entry.domain)
+                    write(JSONValue.string(entry.key).compactText)
+                    if meta {
+                        write(":")
+                        write(metaJSON(try entry.value(), entry: origin == .store ? entry : nil).compactText)
+                    } else if !keysOnly {
+                        write(":")
+                        let value = try entry.value()
+                        let file = stack.layerFile(of: origin, in: entry.domain, forKey: entry.key)
+                        write(JSONValue.object([.init("value", value), .init("origin", .string(originText(origin, file)))]).compactText)
+                    }
                 }
             }
             if current != nil { write(keysOnly ? "]" : "}") }
