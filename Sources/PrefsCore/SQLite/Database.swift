@@ -29,6 +29,9 @@ package final class Database {
     /// `PRAGMA query_only` is on (inside ``DatabaseQueue/read(_:)``).
     private var queryOnly = false
     private var closed = false
+    /// The change log's TEMP triggers are made on this connection (set by
+    /// `ChangeLog.installTriggers`): a connection that only reads never makes them.
+    package var changeLogInstalled = false
 
     /// Opens `path` (a file name, `:memory:` or a `file:` URI) and sets the connection up.
     ///

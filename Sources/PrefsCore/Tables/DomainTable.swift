@@ -69,7 +69,17 @@ struct DomainTable {
         try db.execute(
             sql: "INSERT OR IGNORE INTO domains (name, created_at) VALUES (?, ?)",
             arguments: [domain.name, WallClock.nowMilliseconds()])
-        if !table.isShared { try ChangeLog.createTriggers(db, domain) }
+        if !table.isShared {
+            try db.execute(sql: expiryIndexSQL(domain))
+            try ChangeLog.installTriggers(db, for: domain)
+        }
+    }
+
+    /// The expiry index of a domain's own table.
+    static func expiryIndexSQL(_ domain: Domain) -> String {
+        let name = "kv_" + domain.name
+        return
+            "CREATE INDEX IF NOT EXISTS \((name + "_expiry").quotedDatabaseIdentifier) ON \(name.quotedDatabaseIdentifier) (expires_at) WHERE expires_at IS NOT NULL;"
     }
 
     static func exists(_ db: Database, _ domain: Domain) throws -> Bool {
