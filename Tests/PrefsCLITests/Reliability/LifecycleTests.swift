@@ -97,7 +97,8 @@ struct LifecycleTests {
                 #expect(result.status == 0, "round \(round): \(result)")
             }
             let listed = try box.runOK(["list", "legacy", "--json"])
-            let later = fixture == "schema-3" || fixture == "schema-4" ? ",\"later\":\"soon\"" : ""  // schema-3 has a key that expires in 2100
+            // schema-3 and schema-4 have a key that expires in 2100
+            let later = fixture == "schema-3" || fixture == "schema-4" ? ",\"later\":\"soon\"" : ""
             #expect(
                 listed.stdout == "{\"count\":41\(later),\"n0\":0,\"n1\":1,\"n2\":2,\"n3\":3,\"n4\":4,\"n5\":5}\n",
                 "round \(round): \(listed)")

@@ -39,10 +39,13 @@ struct MaintenanceLibraryTests {
             (
                 try Int.fetchOne(db, sql: "PRAGMA user_version"),
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'"),
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM changelog WHERE domain = 'legacy' AND key = 'count' AND old = '41' AND new = '42'")
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM changelog WHERE domain = 'legacy' AND key = 'count' AND old = '41' AND new = '42'")
             )
         }
-        #expect(version == 5 && triggers == 0 && logged == 1, "version \(String(describing: version)), \(String(describing: triggers)) triggers, \(String(describing: logged)) records")
+        #expect(
+            version == 5 && triggers == 0 && logged == 1,
+            "version \(String(describing: version)), \(String(describing: triggers)) triggers, \(String(describing: logged)) records")
         let findings = try stack.maintenance.doctor(environment: ["XDG_RUNTIME_DIR": store.directory])
         #expect(!findings.contains { $0.level == .error }, "\(findings.map(\.json))")
         #expect(findings.contains { $0.check == "objects" && $0.level == .ok }, "\(findings.map(\.json))")
