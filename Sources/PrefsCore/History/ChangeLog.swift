@@ -2,7 +2,7 @@ import CPrefsSQLite
 import CSQLite
 
 /// The change log: the `changelog` table, filled by TEMP triggers of the writing connection
-/// on every domain table (``installTriggers(_:)``) in the writing transaction itself, and the
+/// on every domain table (``installTriggers(_:on:)``) in the writing transaction itself, and the
 /// one-row `write_context` table that tells the triggers the op (``LogOperation``) and the
 /// actor of the write in progress. Updating
 /// `write_context` inside the writing transaction keeps it private to that transaction.
@@ -123,37 +123,24 @@ struct ChangeLog: Sendable {
             arguments: [number, WallClock.nowMilliseconds(), op.rawValue, actor])
     }
 
-    /// The tables whose writes the change log records: the built-in domains' own tables, the
-    /// memory tier's, and the shared table of custom domains.
-    private static let loggedTables: [(table: String, domain: Domain?)] =
-        (Domain.builtInPersistent + [.memory]).map { ("kv_" + $0.name, $0) } + [(DomainTable.sharedTableName, nil)]
-
-    /// Makes the change log's triggers on this connection, for the tables of ``loggedTables``
-    /// that exist: TEMP triggers, in the connection's private `temp` schema, never in the
-    /// store's (schema 5). A store's schema, which SQLite parses at every open, then holds no
-    /// trigger, and a connection that only reads (every `get`) never parses one: the writing
-    /// connection makes them once, before the first write transaction prepares its statements
-    /// (``StoreDatabase/write(_:)``). Writes made outside prefs (the `sqlite3` shell) are not
-    /// logged. Marks the connection (``Database/changeLogInstalled``) unless it is inside a
-    /// transaction, whose rollback would take them back.
-    static func installTriggers(_ db: Database) throws {
-        guard prefs_sqlite_register_logging(db.sqliteConnection) == SQLITE_OK else {
-            throw DatabaseError(resultCode: .misuse, message: "cannot register the change log's function")
+    /// Makes the change log's three TEMP triggers on the table that holds `table`'s rows, on
+    /// this connection, unless it has them: in the connection's private `temp` schema, never
+    /// in the store's (schema 5). A store's schema, which SQLite parses at every open, then
+    /// holds no trigger; a connection that only reads (every `get`) never makes one, and a
+    /// write makes those of the table it writes, before it prepares the statements that
+    /// write it (``DomainTable``), so they fire in them. Writes made outside prefs (the
+    /// `sqlite3` shell) are not logged.
+    static func installTriggers(_ db: Database, on table: DomainTable) throws {
+        let name = table.isShared ? DomainTable.sharedTableName : "kv_" + table.domain.name
+        guard !db.changeLogTables.contains(name) else { return }
+        if !db.changeLogFunction {
+            guard prefs_sqlite_register_logging(db.sqliteConnection) == SQLITE_OK else {
+                throw DatabaseError(resultCode: .misuse, message: "cannot register the change log's function")
+            }
+            db.changeLogFunction = true
         }
-        var names = ""
-        for (table, _) in loggedTables { names += (names.isEmpty ? "'" : ", '") + table + "'" }
-        let existing = Set(try String.fetchAll(db, sql: "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name IN (\(names))"))
-        var sql = ""
-        for (table, domain) in loggedTables where existing.contains(table) { sql += triggersSQL(table: table, domain: domain) }
-        if !sql.isEmpty { try db.execute(sql: sql) }
-        db.changeLogInstalled = !db.isInsideTransaction
-    }
-
-    /// Makes the change log's triggers for a built-in domain's table made after
-    /// ``installTriggers(_:)`` ran on this connection (none before: that one makes them).
-    static func installTriggers(_ db: Database, for domain: Domain) throws {
-        guard db.changeLogInstalled, !DomainTable.isShared(domain) else { return }
-        try db.execute(sql: triggersSQL(table: "kv_" + domain.name, domain: domain))
+        try db.execute(sql: triggersSQL(table: name, domain: table.isShared ? nil : table.domain))
+        db.changeLogTables.insert(name)
     }
 
     /// The three TEMP triggers that append every insert, update and delete of `table` to the

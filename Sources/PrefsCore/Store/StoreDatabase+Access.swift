@@ -48,22 +48,11 @@ extension StoreDatabase {
     /// caches are then ready before a write transaction takes the lock). Errors are ignored:
     /// the transaction that runs the statements reports them.
     func prepareStatements(_ prepare: (Database) throws -> Void) {
-        guard let queue = try? loggingWriter() else { return }
+        guard let queue = try? writer() else { return }
         queue.inDatabase { db in
             guard !db.isInsideTransaction else { return }
             _ = try? prepare(db)
         }
-    }
-
-    /// The writing connection with the change log's triggers made on it (once per connection,
-    /// outside any transaction: ``ChangeLog/installTriggers(_:)``), before a write prepares its
-    /// statements. Reading never makes them.
-    private func loggingWriter() throws -> DatabaseQueue {
-        let queue = try writer()
-        try queue.inDatabase { db in
-            if !db.changeLogInstalled { try ChangeLog.installTriggers(db) }
-        }
-        return queue
     }
 
     /// Runs `body` in a write transaction that changes no keys (the `meta` table, sync
@@ -73,7 +62,7 @@ extension StoreDatabase {
     /// - Throws: what `body` throws, database errors mapped by ``failure(_:writing:)``.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
         do {
-            return try loggingWriter().write(body)
+            return try writer().write(body)
         } catch {
             throw failure(error, writing: true)
         }
