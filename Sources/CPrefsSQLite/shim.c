@@ -12,6 +12,18 @@ int prefs_sqlite_enable_triggers(sqlite3 *db, int enabled) {
     return sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, enabled, &now);
 }
 
+static void prefs_logging(sqlite3_context *context, int count, sqlite3_value **values) {
+    (void)count;
+    (void)values;
+    int now = 1;
+    sqlite3_db_config(sqlite3_context_db_handle(context), SQLITE_DBCONFIG_ENABLE_TRIGGER, -1, &now);
+    sqlite3_result_int(context, now);
+}
+
+int prefs_sqlite_register_logging(sqlite3 *db) {
+    return sqlite3_create_function_v2(db, "prefs_logging", 0, SQLITE_UTF8 | SQLITE_INNOCUOUS, NULL, prefs_logging, NULL, NULL, NULL);
+}
+
 void prefs_sqlite_disable_dqs(sqlite3 *db) {
 #if SQLITE_VERSION_NUMBER >= 3029000
     sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DDL, 0, (void *)0);

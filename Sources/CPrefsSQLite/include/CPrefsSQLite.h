@@ -5,8 +5,15 @@
 
 /// sqlite3_db_config is variadic, which Swift cannot call: this sets
 /// SQLITE_DBCONFIG_ENABLE_TRIGGER (1 on, 0 off) and returns the SQLite result code.
-/// Statements prepared afterwards follow the setting; prepared ones keep theirs.
+/// Statements prepared afterwards follow the setting; prepared ones keep theirs. TEMP
+/// triggers (the change log's, SQLite 3.35 and later) are not switched by it: they ask
+/// prefs_logging(), which answers the setting when they run.
 int prefs_sqlite_enable_triggers(sqlite3 *db, int enabled);
+
+/// Registers the SQL function prefs_logging() on the connection: 1 while
+/// SQLITE_DBCONFIG_ENABLE_TRIGGER is on, 0 while it is off (what the change log's TEMP
+/// triggers test in their WHEN clause). Returns the SQLite result code.
+int prefs_sqlite_register_logging(sqlite3 *db);
 
 /// Turns off double-quoted string literals (SQLITE_DBCONFIG_DQS_DDL and _DML), so a
 /// misspelt "column" is an error instead of a string.

@@ -1,9 +1,10 @@
 import CPrefsSQLite
 import CSQLite
 
-/// The change log: the `changelog` table, filled by triggers on every domain table in the
-/// writing transaction itself, and the one-row `write_context` table that tells the
-/// triggers the op (``LogOperation``) and the actor of the write in progress. Updating
+/// The change log: the `changelog` table, filled by TEMP triggers of the writing connection
+/// on every domain table (``installTriggers(_:on:)``) in the writing transaction itself, and the
+/// one-row `write_context` table that tells the triggers the op (``LogOperation``) and the
+/// actor of the write in progress. Updating
 /// `write_context` inside the writing transaction keeps it private to that transaction.
 ///
 /// Writers never call this directly: ``WriteTransaction`` names the op, captures sync and
@@ -103,8 +104,10 @@ struct ChangeLog: Sendable {
         try Int64.fetchOne(db, sql: "SELECT max(seq) FROM changelog") ?? 0
     }
 
-    /// Turns the change-log triggers of statements prepared from now on off or on again.
-    /// Triggers are a setting of the connection, not of the transaction.
+    /// Turns the change log off or on again, for the connection: its TEMP triggers ask
+    /// `prefs_logging()` when they run, which answers this setting
+    /// (`SQLITE_DBCONFIG_ENABLE_TRIGGER`, which SQLite applies to the persistent triggers of
+    /// statements prepared from now on, and not to TEMP triggers).
     static func enableTriggers(_ db: Database, _ enabled: Bool) throws {
         guard prefs_sqlite_enable_triggers(db.sqliteConnection, enabled ? 1 : 0) == SQLITE_OK else {
             throw DatabaseError(resultCode: .misuse, message: "cannot \(enabled ? "resume" : "suspend") the change log")
@@ -120,11 +123,49 @@ struct ChangeLog: Sendable {
             arguments: [number, WallClock.nowMilliseconds(), op.rawValue, actor])
     }
 
-    /// Triggers that append every insert, update and delete of the domain's own table
-    /// (`kv_<domain>`) to the change log, in the same transaction, with the op and actor of
-    /// `write_context`: a built-in domain's (and, in migration 2, every domain's; the shared
-    /// table of custom domains gets its own in migration 4).
-    static func createTriggers(_ db: Database, _ domain: Domain) throws {
+    /// Makes the change log's three TEMP triggers on the table that holds `table`'s rows, on
+    /// this connection, unless it has them: in the connection's private `temp` schema, never
+    /// in the store's (schema 5). A store's schema, which SQLite parses at every open, then
+    /// holds no trigger; a connection that only reads (every `get`) never makes one, and a
+    /// write makes those of the table it writes, before it prepares the statements that
+    /// write it (``DomainTable``), so they fire in them. Writes made outside prefs (the
+    /// `sqlite3` shell) are not logged.
+    static func installTriggers(_ db: Database, on table: DomainTable) throws {
+        let name = table.isShared ? DomainTable.sharedTableName : "kv_" + table.domain.name
+        guard !db.changeLogTables.contains(name) else { return }
+        if !db.changeLogFunction {
+            guard prefs_sqlite_register_logging(db.sqliteConnection) == SQLITE_OK else {
+                throw DatabaseError(resultCode: .misuse, message: "cannot register the change log's function")
+            }
+            db.changeLogFunction = true
+        }
+        try db.execute(sql: triggersSQL(table: name, domain: table.isShared ? nil : table.domain))
+        db.changeLogTables.insert(name)
+    }
+
+    /// The three TEMP triggers that append every insert, update and delete of `table` to the
+    /// change log, in the same transaction, with the op and actor of `write_context`, while
+    /// the log is on (``enableTriggers(_:_:)``). `domain`: the domain of a table of its own;
+    /// nil: the shared table, whose rows name theirs.
+    private static func triggersSQL(table: String, domain: Domain?) -> String {
+        // Domain names are validated: [a-z0-9_-] only.
+        let (new, old) = domain.map { ("'" + $0.name + "'", "'" + $0.name + "'") } ?? ("new.domain", "old.domain")
+        let target = "main." + table.quotedDatabaseIdentifier
+        let insert = "INSERT INTO changelog (at, domain, key, op, old, new, actor) SELECT"
+        let deletedAt = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
+        func trigger(_ event: String, _ values: String) -> String {
+            let name = (table + "_log_" + event.lowercased()).quotedDatabaseIdentifier
+            return "CREATE TEMP TRIGGER IF NOT EXISTS \(name) AFTER \(event) ON \(target) WHEN prefs_logging() BEGIN "
+                + "\(insert) \(values), actor FROM write_context; END;\n"
+        }
+        return trigger("INSERT", "new.updated_at, \(new), new.key, op, NULL, new.value")
+            + trigger("UPDATE", "new.updated_at, \(new), new.key, op, old.value, new.value")
+            + trigger("DELETE", "\(deletedAt), \(old), old.key, op, old.value, NULL")
+    }
+
+    /// Migration 2's persistent triggers on a domain's own table (frozen: released migrations
+    /// are never edited), which migration 5 drops, and the table's expiry index, which stays.
+    static func createPersistentTriggers(_ db: Database, _ domain: Domain) throws {
         let name = "kv_" + domain.name
         let table = name.quotedDatabaseIdentifier
         let literal = "'" + domain.name + "'"  // validated: [a-z0-9_-] only
@@ -141,7 +182,12 @@ struct ChangeLog: Sendable {
                 CREATE TRIGGER IF NOT EXISTS \((name + "_log_delete").quotedDatabaseIdentifier) AFTER DELETE ON \(table) BEGIN
                     \(insert) \(deletedAt), \(literal), old.key, op, old.value, NULL, actor FROM write_context;
                 END;
-                CREATE INDEX IF NOT EXISTS \((name + "_expiry").quotedDatabaseIdentifier) ON \(table) (expires_at) WHERE expires_at IS NOT NULL;
+                \(DomainTable.expiryIndexSQL(domain))
                 """)
+    }
+
+    /// The names of the persistent triggers schema 2 to 4 put on `table` (migration 5 drops them).
+    static func persistentTriggerNames(_ table: String) -> [String] {
+        ["_log_insert", "_log_update", "_log_delete"].map { table + $0 }
     }
 }

@@ -78,12 +78,15 @@ struct BackupCopy {
         if isTable("sync_config") { try copySync(backup, into: target, found: found, report: &report) }
 
         let expected = try SchemaInventory.expected(domains: domains)
-        // Before version 4 each custom domain had its own table, expiry index and triggers.
+        // Before version 4 each custom domain had its own table, expiry index and triggers;
+        // before version 5 every domain table had its change-log triggers in the store.
         var legacy: Set<String> = ["grdb_migrations"]
-        if version < 4 {
-            for domain in domains where DomainTable.isShared(domain) {
+        if version < 5 {
+            legacy.formUnion(ChangeLog.persistentTriggerNames(DomainTable.sharedTableName))
+            for domain in domains {
                 let name = "kv_" + domain.name
-                legacy.formUnion([name, name + "_expiry", name + "_log_insert", name + "_log_update", name + "_log_delete"])
+                legacy.formUnion(ChangeLog.persistentTriggerNames(name))
+                if version < 4 && DomainTable.isShared(domain) { legacy.formUnion([name, name + "_expiry"]) }
             }
         }
         for difference in found.differences(from: expected, namesOnly: version < StoreDatabase.schemaVersion) {

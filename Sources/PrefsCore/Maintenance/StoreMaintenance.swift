@@ -95,7 +95,8 @@ public struct StoreMaintenance: Sendable {
                     let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
                     add(.ok, "schema", "schema version \(version) (this prefs: \(StoreDatabase.schemaVersion))")
                     // Every table, index, trigger and view must be one prefs makes, with its SQL:
-                    // a planted trigger can rewrite later writes, a missing one hides them from the log.
+                    // a planted trigger can rewrite later writes. (The change log's triggers are
+                    // the writing connection's TEMP triggers: a persistent one logs writes twice.)
                     if version == StoreDatabase.schemaVersion {
                         let differences = try SchemaInventory.read(db).differences(
                             from: SchemaInventory.expected(domains: DomainTable.all(db)))

@@ -29,6 +29,12 @@ package final class Database {
     /// `PRAGMA query_only` is on (inside ``DatabaseQueue/read(_:)``).
     private var queryOnly = false
     private var closed = false
+    /// The tables whose change-log TEMP triggers are made on this connection
+    /// (`ChangeLog.installTriggers(_:on:)`, before the first write to each): a connection that
+    /// only reads never makes one. A transaction that rolls back takes back the ones it made.
+    package var changeLogTables: Set<String> = []
+    /// `prefs_logging()`, which the triggers ask, is registered on this connection.
+    package var changeLogFunction = false
 
     /// Opens `path` (a file name, `:memory:` or a `file:` URI) and sets the connection up.
     ///
@@ -211,6 +217,7 @@ package final class Database {
     /// when it returns `.rollback` or throws (the first error is thrown).
     package func inTransaction(_ kind: TransactionKind? = nil, _ body: () throws -> TransactionCompletion) throws {
         try cachedStatement(sql: "BEGIN \((kind ?? (isReadOnly ? .deferred : .immediate)).rawValue) TRANSACTION").execute()
+        let loggedTables = changeLogTables
         var firstError: (any Error)?
         var needsRollback = true
         do {
@@ -232,6 +239,8 @@ package final class Database {
                 if firstError == nil { firstError = error }
             }
         }
+        // The triggers made in a transaction that did not commit are gone with it.
+        if needsRollback { changeLogTables = loggedTables }
         if let firstError { throw firstError }
     }
 

@@ -39,6 +39,9 @@ struct SchemaInventory: Equatable {
         /// One line: what differs.
         var message: String {
             switch self {
+            case .unknown(let object) where object.type == "trigger" && object.name.hasPrefix("kv_") && object.name.contains("_log_"):
+                "\(object.description) was not made by prefs (a change-log trigger in the store, as schema 4 and older had: "
+                    + "prefs logs each write itself, so this one logs it twice; drop it)"
             case .unknown(let object): "\(object.description) was not made by prefs"
             case .missing(let object): "\(object.description) is missing"
             case .altered(let object): "\(object.description) differs from the one prefs makes"

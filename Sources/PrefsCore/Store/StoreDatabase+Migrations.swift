@@ -67,7 +67,7 @@ extension StoreDatabase {
                     """)
             for name in try String.fetchAll(db, sql: "SELECT name FROM domains") {
                 guard let domain = try? Domain(name) else { continue }
-                try ChangeLog.createTriggers(db, domain)
+                try ChangeLog.createPersistentTriggers(db, domain)
             }
             try db.execute(sql: "UPDATE meta SET value = '2' WHERE key = 'schema_version'")
             try db.execute(sql: "PRAGMA user_version = 2")
@@ -165,6 +165,21 @@ extension StoreDatabase {
             try db.execute(sql: "UPDATE meta SET value = '4' WHERE key = 'schema_version'")
             try db.execute(sql: "PRAGMA user_version = 4")
         }
-        return [(1, v1), (2, v2), (3, v3), (4, v4)]
+        let v5: @Sendable (Database) throws -> Void = { db in
+            // The change log's triggers leave the store's schema, which SQLite parses at every
+            // open (a `get` too): the writing connection makes them as TEMP triggers
+            // (ChangeLog.installTriggers). Rows, versions and log records stay as they are.
+            // One transaction, as every migration: a kill at any point leaves version 4.
+            var tables = (Domain.builtInPersistent + [.memory]).map { "kv_" + $0.name }
+            tables.append("kv__custom")
+            var sql = ""
+            for table in tables {
+                for name in ChangeLog.persistentTriggerNames(table) { sql += "DROP TRIGGER IF EXISTS \(name.quotedDatabaseIdentifier);\n" }
+            }
+            try db.execute(sql: sql)
+            try db.execute(sql: "UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+            try db.execute(sql: "PRAGMA user_version = 5")
+        }
+        return [(1, v1), (2, v2), (3, v3), (4, v4), (5, v5)]
     }
 }

@@ -24,7 +24,7 @@ final class StoreDatabase: Sendable {
     /// `PRAGMA application_id` of a memory-tier file ("prfm").
     static let memoryApplicationID: Int32 = 0x7072_666D
     /// The schema version this build writes; also kept in `PRAGMA user_version`.
-    static let schemaVersion = 4
+    static let schemaVersion = 5
     /// The size, in bytes, a `-wal` file is cut back to once a checkpoint has emptied it
     /// (`PRAGMA journal_size_limit`); `prefs doctor` reports a larger one.
     static let walSizeLimit = 4 << 20

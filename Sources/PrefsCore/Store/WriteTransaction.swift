@@ -35,9 +35,9 @@ final class WriteTransaction {
     /// Runs `body` in one write transaction of `database`, its changes logged as `op`.
     ///
     /// The statements every transaction runs, and those of `domains`' tables, are prepared
-    /// first, outside the transaction: a one-shot command would otherwise parse them (and the
-    /// change-log triggers the upsert carries) while it holds the store's write lock, which
-    /// every other writer is waiting for.
+    /// first, outside the transaction, after the change log's TEMP triggers are made on the
+    /// connection: a one-shot command would otherwise parse them (and the triggers the upsert
+    /// carries) while it holds the store's write lock, which every other writer is waiting for.
     ///
     /// - Throws: what `body` throws; database errors as ``PrefsError`` (`cannotWrite`,
     ///   `storeUnreadable`).
@@ -106,8 +106,8 @@ final class WriteTransaction {
         try ChangeLog.retention(db)
     }
 
-    /// Stops the change-log triggers of statements prepared from now on, for the head of a
-    /// transaction whose records retention would delete at commit anyway. Call
+    /// Stops the change log's triggers from now on (in every statement, whenever prepared),
+    /// for the head of a transaction whose records retention would delete at commit anyway. Call
     /// ``resumeLogging(op:skipping:)`` before the transaction ends, whatever happens.
     func suspendLogging() throws {
         try ChangeLog.enableTriggers(db, false)

@@ -45,6 +45,7 @@ final class BulkUpsert {
     init(_ db: Database, table: DomainTable) throws {
         self.db = db
         self.table = table
+        try ChangeLog.installTriggers(db, on: table)
         single = try db.cachedStatement(sql: table.upsertSQL(rows: 1))
         buffer.rows.reserveCapacity(Self.rowsPerStatement)
     }

@@ -69,7 +69,16 @@ struct DomainTable {
         try db.execute(
             sql: "INSERT OR IGNORE INTO domains (name, created_at) VALUES (?, ?)",
             arguments: [domain.name, WallClock.nowMilliseconds()])
-        if !table.isShared { try ChangeLog.createTriggers(db, domain) }
+        if !table.isShared {
+            try db.execute(sql: expiryIndexSQL(domain))
+        }
+    }
+
+    /// The expiry index of a domain's own table.
+    static func expiryIndexSQL(_ domain: Domain) -> String {
+        let name = "kv_" + domain.name
+        return
+            "CREATE INDEX IF NOT EXISTS \((name + "_expiry").quotedDatabaseIdentifier) ON \(name.quotedDatabaseIdentifier) (expires_at) WHERE expires_at IS NOT NULL;"
     }
 
     static func exists(_ db: Database, _ domain: Domain) throws -> Bool {
@@ -89,6 +98,7 @@ struct DomainTable {
     /// Prepares (and caches) the statements a write of one key runs: the expiry check, the
     /// read of the previous value and the one-row upsert.
     func prepareStatements(_ db: Database) throws {
+        try ChangeLog.installTriggers(db, on: self)
         for sql in [hasExpiredSQL, rowSQL, upsertSQL(rows: 1)] { _ = try db.cachedStatement(sql: sql) }
     }
 
@@ -114,6 +124,7 @@ struct DomainTable {
     /// `updatedAt` defaults to `now`; a value pulled from the sync remote keeps its writer's
     /// time there.
     func upsert(_ db: Database, key: String, json: String, now: Int64, updatedAt: Int64? = nil, expiresAt: Int64?) throws {
+        try ChangeLog.installTriggers(db, on: self)
         let statement = try db.cachedStatement(sql: upsertSQL(rows: 1))
         statement.setUncheckedArguments([key, json, now, updatedAt ?? now, expiresAt])
         try statement.execute()
@@ -144,6 +155,7 @@ struct DomainTable {
 
     /// Deletes the keys that have expired by `now`; returns how many there were.
     func purgeExpired(_ db: Database, now: Int64) throws -> Int {
+        try ChangeLog.installTriggers(db, on: self)
         try db.execute(sql: "DELETE FROM \(table) WHERE \(scope)expires_at IS NOT NULL AND expires_at <= ?", arguments: [now])
         return db.changesCount
     }
@@ -171,6 +183,7 @@ struct DomainTable {
 
     /// Deletes a key; returns whether it existed.
     func delete(_ db: Database, key: String) throws -> Bool {
+        try ChangeLog.installTriggers(db, on: self)
         try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(scope)key = ?").execute(arguments: [key])
         return db.changesCount > 0
     }

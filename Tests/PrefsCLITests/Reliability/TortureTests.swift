@@ -271,9 +271,9 @@ struct TortureTests {
                     try db.tableExists("kv__custom")
                 )
             }
-            // All or nothing: version 3 with its 1,500 tables, or version 4 with none.
+            // All or nothing: version 3 with its 1,500 tables, or version 5 (through 4) with none.
             #expect(
-                (version == 3 && legacyTables == 1_500 && !shared) || (version == 4 && legacyTables == 0 && shared),
+                (version == 3 && legacyTables == 1_500 && !shared) || (version == 5 && legacyTables == 0 && shared),
                 "iteration \(iteration): version \(version), \(legacyTables) tables, shared \(shared)")
             if version == 3 { interrupted += 1 }
             let get = try box.runOK(["get", "app1499", "theme"])
@@ -289,6 +289,108 @@ struct TortureTests {
             #expect(kept == log, "iteration \(iteration): the log records are kept")
         }
         #expect(interrupted >= 1, "some kills fell before the migration committed (\(interrupted) of 8)")
+    }
+
+    /// Schema 5 takes the change log's 15 triggers out of the store's schema in one
+    /// transaction: `prefs` killed at any point of migrating a version 4 store of 1,500 custom
+    /// domains leaves version 4 as it was (its triggers too) or version 5 without them, every
+    /// row, version, expiry and log record kept, and the next write logged once.
+    @Test func killNineDuringTheMigrationToSchemaFiveLosesNothing() throws {
+        let box = try Sandbox()
+        let template = box.root + "/v4.db"
+        try makeFixtureStore("schema-4", at: template)
+        // Written through version 4's own triggers: every row has its log record.
+        var sql = "BEGIN; UPDATE write_context SET op = 'import', actor = 'torture';"
+        for index in 0..<1_500 {
+            sql += """
+                INSERT INTO domains VALUES ('app\(index)', \(index));
+                INSERT INTO kv__custom VALUES ('app\(index)', 'theme', '"dark-\(index)"', \(index + 1), \(1000 + index), NULL);
+                INSERT INTO kv__custom VALUES ('app\(index)', 'until', '\(index)', 7, 8, 4102444800000);
+
+                """
+        }
+        sql += "COMMIT;"
+        let queue = try DatabaseQueue(path: template)
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: sql)
+            _ = try String.fetchAll(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        let rowsSQL = "SELECT domain, key, value, version, updated_at, expires_at FROM kv__custom ORDER BY domain, key"
+        let logSQL = "SELECT seq, at, domain, key, op, old, new, actor FROM changelog ORDER BY seq"
+        let (rows, log) = try queue.read { db in
+            (try Row.fetchAll(db, sql: rowsSQL).map(\.description), try Row.fetchAll(db, sql: logSQL).map(\.description))
+        }
+        try queue.close()
+        #expect(rows.count == 3_002 && log.count == 3_003, "\(rows.count) rows, \(log.count) records")
+
+        func fresh() throws {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: box.store + suffix) }
+            try FileManager.default.copyItem(atPath: template, toPath: box.store)
+        }
+        try FileManager.default.createDirectory(
+            atPath: (box.store as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
+        // How long an uninterrupted run that migrates takes: the kills fall within it.
+        try fresh()
+        let started = Date()
+        try box.runOK(["set", "user", "probe", "0"])
+        let took = max(Date().timeIntervalSince(started), 0.02)
+        var generator = SystemRandomNumberGenerator()
+        var interrupted = 0
+        let rounds = 16
+        for round in 0..<rounds {
+            try fresh()
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Sandbox.binary)
+            process.environment = box.environment()
+            process.arguments = ["--store", box.store, "set", "user", "probe", "\(round)"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try launch(process)
+            // Spread over the run: from its start to a little after its usual end.
+            Thread.sleep(forTimeInterval: took * (Double(round) + Double.random(in: 0...1, using: &generator)) / Double(rounds) * 1.1)
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            #expect(try integrity(box.store) == "ok", "round \(round)")
+            let (version, meta, triggers) = try DatabaseQueue(path: box.store).read { db in
+                (
+                    try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0,
+                    try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'schema_version'") ?? "",
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'") ?? -1
+                )
+            }
+            // All or nothing: version 4 with its 15 triggers, or version 5 with none.
+            #expect(
+                (version == 4 && meta == "4" && triggers == 15) || (version == 5 && meta == "5" && triggers == 0),
+                "round \(round): version \(version) (meta \(meta)), \(triggers) triggers")
+            if version == 4 { interrupted += 1 }
+            let get = try box.runOK(["get", "app1499", "theme"])
+            #expect(get.stdout == "dark-1499\n", "round \(round): \(get)")
+            let (kept, keptLog, migrated) = try DatabaseQueue(path: box.store).read { db in
+                (
+                    try Row.fetchAll(db, sql: rowsSQL).map(\.description),
+                    try Row.fetchAll(db, sql: logSQL).map(\.description),
+                    try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                )
+            }
+            #expect(kept == rows, "round \(round): \(kept.count) rows, each as version 4 held it")
+            // The log as version 4 held it, then the probe's record when the killed run committed.
+            #expect(
+                Array(keptLog.prefix(log.count)) == log && keptLog.count - log.count <= 1, "round \(round): the log records are kept")
+            #expect(migrated == 5, "round \(round): the get migrated what the kill left")
+            // A write after it is logged, once.
+            try box.runOK(["--actor", "after", "set", "app7", "theme", "light"])
+            let logged = try DatabaseQueue(path: box.store).read { db in
+                try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT count(*) FROM changelog WHERE domain = 'app7' AND key = 'theme' AND op = 'set' \
+                        AND old = '"dark-7"' AND new = '"light"' AND actor = 'after'
+                        """) ?? 0
+            }
+            #expect(logged == 1, "round \(round): the write after the migration has \(logged) log records")
+        }
+        #expect(interrupted >= 1, "some kills fell before the migration committed (\(interrupted) of \(rounds))")
     }
 
 }

@@ -24,7 +24,7 @@ enum DocExample_PrefsCore_Maintenance_StoreMaintenance {
         let healthy = try stack.maintenance.doctor().allSatisfy { $0.level != .error }
         _ = healthy
     }
-    // Sources/PrefsCore/Maintenance/StoreMaintenance.swift:257
+    // Sources/PrefsCore/Maintenance/StoreMaintenance.swift:258
     static func example3(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -32,7 +32,7 @@ enum DocExample_PrefsCore_Maintenance_StoreMaintenance {
     ) async throws {
         try stack.maintenance.backup(to: "/var/backups/prefs.db")
     }
-    // Sources/PrefsCore/Maintenance/StoreMaintenance.swift:307
+    // Sources/PrefsCore/Maintenance/StoreMaintenance.swift:308
     static func example4(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -40,7 +40,7 @@ enum DocExample_PrefsCore_Maintenance_StoreMaintenance {
     ) async throws {
         try stack.maintenance.restore(from: "/var/backups/prefs.db", overwrite: true) { print($0.lines) }
     }
-    // Sources/PrefsCore/Maintenance/StoreMaintenance.swift:502
+    // Sources/PrefsCore/Maintenance/StoreMaintenance.swift:503
     static func example5(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,

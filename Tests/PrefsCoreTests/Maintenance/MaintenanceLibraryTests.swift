@@ -20,9 +20,10 @@ struct MaintenanceLibraryTests {
         try #require(chmod(path, 0o600) == 0)
     }
 
-    /// Opening a store of schema 1, 2 or 3 moves it to schema 4 with its rows, versions and
-    /// expiry, and doctor finds nothing wrong with the result.
-    @Test(arguments: ["schema-1", "schema-2", "schema-3"])
+    /// Opening a store of schema 1, 2, 3 or 4 moves it to schema 5 with its rows, versions and
+    /// expiry, no trigger left in its schema, the next write logged once, and doctor finds
+    /// nothing wrong with the result.
+    @Test(arguments: ["schema-1", "schema-2", "schema-3", "schema-4"])
     func openingAnOlderStoreMigratesIt(_ fixture: String) throws {
         let store = try TemporaryStore()
         try Self.makeFixtureStore(fixture, at: store.path)
@@ -34,8 +35,17 @@ struct MaintenanceLibraryTests {
         try stack.flushSynchronously()
         let after = try #require(try stack.entry(in: "legacy", forKey: "count"))
         #expect(after.json == "42" && after.version > count.version, "\(count) → \(after)")
-        let version = try DatabaseQueue(path: store.path).read { try Int.fetchOne($0, sql: "PRAGMA user_version") }
-        #expect(version == 4)
+        let (version, triggers, logged) = try DatabaseQueue(path: store.path).read { db in
+            (
+                try Int.fetchOne(db, sql: "PRAGMA user_version"),
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'"),
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM changelog WHERE domain = 'legacy' AND key = 'count' AND old = '41' AND new = '42'")
+            )
+        }
+        #expect(
+            version == 5 && triggers == 0 && logged == 1,
+            "version \(String(describing: version)), \(String(describing: triggers)) triggers, \(String(describing: logged)) records")
         let findings = try stack.maintenance.doctor(environment: ["XDG_RUNTIME_DIR": store.directory])
         #expect(!findings.contains { $0.level == .error }, "\(findings.map(\.json))")
         #expect(findings.contains { $0.check == "objects" && $0.level == .ok }, "\(findings.map(\.json))")

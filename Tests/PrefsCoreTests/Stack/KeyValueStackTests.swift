@@ -246,10 +246,10 @@ struct KeyValueStackTests {
                     (try $0[0] as String, try $0[1] as String)
                 })
         }
-        #expect(meta["schema_version"] == "4")
+        #expect(meta["schema_version"] == "5")
         #expect(meta["store_id"]?.count == 36)
         let version = try DatabaseQueue(path: store.path).read { try Int.fetchOne($0, sql: "PRAGMA user_version") }
-        #expect(version == 4, "migrations are tracked by user_version")
+        #expect(version == 5, "migrations are tracked by user_version")
     }
 
     @Test func aVersionOneStoreIsMigratedWithItsDataKept() throws {
