@@ -340,13 +340,13 @@ struct TortureTests {
         let rounds = 16
         for round in 0..<rounds {
             try fresh()
-            let process = Process()
+            let process = SpawnedProcess()
             process.executableURL = URL(fileURLWithPath: Sandbox.binary)
             process.environment = box.environment()
             process.arguments = ["--store", box.store, "set", "user", "probe", "\(round)"]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try launch(process)
+            try process.run()
             // Spread over the run: from its start to a little after its usual end.
             Thread.sleep(forTimeInterval: took * (Double(round) + Double.random(in: 0...1, using: &generator)) / Double(rounds) * 1.1)
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
