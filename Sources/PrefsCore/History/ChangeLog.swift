@@ -3,9 +3,9 @@ import CSQLite
 
 /// The change log: the `changelog` table, filled by TEMP triggers of the writing connection
 /// on every domain table (``installTriggers(_:on:)``) in the writing transaction itself, and the
-/// one-row `write_context` table that tells the triggers the op (``LogOperation``) and the
+/// one-row `log_context` (`write_context` before schema 5) table that tells the triggers the op (``LogOperation``) and the
 /// actor of the write in progress. Updating
-/// `write_context` inside the writing transaction keeps it private to that transaction.
+/// `log_context` inside the writing transaction keeps it private to that transaction.
 ///
 /// Writers never call this directly: ``WriteTransaction`` names the op, captures sync and
 /// applies retention.
@@ -21,8 +21,8 @@ struct ChangeLog: Sendable {
         try db.cachedStatement(sql: Self.beginSQL).execute(arguments: [op.rawValue, actor])
     }
 
-    private static let beginSQL = "UPDATE write_context SET op = ?, actor = ?"
-    private static let nameSQL = "UPDATE write_context SET op = ?"
+    private static let beginSQL = "UPDATE log_context SET op = ?, actor = ?"
+    private static let nameSQL = "UPDATE log_context SET op = ?"
     private static let latestSQL = "SELECT max(seq) FROM changelog"
 
     /// Names the op of the statements that follow.
@@ -38,7 +38,7 @@ struct ChangeLog: Sendable {
 
     /// A statement that names the actor of the statements that follow (bind the actor).
     static func actorStatement(_ db: Database) throws -> Statement {
-        try db.cachedStatement(sql: "UPDATE write_context SET actor = ?")
+        try db.cachedStatement(sql: "UPDATE log_context SET actor = ?")
     }
 
     /// SQL for how many records the log keeps.
@@ -144,7 +144,7 @@ struct ChangeLog: Sendable {
     }
 
     /// The three TEMP triggers that append every insert, update and delete of `table` to the
-    /// change log, in the same transaction, with the op and actor of `write_context`, while
+    /// change log, in the same transaction, with the op and actor of `log_context`, while
     /// the log is on (``enableTriggers(_:_:)``). `domain`: the domain of a table of its own;
     /// nil: the shared table, whose rows name theirs.
     private static func triggersSQL(table: String, domain: Domain?) -> String {
@@ -156,7 +156,7 @@ struct ChangeLog: Sendable {
         func trigger(_ event: String, _ values: String) -> String {
             let name = (table + "_log_" + event.lowercased()).quotedDatabaseIdentifier
             return "CREATE TEMP TRIGGER IF NOT EXISTS \(name) AFTER \(event) ON \(target) WHEN prefs_logging() BEGIN "
-                + "\(insert) \(values), actor FROM write_context; END;\n"
+                + "\(insert) \(values), actor FROM log_context; END;\n"
         }
         return trigger("INSERT", "new.updated_at, \(new), new.key, op, NULL, new.value")
             + trigger("UPDATE", "new.updated_at, \(new), new.key, op, old.value, new.value")

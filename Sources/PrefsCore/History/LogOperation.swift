@@ -1,5 +1,5 @@
 /// What a change-log record says happened (its `op` column): the name the write in progress
-/// gives its changes through `write_context`, which the change-log triggers read.
+/// gives its changes through `log_context`, which the change-log triggers read.
 public enum LogOperation: String, Sendable, CaseIterable, CustomStringConvertible {
     /// A value stored (set, increment, apply, batch).
     case set

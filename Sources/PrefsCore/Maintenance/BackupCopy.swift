@@ -82,6 +82,7 @@ struct BackupCopy {
         // before version 5 every domain table had its change-log triggers in the store.
         var legacy: Set<String> = ["grdb_migrations"]
         if version < 5 {
+            legacy.insert("write_context")  // log_context since version 5
             legacy.formUnion(ChangeLog.persistentTriggerNames(DomainTable.sharedTableName))
             for domain in domains {
                 let name = "kv_" + domain.name

@@ -344,10 +344,15 @@ extension KeyValueStack {
             let extras = try effectiveExtras(of: each, schema: schema, prefix: prefix)
             let storedOnly = extras.isEmpty && !layers.locks.contains { $0.domain == each }
             if storedOnly {
+                var delivered = false
                 do {
-                    try forEachRow(in: each, prefix: prefix) { domain, key, json in try body(domain, key, json, .store) }
-                } catch let error as PrefsError where domain == nil && each == .memory && error.kind != .notFound {
-                    // Listing everything: an unusable memory tier does not hide the store file.
+                    try forEachRow(in: each, prefix: prefix) { domain, key, json in
+                        delivered = true
+                        try body(domain, key, json, .store)
+                    }
+                } catch let error as PrefsError where !delivered && domain == nil && each == .memory && error.kind != .notFound {
+                    // Listing everything: an unusable memory tier does not hide the store file
+                    // (once an entry of it was given, its error is the caller's: output began).
                 }
                 continue
             }
@@ -411,10 +416,15 @@ extension KeyValueStack {
             Entry(domain: domain, key: item.key, json: item.value.compactText, version: 0, updatedAt: 0)
         }
         let visit = { (body: (Entry) throws -> Void) throws in
+            var delivered = false
             do {
-                try self.forEachEntry(in: domain, prefix: prefix, body)
-            } catch let error as PrefsError where listingAll && domain == .memory && error.kind != .notFound {
-                // Listing everything: an unusable memory tier does not hide the store file.
+                try self.forEachEntry(in: domain, prefix: prefix) { entry in
+                    delivered = true
+                    try body(entry)
+                }
+            } catch let error as PrefsError where !delivered && listingAll && domain == .memory && error.kind != .notFound {
+                // Listing everything: an unusable memory tier does not hide the store file
+                // (once an entry of it was given, its error is the caller's: output began).
             }
         }
         try visit { entry in

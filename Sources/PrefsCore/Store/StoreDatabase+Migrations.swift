@@ -176,6 +176,10 @@ extension StoreDatabase {
             for table in tables {
                 for name in ChangeLog.persistentTriggerNames(table) { sql += "DROP TRIGGER IF EXISTS \(name.quotedDatabaseIdentifier);\n" }
             }
+            // `write_context` is renamed: a prefs of schema 4 still running (a `serve` or a
+            // `sync --watch` started before an upgrade) names its op there before every write,
+            // and now fails loudly instead of writing keys its log and sync would never see.
+            sql += "ALTER TABLE write_context RENAME TO log_context;\n"
             try db.execute(sql: sql)
             try db.execute(sql: "UPDATE meta SET value = '5' WHERE key = 'schema_version'")
             try db.execute(sql: "PRAGMA user_version = 5")

@@ -12,7 +12,7 @@ final class WriteTransaction {
     /// The connection, inside the transaction.
     let db: Database
     private let log: ChangeLog
-    /// The op `write_context` names now.
+    /// The op `log_context` names now.
     private var op: LogOperation
     /// Set when the store syncs, until the sync capture has run.
     private var recorder: SyncRecorder?

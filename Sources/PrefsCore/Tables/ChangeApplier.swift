@@ -31,7 +31,7 @@ final class ChangeApplier {
     func prepare(_ domain: Domain, create: Bool, purge: Bool = true) throws -> Bool {
         if ready.contains(domain) { return true }
         if try DomainTable.mayExist(db, domain) {
-            // Naming the op dirties `write_context`'s page: only when there is something to
+            // Naming the op dirties `log_context`'s page: only when there is something to
             // purge, so a plain set writes its key's page and its log record's, no third.
             if purge, try DomainTable(domain).hasExpired(db, now: now) {
                 try transaction.setOp(.expire)
@@ -154,7 +154,7 @@ final class ChangeApplier {
     }
 
     /// Applies one change, reading the previous value. The op is named only when a row
-    /// changes: naming it writes `write_context`'s page, and a removal of a missing key (or a
+    /// changes: naming it writes `log_context`'s page, and a removal of a missing key (or a
     /// skipped increment) must leave the store untouched, its commit writing nothing.
     private func apply(
         _ change: PendingChange, to target: PendingKey, logAs: LogOperation, requireExisting: Bool, check: IncrementCheck?,

@@ -147,7 +147,7 @@ struct DomainTable {
     }
 
     /// Whether a key has expired by `now` (milliseconds) and is still stored. Reads the
-    /// expiry index only, so a write that has nothing to purge leaves `write_context` alone.
+    /// expiry index only, so a write that has nothing to purge leaves `log_context` alone.
     func hasExpired(_ db: Database, now: Int64) throws -> Bool {
         let statement = try db.cachedStatement(sql: hasExpiredSQL)
         return try Bool.fetchOne(statement, arguments: [now]) ?? false

@@ -82,4 +82,19 @@ struct ListExportBytesTests {
         #expect(try box.runOK(["export", "user"]).stdout == "{\"user\":\(object)}\n")
         #expect(try box.runOK(["list", "user", "--json"]).stdout == object + "\n")
     }
+
+    /// A damaged value in the memory tier, found after `list --json` of every domain began
+    /// printing it, is the store unreadable (exit 3), not half an object and exit 0 (a memory
+    /// tier that cannot be opened at all still does not hide the store file: that error comes
+    /// before any of its entries).
+    @Test func aDamagedMemoryValueInAListOfEveryDomainIsExitThree() throws {
+        let box = try Sandbox(inProcess: true)
+        try box.runOK(["set", "user", "u", "1"])
+        try box.runOK(["set", "memory", "a", "1"])
+        let memory = StoreLocation.memoryFile(forStore: box.store, environment: box.environment())
+        try DatabaseQueue(path: memory).writeWithoutTransaction { db in try db.execute(sql: "UPDATE kv_memory SET value = '{'") }
+        let failed = try box.runFailing(["list", "--json"], status: 3)
+        #expect(failed.stderr.contains("memory/a"), "\(failed)")
+        #expect(failed.stdout == "", "\(failed)")
+    }
 }

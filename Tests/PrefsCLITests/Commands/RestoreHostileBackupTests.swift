@@ -209,7 +209,7 @@ struct RestoreHostileBackupTests {
                 // An old tool's change-log trigger in the store's schema (schema 4 and older had them).
                 """
                 CREATE TRIGGER kv_user_log_insert AFTER INSERT ON kv_user BEGIN INSERT INTO changelog (at, domain, key, op, old, new, actor) \
-                SELECT new.updated_at, 'user', new.key, op, NULL, new.value, actor FROM write_context; END;
+                SELECT new.updated_at, 'user', new.key, op, NULL, new.value, actor FROM log_context; END;
                 """,
                 "error\tobjects\ttrigger kv_user_log_insert was not made by prefs (a change-log trigger in the store, as schema 4 and older had"
             ),

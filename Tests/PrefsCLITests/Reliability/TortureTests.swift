@@ -128,7 +128,7 @@ struct TortureTests {
         let healthy = try box.runOK(["doctor"])
         #expect(healthy.status == 0, "\(healthy)")
         #expect(healthy.stdout.contains("ok\tintegrity\tPRAGMA integrity_check: ok"))
-        #expect(healthy.stdout.contains("ok\tschema\tschema version 4"))
+        #expect(healthy.stdout.contains("ok\tschema\tschema version 5"))
         chmod(box.store, 0o644)
         #expect(try box.runOK(["doctor"]).stdout.contains("warning\tpermissions\tstore file"))
         Thread.sleep(forTimeInterval: 1.1)
@@ -352,17 +352,20 @@ struct TortureTests {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
             #expect(try integrity(box.store) == "ok", "round \(round)")
-            let (version, meta, triggers) = try DatabaseQueue(path: box.store).read { db in
+            let (version, meta, triggers, context) = try DatabaseQueue(path: box.store).read { db in
                 (
                     try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0,
                     try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'schema_version'") ?? "",
-                    try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'") ?? -1
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'") ?? -1,
+                    try String.fetchOne(db, sql: "SELECT name FROM sqlite_master WHERE name IN ('write_context', 'log_context')") ?? ""
                 )
             }
-            // All or nothing: version 4 with its 15 triggers, or version 5 with none.
+            // All or nothing: version 4 with its 15 triggers and `write_context`, or version 5
+            // with none and `log_context` (which a prefs of version 4 still running cannot use).
             #expect(
-                (version == 4 && meta == "4" && triggers == 15) || (version == 5 && meta == "5" && triggers == 0),
-                "round \(round): version \(version) (meta \(meta)), \(triggers) triggers")
+                (version == 4 && meta == "4" && triggers == 15 && context == "write_context")
+                    || (version == 5 && meta == "5" && triggers == 0 && context == "log_context"),
+                "round \(round): version \(version) (meta \(meta)), \(triggers) triggers, \(context)")
             if version == 4 { interrupted += 1 }
             let get = try box.runOK(["get", "app1499", "theme"])
             #expect(get.stdout == "dark-1499\n", "round \(round): \(get)")

@@ -51,6 +51,27 @@ struct MaintenanceLibraryTests {
         #expect(findings.contains { $0.check == "objects" && $0.level == .ok }, "\(findings.map(\.json))")
     }
 
+    /// A prefs of schema 4 still running when a newer one migrates the store (a `serve` or
+    /// `sync --watch` started before an upgrade) names its op in `write_context` before every
+    /// write: the migration renames that table, so the old writer's next write fails instead
+    /// of changing keys that no change-log record (and so no watcher or sync) would ever show.
+    @Test func aWriterOfSchemaFourStillRunningFailsAfterTheMigration() throws {
+        let store = try TemporaryStore()
+        try Self.makeFixtureStore("schema-4", at: store.path)
+        let old = try DatabaseQueue(path: store.path)
+        try old.writeWithoutTransaction { db in
+            try db.execute(sql: "UPDATE write_context SET op = 'set', actor = 'old'")
+        }
+        let stack = try store.open()
+        try stack.set(.number("42"), in: "legacy", forKey: "count")
+        try stack.flushSynchronously()
+        #expect(throws: (any Error).self) {
+            try old.writeWithoutTransaction { db in
+                try db.execute(sql: "UPDATE write_context SET op = 'set', actor = 'old'")
+            }
+        }
+    }
+
     /// A backup holds the store as it was; restoring it brings those values back, reports what
     /// it restores before the store changes, and refuses to replace keys without `overwrite`.
     @Test func backupThenRestoreBringsTheValuesBack() throws {
