@@ -34,7 +34,8 @@ struct DispatchTests {
             result.stdout = result.stdout.replacingOccurrences(of: box.root, with: "ROOT")
             result.stderr = result.stderr.replacingOccurrences(of: box.root, with: "ROOT")
             // The evaluation's `$flagd.timestamp` is each run's own second.
-            result.stdout = result.stdout.replacingOccurrences(of: #""timestamp":[0-9]+"#, with: #""timestamp":T"#, options: .regularExpression)
+            result.stdout = result.stdout.replacingOccurrences(
+                of: #""timestamp":[0-9]+"#, with: #""timestamp":T"#, options: .regularExpression)
             return result
         }
         let quick = try run(fast, dispatched ? ["PREFS_REQUIRE_TABLE": "1"] : [:])

@@ -23,7 +23,7 @@ enum DocExample_PrefsCore_Maintenance_KeyValueStack_Transfer {
     ) async throws {
         try stack.exportJSON(chunkSize: 65_536) { piece in print(String(decoding: piece, as: UTF8.self), terminator: "") }
     }
-    // Sources/PrefsCore/Maintenance/KeyValueStack+Transfer.swift:131
+    // Sources/PrefsCore/Maintenance/KeyValueStack+Transfer.swift:139
     static func example3(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,

@@ -81,7 +81,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack {
     ) async throws {
         try stack.forEachEntry(in: .user, prefix: "onboarding.") { print($0.key) }
     }
-    // Sources/PrefsCore/Stack/KeyValueStack.swift:374
+    // Sources/PrefsCore/Stack/KeyValueStack.swift:409
     static func example9(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
@@ -90,7 +90,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack {
         let all = try stack.entries()
         _ = all
     }
-    // Sources/PrefsCore/Stack/KeyValueStack.swift:389
+    // Sources/PrefsCore/Stack/KeyValueStack.swift:424
     static func example10(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
