@@ -112,7 +112,8 @@ package final class Database {
     }
 
     /// A statement prepared once per connection and kept for the next call with the same
-    /// SQL. (Prepared statements keep the trigger setting they were prepared under.)
+    /// SQL. (The change log's TEMP triggers ask `prefs_logging()` when they run: a cached
+    /// statement follows the connection's log switch, whenever it was prepared.)
     package func cachedStatement(sql: String) throws -> Statement {
         if let statement = statementCache[sql] { return statement }
         let statement = try makeStatement(sql: sql)

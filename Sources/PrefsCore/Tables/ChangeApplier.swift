@@ -123,7 +123,7 @@ final class ChangeApplier {
                 try bulk.write()
             }
             if suspended && index == unlogged {
-                try bulk.end()  // prepared without the triggers
+                try bulk.end()  // the rows written while the log was off
                 try transaction.resumeLogging(op: op ?? .set, skipping: unlogged)
                 suspended = false
             }
