@@ -381,11 +381,7 @@ struct ServeApplicationTests {
         let request = ServeRequest(method: "POST", path: "/ofrep/v1/evaluate/flags/boolean-flag", body: Array("{}".utf8))
         try await withTaskExecutorPreference(Self.pollerThread) {
             for round in 0..<20 {
-                let server = ServeServer(core: fixture.server.core)
-                let monitor = try fixture.stack.changeMonitor(pollInterval: .milliseconds(20), environment: environment)
-                let poller = server.poller(stack: fixture.stack, monitor: monitor) { _ in }
-                let group = ServiceGroup(configuration: .init(services: [poller], logger: logger))
-                let running = Task(executorPreference: Self.pollerThread) { try await group.run() }
+                let (server, monitor, group, running) = try Self.startPoller(fixture, environment: environment, logger: logger)
                 if round == 0 {
                     #expect(server.core.handle(request).text.contains(#""reason":"STATIC""#))
                     try other.flags.set("boolean-flag", enabled: false)
@@ -409,6 +405,19 @@ struct ServeApplicationTests {
         }
     }
 
+    /// A server on the fixture's core and its store poller (polling every 20 ms), its service
+    /// group running on ``pollerThread``.
+    static func startPoller(_ fixture: Fixture, environment: [String: String], logger: Logger) throws -> (
+        ServeServer, StoreChangeMonitor, ServiceGroup, Task<Void, any Error>
+    ) {
+        let server = ServeServer(core: fixture.server.core)
+        let monitor = try fixture.stack.changeMonitor(pollInterval: .milliseconds(20), environment: environment)
+        let poller = server.poller(stack: fixture.stack, monitor: monitor) { _ in }
+        let group = ServiceGroup(configuration: .init(services: [poller], logger: logger))
+        let running = Task(executorPreference: pollerThread) { try await group.run() }
+        return (server, monitor, group, running)
+    }
+
     /// The poller ends at shutdown while every thread of the cooperative pool is blocked (as a
     /// test that runs a prefs process blocks its own): its group and the waits are on a thread
     /// of their own, the monitor's wait on the monitor's. Without that thread the group ended
@@ -425,11 +434,7 @@ struct ServeApplicationTests {
         let width = ProcessInfo.processInfo.activeProcessorCount
         try await withTaskExecutorPreference(Self.pollerThread) {
             for round in 0..<3 {
-                let server = ServeServer(core: fixture.server.core)
-                let monitor = try fixture.stack.changeMonitor(pollInterval: .milliseconds(20), environment: environment)
-                let poller = server.poller(stack: fixture.stack, monitor: monitor) { _ in }
-                let group = ServiceGroup(configuration: .init(services: [poller], logger: logger))
-                let running = Task(executorPreference: Self.pollerThread) { try await group.run() }
+                let (_, monitor, group, running) = try Self.startPoller(fixture, environment: environment, logger: logger)
                 // One blocked task per thread of the pool (at most 30 s each: released below).
                 let blockers = Blockers()
                 for _ in 0..<width {

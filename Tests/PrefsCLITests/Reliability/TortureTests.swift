@@ -10,6 +10,21 @@ struct TortureTests {
         try DatabaseQueue(path: path).read { try String.fetchAll($0, sql: "PRAGMA integrity_check").joined(separator: ";") }
     }
 
+    /// Runs `prefs set user probe VALUE` on the sandbox's store and kills it with SIGKILL after
+    /// `seconds` unless it has ended: a kill at a chosen moment of a migration it starts.
+    static func setProbe(_ box: Sandbox, _ value: String, killedAfter seconds: Double) throws {
+        let process = SpawnedProcess()
+        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
+        process.environment = box.environment()
+        process.arguments = ["--store", box.store, "set", "user", "probe", value]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: seconds)
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
     @Test func killNineDuringBatchImportAndApplyLosesNothingAcknowledged() throws {
         let box = try Sandbox()
         try box.runOK(["set", "user", "seed", "0"])
@@ -253,16 +268,7 @@ struct TortureTests {
         var interrupted = 0
         for iteration in 0..<8 {
             try fresh()
-            let process = SpawnedProcess()
-            process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-            process.environment = box.environment()
-            process.arguments = ["--store", box.store, "set", "user", "probe", "\(iteration)"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            Thread.sleep(forTimeInterval: took * Double.random(in: 0.05...1.1, using: &generator))
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
+            try Self.setProbe(box, "\(iteration)", killedAfter: took * Double.random(in: 0.05...1.1, using: &generator))
             #expect(try integrity(box.store) == "ok", "iteration \(iteration)")
             let (version, legacyTables, shared) = try DatabaseQueue(path: box.store).read { db in
                 (
@@ -340,17 +346,9 @@ struct TortureTests {
         let rounds = 16
         for round in 0..<rounds {
             try fresh()
-            let process = SpawnedProcess()
-            process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-            process.environment = box.environment()
-            process.arguments = ["--store", box.store, "set", "user", "probe", "\(round)"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
             // Spread over the run: from its start to a little after its usual end.
-            Thread.sleep(forTimeInterval: took * (Double(round) + Double.random(in: 0...1, using: &generator)) / Double(rounds) * 1.1)
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
+            try Self.setProbe(
+                box, "\(round)", killedAfter: took * (Double(round) + Double.random(in: 0...1, using: &generator)) / Double(rounds) * 1.1)
             #expect(try integrity(box.store) == "ok", "round \(round)")
             let (version, meta, triggers, context) = try DatabaseQueue(path: box.store).read { db in
                 (

@@ -8,6 +8,9 @@ import Testing
 /// make them again: every later write is logged.
 @Suite("change-log triggers and rollback", .timeLimit(.minutes(5)))
 struct LogTriggersRollbackTests {
+    /// What a user sees of it: a `perform` that failed logs nothing, the next write is logged.
+    /// (Here the triggers are made before the transaction, so this does not reach the rollback
+    /// of triggers; the test below does.)
     @Test func aWriteAfterARolledBackFirstWriteIsLogged() throws {
         let store = try TemporaryStore()
         let stack = try store.open()
