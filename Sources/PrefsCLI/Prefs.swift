@@ -62,7 +62,12 @@ package enum PrefsCommandLine {
             if PropertyDump.printIfRequested() { return 0 }
             // Tests compare what the table and the parser read from the same command lines.
             if ProcessEnvironment.value("PREFS_COMPARE_PARSERS") != nil {
-                TableParser.compareWithTheParser()
+                do {
+                    try TableParser.compareWithTheParser()
+                    try Output.standard.finish()
+                } catch {
+                    return report(error)
+                }
                 return 0
             }
         #endif

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PrefsCore
 
 #if canImport(Glibc)
     import Glibc
@@ -69,6 +70,8 @@ enum TableParser {
 
     /// The parser's width for help: `COLUMNS`, else the terminal's width, else 80.
     private static func helpWidth() -> Int {
+        // In process: the run's COLUMNS, else 80 (the width the parser's help gets there too).
+        if CommandContext.active != nil { return ProcessEnvironment.value("COLUMNS").flatMap { Int($0) } ?? 80 }
         if let columns = getenv("COLUMNS"), let width = Int(String(cString: columns)) { return width }
         var size = winsize()
         if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
@@ -204,12 +207,15 @@ enum TableParser {
         /// when the parser refused it), and for each one the executable's start-up `get`
         /// (``QuickGet/plainGet(_:)``, which sees the command line before the table) reads
         /// otherwise than the table; then `start-up get N` (the lines it read) and
-        /// `compared N read M`.
-        static func compareWithTheParser() {
+        /// `compared N read M`. Standard input and output are the run's (in process too).
+        static func compareWithTheParser() throws {
             var compared = 0
             var read = 0
             var plain = 0
-            while let line = readLine(strippingNewline: true) {
+            var lines = String(decoding: try readStandardInput(), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            if lines.last?.isEmpty == true { lines.removeLast() }
+            func print(_ text: String) { Output.standard.write(text + "\n") }
+            for line in lines {
                 let raw = line.isEmpty ? [] : line.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
                 let arguments = EmptyOptionValues.split(raw)
                 compared += 1

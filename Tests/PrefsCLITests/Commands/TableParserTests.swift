@@ -9,7 +9,7 @@ import Testing
 /// it. The command lines are made at random (seeded) from the parser's own description of
 /// every command: their options, flags and positional arguments with awkward values, in
 /// any order, with global options before the command, `=` forms, repeats, `--`, dashes,
-/// unknown options.
+/// unknown options. Everything runs in process (the comparison reads the run's standard input).
 @Suite("command table", .timeLimit(.minutes(5)))
 struct TableParserTests {
     struct Command {
@@ -21,7 +21,7 @@ struct TableParserTests {
 
     /// Every command with its arguments, from `prefs --experimental-dump-help`.
     static func commands() throws -> [Command] {
-        let sandbox = try Sandbox()
+        let sandbox = try Sandbox(inProcess: true)
         let result = try sandbox.runOK(["--experimental-dump-help"], store: false)
         #expect(result.status == 0, "\(result)")
         let root = try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
@@ -109,7 +109,7 @@ struct TableParserTests {
             for _ in 0..<150 { lines.append(Self.commandLine(command, &random)) }
         }
         let input = lines.map { $0.joined(separator: "\u{1F}") }.joined(separator: "\n") + "\n"
-        let sandbox = try Sandbox()
+        let sandbox = try Sandbox(inProcess: true)
         let result = try sandbox.runOK([], stdin: input, store: false, environment: ["PREFS_COMPARE_PARSERS": "1"], timeout: 900)
         #expect(result.status == 0, "\(result)")
         let mismatches = result.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("mismatch") }
@@ -153,7 +153,8 @@ struct TableParserTests {
             lines.append(line)
         }
         let input = lines.map { $0.joined(separator: "\u{1F}") }.joined(separator: "\n") + "\n"
-        let result = try Sandbox().runOK([], stdin: input, store: false, environment: ["PREFS_COMPARE_PARSERS": "1"], timeout: 900)
+        let result = try Sandbox(inProcess: true).runOK(
+            [], stdin: input, store: false, environment: ["PREFS_COMPARE_PARSERS": "1"], timeout: 900)
         let mismatches = result.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("mismatch") }
         #expect(mismatches.isEmpty, "\(mismatches.count) command lines read differently:\n\(result.stdout.prefix(6000))")
         // The count proves the start-up path was compared, on enough of the lines.
@@ -165,7 +166,7 @@ struct TableParserTests {
     /// The help texts the table keeps (80 columns) are the parser's, byte for byte, for every
     /// command and group; another width (COLUMNS) is the parser's own answer.
     @Test func keptHelpIsTheParsersHelp() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try Sandbox(inProcess: true)
         var paths = try Self.commands().map(\.path)
         paths += [[], ["flag"], ["schema"], ["remote"]]
         for path in paths {
@@ -173,17 +174,15 @@ struct TableParserTests {
                 let environment = columns.map { ["COLUMNS": $0] } ?? [:]
                 // At 80 columns the table must answer (exit 97 otherwise), so this compares its
                 // text; at 100 the parser answers both.
-                let kept = try sandbox.runOK(
-                    path + ["--help"], store: false,
-                    environment: environment.merging(columns == nil ? ["PREFS_REQUIRE_TABLE": "1"] : [:]) { $1 })
-                let full = try sandbox.runOK(
-                    path + ["--help"], store: false, environment: environment.merging(["PREFS_FULL_PARSE": "1"]) { $1 })
+                let kept = sandbox.runHelpInProcess(
+                    path + ["--help"], environment: environment.merging(columns == nil ? ["PREFS_REQUIRE_TABLE": "1"] : [:]) { $1 })
+                let full = sandbox.runHelpInProcess(path + ["--help"], environment: environment.merging(["PREFS_FULL_PARSE": "1"]) { $1 })
                 #expect(kept.status == 0 && full.status == 0, "prefs \(path) --help: \(kept) vs \(full)")
                 #expect(kept.stdout == full.stdout && !kept.stdout.isEmpty, "prefs \(path) --help, COLUMNS \(columns ?? "unset")")
                 #expect(kept.stderr == full.stderr, "prefs \(path) --help")
             }
         }
         // -h is the same text.
-        #expect(try sandbox.runOK(["set", "-h"], store: false).stdout == sandbox.runOK(["set", "--help"], store: false).stdout)
+        #expect(sandbox.runHelpInProcess(["set", "-h"]).stdout == sandbox.runHelpInProcess(["set", "--help"]).stdout)
     }
 }
