@@ -4,10 +4,14 @@ import PrefsTestSupport
 import Testing
 
 /// One test per row of the exit-code table, and bad input that must leave the store as it was.
+/// The in-process entry returns the status the binary exits with: one test per code runs the
+/// binary where the process adds something (1 and 3: the start-up `get`; 2: the parser's
+/// refusals of a real argv; 4: a lock another process holds; 6: bytes on a real standard
+/// input), the others run in process.
 @Suite("exit codes and bad input", .timeLimit(.minutes(5)))
 struct ExitCodeTests {
     @Test func zeroForSuccessDefaultAndRemovingAMissingKey() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "k", "v"])
         try box.runOK(["get", "user", "nope", "--default", "x"])
         try box.runOK(["rm", "user", "nope"])
@@ -43,7 +47,7 @@ struct ExitCodeTests {
     }
 
     @Test func threeForADirectoryAsStore() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         expectFailure(
             try box.runFailing(["--store", box.root, "get", "user", "k"], status: 3, store: false), 3, contains: "is a directory")
         expectFailure(
@@ -51,7 +55,7 @@ struct ExitCodeTests {
     }
 
     @Test func threeForANonSQLiteFileWhichIsLeftAlone() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let path = box.root + "/notes.txt"
         let content = Data("these are my notes, not a database\n".utf8)
         try content.write(to: URL(fileURLWithPath: path))
@@ -63,7 +67,7 @@ struct ExitCodeTests {
     }
 
     @Test func threeForAnotherApplicationsDatabase() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let path = box.root + "/other.sqlite"
         try DatabaseQueue(path: path).write { try $0.execute(sql: "CREATE TABLE notes (body TEXT)") }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -83,7 +87,7 @@ struct ExitCodeTests {
     }
 
     @Test func threeForACorruptStore() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         for i in 0..<300 { try box.runOK(["set", "user", "key\(i % 3)", String(repeating: "x", count: 2000 + i)]) }
         try DatabaseQueue(path: box.store).writeWithoutTransaction { _ = try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: box.store)))
@@ -98,7 +102,7 @@ struct ExitCodeTests {
     }
 
     @Test func fourWhenTheLocationCannotBeCreated() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let file = box.root + "/plain-file"
         try Data("x".utf8).write(to: URL(fileURLWithPath: file))
         expectFailure(
@@ -126,7 +130,7 @@ struct ExitCodeTests {
     }
 
     @Test func fiveForFailedPreconditions() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "k", "v"])
         expectFailure(try box.runFailing(["set", "user", "k", "w", "--if-absent"], status: 5), 5)
         #expect(try box.runOK(["get", "user", "k"]).stdout == "v\n")
@@ -146,7 +150,7 @@ struct ExitCodeTests {
     }
 
     @Test func largeValuesWork() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let big = "\"" + String(repeating: "a", count: 10_000_000) + "\""
         try box.runOK(["set", "user", "big", "-"], stdin: big)
         #expect(try box.runOK(["get", "user", "big"]).stdout.count == 10_000_001)
