@@ -13,7 +13,7 @@ struct ExportStreamTests {
     static func value(_ index: Int) -> String { #"{"i":\#(index),"s":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}"# }
 
     @Test func aLargeExportIsTheWholeDocumentAndADamagedValueLeavesTheFileAlone() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let lines = (0..<Self.count).map { "set user \(Self.key($0)) \(Self.value($0))" }
         try box.runOK(["batch"], stdin: lines.joined(separator: "\n") + "\n")
         let expected =
@@ -44,7 +44,7 @@ struct ExportStreamTests {
     /// A document of at most 2 MiB is written only once every value has been read: a damaged
     /// one writes nothing.
     @Test func aSmallExportWithADamagedValueWritesNothing() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "a", "1"])
         try box.runOK(["set", "user", "b", "2"])
         let queue = try DatabaseQueue(path: box.store)

@@ -8,7 +8,7 @@ import Testing
     /// `doctor --all` reads every memory-tier file's owner to find orphans. Reading must not leave a
     /// `-wal` and a 32 KiB `-shm` beside each file (in RAM until reboot), run after run.
     @Test func doctorLeavesNothingBesideTheMemoryFilesItReads() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "memory", "m", "1"])
         try box.runOK(["set", "user", "u", "1"])
         let other = box.root + "/gone/prefs.db"
@@ -31,7 +31,7 @@ import Testing
     /// The memory tier is RAM until reboot: 10,000 keys set and then removed must give their
     /// pages back, not keep the high-water mark (1.5 MiB) for good.
     @Test func theMemoryTierShrinksWhenItsKeysAreRemoved() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let sets = (0..<10_000).map { "set memory key\($0) \"a value of some length, number \($0)\"" }
         let set = try box.runOK(["batch", "--window", "50ms"], stdin: sets.joined(separator: "\n") + "\n")
         #expect(set.status == 0, "\(set)")
@@ -56,7 +56,7 @@ import Testing
     /// `memory` is not logged (`prefs log --help`): its file must not keep old and new values
     /// of every write (10,000 records of up to 16 MiB each, in RAM until reboot).
     @Test func rewritingAMemoryKeyDoesNotKeepItsOldValues() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let big = String(repeating: "x", count: 100_000)
         let operations = (0..<50).map { #"{"op":"set","domain":"memory","key":"big","value":"\#(big)\#($0)"}"# }
         let applied = try box.runOK(["apply", "-"], stdin: "[" + operations.joined(separator: ",") + "]")
@@ -87,7 +87,7 @@ import Testing
     /// 100,000 keys set and removed again (`rm --domain`) must not leave 8.6 MB of free pages
     /// in the store for good: a store prefs makes gives them back as it removes them.
     @Test func aStoreGivesBackTheSpaceOfARemovedDomain() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let sets = (0..<100_000).map { "set app key\($0) \"a value of some length, number \($0)\"" }
         try box.runOK(["batch"], stdin: sets.joined(separator: "\n") + "\n")
         try box.runOK(["set", "user", "kept", "1"])
@@ -113,7 +113,7 @@ import Testing
     /// which gives them back and switches the store, while another process goes on writing:
     /// every write it was told succeeded is in the store afterwards.
     @Test func compactGivesAnOlderStoresSpaceBackWhileAnotherProcessWrites() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let sets = (0..<100_000).map { "set app key\($0) \"a value of some length, number \($0)\"" }
         try box.runOK(["batch"], stdin: sets.joined(separator: "\n") + "\n")
         let keep = (0..<20_000).map { "set kept key\($0) \($0)" }
