@@ -6,12 +6,14 @@ import Testing
 /// each item either cannot happen through prefs or is refused with a clear error.
 /// (Locks cancelled by a close of another descriptor: `LifecycleTests`; files another user
 /// can write: `LocalUserTests`; a rogue overwrite of pages: `TortureTests`.)
+/// The commands run in process; a `batch` in a process of its own where another process
+/// writing at the same time is the point.
 @Suite("how to corrupt a store", .timeLimit(.minutes(5)))
 struct CorruptionGuideTests {
     /// 2.4 Multiple links to the same file: SQLite names the WAL after the path, so two hard
     /// links would each get a WAL of their own.
     @Test func aStoreWithTwoHardLinksIsRefused() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "k", "v"])
         let link = box.root + "/link.db"
         #expect(Glibc.link(box.store, link) == 0)
@@ -27,7 +29,7 @@ struct CorruptionGuideTests {
 
     /// A symbolic link is fine: SQLite resolves it, so both names share one WAL.
     @Test func aStoreReachedThroughASymbolicLinkAndItsPathSharesOneWal() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "seed", "0"])
         let link = box.root + "/link.db"
         #expect(symlink(box.store, link) == 0)
@@ -52,19 +54,19 @@ struct CorruptionGuideTests {
     /// cost every `set` another fsync). The file alone is still a consistent, readable store
     /// holding an older state; `prefs backup` copies everything acknowledged.
     @Test func theFileAloneIsConsistentAndABackupIsComplete() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         for index in 0..<30 {
             try box.runOK(["set", "user", "k\(index)", "\(index)"])
         }
-        // A writer keeps the store open, so recent commits are only in the -wal when it is copied.
-        let batch = try Running(["--store", box.store, "batch", "--window", "5ms"], environment: box.environment())
-        batch.write((30..<60).map { "set user k\($0) \($0)" }.joined(separator: "\n") + "\n")
-        let deadline = Date().addingTimeInterval(20)
-        while batch.lastThrough() < 30 && Date() < deadline { usleep(10_000) }
-        #expect(batch.lastThrough() == 30)
+        // Another connection keeps the store open (as a running writer does), so recent
+        // commits are only in the -wal when it is copied.
+        let holder = try DatabaseQueue(path: box.store)
+        let batch = try box.runOK(
+            ["batch", "--window", "5ms"], stdin: (30..<60).map { "set user k\($0) \($0)" }.joined(separator: "\n") + "\n")
+        #expect(batch.stdout.contains(#""through":30"#), "\(batch)")
         let copy = box.root + "/copy.db"
         try FileManager.default.copyItem(atPath: box.store, toPath: copy)
-        #expect(batch.finish().status == 0)
+        try holder.close()
         #expect(chmod(copy, 0o600) == 0)
         let listed = try box.runOK(["--store", copy, "list", "user", "--keys-only"], store: false)
         #expect(listed.status == 0 && listed.stdout.split(separator: "\n").count <= 60, "\(listed)")
@@ -78,16 +80,17 @@ struct CorruptionGuideTests {
 
     /// A `-wal` left behind by a deleted store is not replayed into a new store of that name.
     @Test func aWalWithoutItsStoreIsRefused() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "k", "v"])
-        // Keep a WAL with content: a writer is in the middle of a batch when the store goes away.
-        let batch = try Running(["--store", box.store, "batch", "--window", "5ms"], environment: box.environment())
-        batch.write("set user other 1\n")
-        #expect(batch.waitForLines(1))
+        // Keep a WAL with content: another connection holds the store open (as a writer in the
+        // middle of a batch does) when the store goes away.
+        let holder = try DatabaseQueue(path: box.store)
+        try box.runOK(["set", "user", "other", "1"])
         let savedWal = box.root + "/saved-wal"
         #expect(try FileManager.default.copyItem(atPath: box.store + "-wal", toPath: savedWal) == ())
-        let finished = batch.finish()
-        #expect(finished.status == 0, "\(finished)")
+        let saved = (try FileManager.default.attributesOfItem(atPath: savedWal)[.size] as? Int) ?? 0
+        #expect(saved > 32, "the -wal holds a commit: \(saved) bytes")
+        try holder.close()
         #expect(unlink(box.store) == 0)
         unlink(box.store + "-wal")
         unlink(box.store + "-shm")
@@ -100,7 +103,7 @@ struct CorruptionGuideTests {
     /// 1.2 Backup while transactions are active: `prefs backup` copies a consistent snapshot
     /// holding every write acknowledged before it started, while a writer goes on.
     @Test func aBackupDuringWritesHoldsEverythingAcknowledged() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let batch = try Running(["--store", box.store, "batch", "--window", "5ms"], environment: box.environment())
         for index in 0..<200 { batch.write("set user k\(index) \(index)\n") }
         #expect(batch.waitForLines(1))
