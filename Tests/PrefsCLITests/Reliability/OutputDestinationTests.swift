@@ -134,14 +134,20 @@ import Testing
             }
             return String(decoding: bytes, as: UTF8.self)
         }
-        // The binary, whose time limit ends a hang (a writer blocked in open(2) by mistake).
-        let written = try Sandbox.exec(
-            Sandbox.binary, ["--store", box.store, "export", "-o", fifo], stdin: nil, environment: box.environment(), timeout: 30)
-        #expect(written.status == 0 && written.stdout.isEmpty && written.stderr.isEmpty, "\(written)")
-        if written.status != 0 {
-            // Release the reader still waiting in open(2): the test fails, it does not hang.
-            let writer = open(fifo, O_WRONLY | O_NONBLOCK)
-            if writer >= 0 { close(writer) }
+        // In process on a thread of its own, waited for at most 30 s: a writer blocked in
+        // open(2) by mistake fails the test instead of hanging it.
+        let arguments = ["--store", box.store, "export", "-o", fifo]
+        let environment = box.environment()
+        let exporting = Thread.detachNewThreadWithResult { Sandbox.runInProcess(arguments, stdin: nil, environment: environment) }
+        let written = exporting.wait(timeout: 30)
+        #expect(
+            written?.status == 0 && written?.stdout.isEmpty == true && written?.stderr.isEmpty == true,
+            "\(written.map { "\($0)" } ?? "export -o FIFO still running after 30 s")")
+        if written?.status != 0 {
+            // Release whichever side still waits in open(2) (O_RDWR opens a FIFO at once and
+            // counts as both): the test fails, it does not hang.
+            let both = open(fifo, O_RDWR | O_NONBLOCK)
+            if both >= 0 { close(both) }
         }
         var info = stat()
         let stillFIFO = lstat(fifo, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO
@@ -211,5 +217,11 @@ private final class ThreadResult<T: Sendable>: @unchecked Sendable {
     func wait() -> T {
         done.wait()
         return value!
+    }
+
+    /// The result, or nil when it has not come within `timeout` seconds.
+    func wait(timeout: Double) -> T? {
+        guard done.wait(timeout: .now() + timeout) == .success else { return nil }
+        return value
     }
 }
