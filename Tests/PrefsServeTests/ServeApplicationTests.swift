@@ -23,7 +23,8 @@ struct ServeApplicationTests {
     static let flag = "/ofrep/v1/evaluate/flags/string-flag"
     static let expected = #"{"key":"string-flag","value":"hi""#
 
-    /// A store with the flag testbed imported (and `values` set in `user`), and a server on it.
+    /// A store with the flag testbed imported (or `flags`; `values` set in `user`, `switches` in
+    /// `switch`, `schema` loaded), and a server on it.
     final class Fixture: Sendable {
         let directory: String
         let stack: KeyValueStack
@@ -33,7 +34,7 @@ struct ServeApplicationTests {
 
         init(
             options: ServeOptions = ServeOptions(), limits: ServeLimits = ServeLimits(), values: [(String, String)] = [],
-            flags: String? = nil
+            flags: String? = nil, switches: [(String, JSONValue)] = [], schema: String? = nil
         ) throws {
             directory = try makeTemporaryDirectory(prefix: "prefs-serve-app")
             stack = try KeyValueStack(
@@ -41,6 +42,8 @@ struct ServeApplicationTests {
             try stack.flags.importDocument(
                 try JSONValue(parsing: flags ?? String(contentsOfFile: ServeApplicationTests.testbed, encoding: .utf8)))
             for (key, value) in values { try stack.set(.string(value), in: .user, forKey: key) }
+            for (key, value) in switches { try stack.set(value, in: .switch, forKey: key) }
+            if let schema { _ = try stack.loadSchema(try JSONValue(parsing: schema)) }
             try stack.flushSynchronously()
             let log = Lines()
             self.log = log
@@ -185,6 +188,50 @@ struct ServeApplicationTests {
         let log = fixture.accessLog
         #expect(!log.contains(token), "the token is never logged")
         #expect(log.contains(" POST \(Self.flag) 401 ") && log.contains(" POST \(Self.flag) 413 "), "\(log)")
+    }
+
+    /// Moved from `StaticFlagAnswerTests.aPlainValueHasTheVariantStaticEverywhere` (its command
+    /// half stays there, in process): a plain value of `switch` is a static flag with the
+    /// variant `static`, alone and in the bulk answer (issue 38, item 1).
+    @Test func aPlainValueOfSwitchHasTheVariantStatic() async throws {
+        let fixture = try Fixture(flags: #"{"flags":{}}"#, switches: [("maintenance", .bool(true))])
+        try await fixture.test { client in
+            let expected = #"{"key":"maintenance","value":true,"reason":"STATIC","variant":"static","metadata":{}}"#
+            let single = try await Self.post(client, "/ofrep/v1/evaluate/flags/maintenance", "{}")
+            #expect(single.status == 200 && single.body == expected, "\(single)")
+            let bulk = try await Self.post(client, "/ofrep/v1/evaluate/flags", "{}")
+            #expect(bulk.status == 200 && bulk.body.contains(expected), "\(bulk)")
+        }
+    }
+
+    /// Moved from `FlagRuleTests.aSchemaDefaultIsNoFlagOverOFREPOrInTheInspector` (the command
+    /// line's half stays there, in process): the README tour's schema default
+    /// `switch.max_retries` (3) is a value but no flag, over OFREP and in the inspector's data.
+    @Test func aSchemaDefaultIsNoFlagOverOFREPOrInTheInspector() async throws {
+        let token = BearerToken.random()
+        let examples = repositoryRoot + "/examples/"
+        let fixture = try Fixture(
+            options: ServeOptions(inspectorToken: token), flags: try String(contentsOfFile: examples + "flags.json", encoding: .utf8),
+            schema: try String(contentsOfFile: examples + "schema.json", encoding: .utf8))
+        #expect(try fixture.stack.value(in: .switch, forKey: "max_retries") == .number("3"), "the default is still a value")
+        @Sendable func keys(_ body: String) throws -> [String] {
+            guard case .array(let items)? = try JSONValue(parsing: body)["flags"] else { return [] }
+            return items.compactMap { $0["key"]?.stringValue }
+        }
+        try await fixture.test { client in
+            let single = try await Self.post(client, "/ofrep/v1/evaluate/flags/max_retries", "{}")
+            #expect(single.status == 404 && single.body.contains(#""errorCode":"FLAG_NOT_FOUND""#), "\(single)")
+            let bulk = try await Self.post(client, "/ofrep/v1/evaluate/flags", "{}")
+            let bulkKeys = try keys(bulk.body)
+            #expect(bulk.status == 200 && bulkKeys == ["banner", "deploy-frozen", "new-checkout"], "\(bulk)")
+            let auth = ["Authorization": "Bearer " + token]
+            let flags = try await Self.request(client, .get, "/api/flags", headers: auth)
+            let flagsKeys = try keys(flags.body)
+            #expect(flags.status == 200 && flagsKeys == ["banner", "deploy-frozen", "new-checkout"], "\(flags)")
+            let summary = try await Self.request(client, .get, "/api/summary", headers: auth)
+            let summaryFlags = try JSONValue(parsing: summary.body)["flags"]
+            #expect(summary.status == 200 && summaryFlags == .number("3"), "\(summary)")
+        }
     }
 
     /// Moved from `ServeTests`: a loopback server is reachable by every user of the machine:

@@ -57,30 +57,7 @@ struct FlagRuleTests {
         #expect(storedDiff.status == 1 && storedDiff.stdout.contains("max_retries"), "a stored value is a flag: \(storedDiff)")
     }
 
-    /// The `key` of each item of the answer's `flags` array.
-    static func keys(_ body: String) throws -> [String] {
-        guard case .array(let items)? = try JSONValue(parsing: body)["flags"] else { return [] }
-        return items.compactMap { $0["key"]?.stringValue }
-    }
-
-    @Test func aSchemaDefaultIsNoFlagOverOFREPOrInTheInspector() throws {
-        let box = try Self.tour()
-        let server = try ServeProcess(box)
-        defer { _ = server.stop() }
-        let single = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/max_retries", "{}")
-        #expect(single.status == 404 && single.body.contains(#""errorCode":"FLAG_NOT_FOUND""#), "\(single)")
-        let bulk = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags", "{}")
-        let keys = try Self.keys(bulk.body)
-        #expect(bulk.status == 200 && keys == ["banner", "deploy-frozen", "new-checkout"], "\(bulk)")
-        let token = try #require(server.inspectorToken, "no inspector token printed")
-        let auth = ["Authorization": "Bearer " + token]
-        let flags = try HTTPExchange.request(server.port, "GET", "/api/flags", headers: auth)
-        let listed = try Self.keys(flags.body)
-        #expect(flags.status == 200 && listed == ["banner", "deploy-frozen", "new-checkout"], "\(flags)")
-        let summary = try HTTPExchange.request(server.port, "GET", "/api/summary", headers: auth)
-        let summaryFlags = try JSONValue(parsing: summary.body)["flags"]
-        #expect(summary.status == 200 && summaryFlags == .number("3"), "\(summary)")
-    }
+    // Over OFREP and in the inspector: `ServeApplicationTests.aSchemaDefaultIsNoFlagOverOFREPOrInTheInspector`.
 }
 
 /// Issue 38, item 1: a plain value of `switch` is a static flag with the variant `static` on
@@ -101,16 +78,7 @@ struct StaticFlagAnswerTests {
         #expect(export["flags"]?["maintenance"]?["variants"] == .object([.init("static", .bool(true))]), "\(export)")
         let list = try JSONValue(parsing: try box.runOK(["flag", "list", "--json"]).stdout)
         #expect(list["defaultVariant"] == .string("static") && list["variants"] == .array([.string("static")]), "\(list)")
-        let server = try ServeProcess(box)
-        defer { _ = server.stop() }
-        let single = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags/maintenance", "{}")
-        #expect(
-            single.status == 200
-                && single.body == #"{"key":"maintenance","value":true,"reason":"STATIC","variant":"static","metadata":{}}"#, "\(single)")
-        let bulk = try HTTPExchange.post(server.port, "/ofrep/v1/evaluate/flags", "{}")
-        #expect(
-            bulk.status == 200
-                && bulk.body.contains(#"{"key":"maintenance","value":true,"reason":"STATIC","variant":"static","metadata":{}}"#), "\(bulk)")
+        // OFREP's single and bulk answers: `ServeApplicationTests.aPlainValueOfSwitchHasTheVariantStatic`.
     }
 
     /// The answers against the current OFREP document (0.3.0, `Fixtures/ofrep/openapi-0.3.0.yaml`):
