@@ -163,12 +163,13 @@ struct PapercutTests {
         try box.runOK(["flag", "import", file])
         let again = try box.runOK(["flag", "export"])
         #expect(again.stdout == first.stdout, "export → import → export is byte-identical")
-        #expect(try box.runOK(["get", "switch", "release-frozen", "--default", "false"]).stdout == "true\n")
+        let answer = try box.runOK(["get", "switch", "release-frozen", "--default", "false"])
+        #expect(answer.stdout == "true\n")
         #expect(try box.runOK(["get", "switch", "max-retries"]).stdout == "3\n")
+        // The README's CI snippet, `prefs get switch release-frozen --default false | grep -qx true`:
+        // its grep, on what the command printed.
         let frozen = try Sandbox.exec(
-            "/bin/sh",
-            ["-c", "\"$0\" --store \"$1\" get switch release-frozen --default false | grep -qx true", Sandbox.binary, box.store],
-            stdin: nil, environment: box.environment())
+            "/bin/sh", ["-c", "grep -qx true"], stdin: Array(answer.stdout.utf8), environment: box.environment())
         #expect(frozen.status == 0, "the README's CI snippet still detects the freeze")
     }
 

@@ -67,7 +67,7 @@ struct HostileInputTests {
 
     @Test(arguments: cases)
     func refusedCleanly(testCase: Case) throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "s", "text"])
         try box.runOK(["set", "user", "max", "9223372036854775807"])
         let before = try box.storeSnapshot()

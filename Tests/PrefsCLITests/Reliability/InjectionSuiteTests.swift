@@ -51,7 +51,7 @@ struct InjectionSuiteTests {
     }
 
     @Test func everyOutputIsTheExactTextOrARefusalAndNothingRuns() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let markers = box.root + "/markers"
         try FileManager.default.createDirectory(atPath: markers, withIntermediateDirectories: true)
         try Data("touch \(markers)/bash_env\n".utf8).write(to: URL(fileURLWithPath: markers + "/evil.sh"))

@@ -38,7 +38,7 @@ struct TamperedStoreTests {
             ("UPDATE kv_user SET version = NULL", [["list", "user"], ["incr", "user", "a"], ["rm", "user", "a"]]),
             ("UPDATE changelog SET op = NULL", [["log"]]),
         ] {
-            let box = try Sandbox()
+            let box = try Sandbox(inProcess: true)
             try box.runOK(["set", "user", "a", "1"])
             try tamper(box, edit)
             for command in commands {
@@ -50,7 +50,7 @@ struct TamperedStoreTests {
     }
 
     @Test func theLargestVersionIsKeptNotOverflowed() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "a", "1"])
         try tamper(box, "UPDATE kv_user SET version = 9223372036854775807")
         try box.runOK(["incr", "user", "a"])
