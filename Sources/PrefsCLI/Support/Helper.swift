@@ -19,15 +19,25 @@ enum Helper {
 
     /// Replaces this process with the helper, handing it the command's options as one encoded
     /// configuration in its environment (``HelperConfiguration``): its output, signals and
-    /// exit code are the command's.
-    static func exec(_ path: String, configuration: some HelperConfiguration) throws -> Never {
+    /// exit code are the command's. An in-process run (tests) never replaces the process: with
+    /// ``HelperConfiguration/dumpVariable`` in its environment it prints the configuration as
+    /// the helper decodes and prints it, and returns; otherwise it refuses (exit 2).
+    static func exec(_ path: String, configuration: some HelperConfiguration) throws {
         let text: String
         do {
             text = try configuration.encoded()
         } catch {
             throw PrefsError(.usage, "cannot encode the options for \(path): \(error)")
         }
-        setenv(type(of: configuration).variable, text, 1)
+        let kind = type(of: configuration)
+        if CommandContext.active != nil {
+            guard ProcessEnvironment.value(kind.dumpVariable) != nil else {
+                throw PrefsError(.usage, "\(path) is started by the prefs binary only, not by a command run in process")
+            }
+            Output.standard.write(try kind.init(decoding: text).encoded() + "\n")
+            return
+        }
+        setenv(kind.variable, text, 1)
         try exec(path, [URL(fileURLWithPath: path).lastPathComponent])
     }
 

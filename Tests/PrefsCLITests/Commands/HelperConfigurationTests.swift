@@ -6,13 +6,15 @@ import Testing
 /// configuration (`PrefsHelperConfiguration`): the options are read from the parser's own
 /// description (`--experimental-dump-help`), each is given a value that is not its default,
 /// and the helper prints what it decoded (`PREFS_HELPER_DUMP_CONFIGURATION`). An option added
-/// to the CLI but not to the configuration fails here.
+/// to the CLI but not to the configuration fails here. The options are checked in process (a
+/// run there prints the configuration as the helper decodes it, never replacing the process);
+/// the binary hands it to the real helpers in ``aHelperGetsItsConfigurationFromPrefsOnly(_:)``.
 @Suite("helper configuration", .timeLimit(.minutes(5)))
 struct HelperConfigurationTests {
     /// The long names of a command's options and flags, and the value names of its
     /// positional arguments, from `prefs --experimental-dump-help`.
     static func arguments(of command: String) throws -> Set<String> {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let result = try box.runOK(["--experimental-dump-help"], store: false)
         let root = try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let subcommands = (root["command"] as? [String: Any])?["subcommands"] as? [[String: Any]] ?? []
@@ -32,11 +34,15 @@ struct HelperConfigurationTests {
         return names
     }
 
-    /// Runs `prefs ARGS` with the helper asked to print its configuration; the members it
-    /// decoded.
-    static func dump(_ box: Sandbox, _ arguments: [String]) throws -> [String: Any] {
-        let result = try box.runOK(arguments, store: false, environment: ["PREFS_HELPER_DUMP_CONFIGURATION": "1"])
-        #expect(result.stderr.isEmpty, "\(result)")
+    /// Runs `prefs ARGS` with the helper's configuration asked for (in process, even `serve`
+    /// and `sync`, unless `PREFS_TEST_IN_PROCESS=0`); the members the helper decodes.
+    static func dump(_ box: Sandbox, _ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+        let environment = ["PREFS_HELPER_DUMP_CONFIGURATION": "1"]
+        let result =
+            box.inProcess
+            ? Sandbox.runInProcess(arguments, stdin: nil, environment: box.environment(environment))
+            : try box.runOK(arguments, store: false, environment: environment, sourceLocation: sourceLocation)
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result)", sourceLocation: sourceLocation)
         return try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result)")
     }
 
@@ -66,7 +72,7 @@ struct HelperConfigurationTests {
 
     @Test func everyServeOptionReachesTheHelper() throws {
         let names = try Self.arguments(of: "serve")
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let store = box.root + "/other.db"
         let members = try Self.dump(
             box,
@@ -88,7 +94,7 @@ struct HelperConfigurationTests {
     @Test func everySyncOptionReachesTheHelper() throws {
         // --status is answered by prefs itself, and sync reads no values (no --override).
         let names = try Self.arguments(of: "sync").subtracting(["status", "override"])
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let store = box.root + "/other.db"
         let watching = try Self.dump(
             box, ["--store", store, "--actor", "ci", "sync", "user", "team", "--watch", "30", "--timeout", "4s", "--json"])
@@ -104,9 +110,23 @@ struct HelperConfigurationTests {
         #expect(watching["compact"] as? Bool == false && compacting["watch"] == nil, "\(watching) \(compacting)")
     }
 
+    /// The binary hands the real helper its configuration in the environment (the helper
+    /// prints what it decoded); a helper run without prefs says so with exit 2.
     @Test(arguments: ["prefs-serve", "prefs-sync"])
-    func aHelperRunWithoutPrefsSaysSoWithExit2(_ name: String) throws {
+    func aHelperGetsItsConfigurationFromPrefsOnly(_ name: String) throws {
         let box = try Sandbox()
+        let store = box.root + "/other.db"
+        let arguments = name == "prefs-serve" ? ["serve", "--listen", "127.0.0.1:0"] : ["sync", "user", "--json"]
+        let handed = try box.runOK(
+            ["--store", store, "--actor", "ci"] + arguments, store: false, environment: ["PREFS_HELPER_DUMP_CONFIGURATION": "1"])
+        #expect(handed.stderr.isEmpty, "\(handed)")
+        let members = try #require(JSONSerialization.jsonObject(with: Data(handed.stdout.utf8)) as? [String: Any], "\(handed)")
+        #expect(members["store"] as? String == store && members["actor"] as? String == "ci", "\(members)")
+        if name == "prefs-serve" {
+            #expect(members["listen"] as? String == "127.0.0.1:0", "\(members)")
+        } else {
+            #expect(members["domains"] as? [String] == ["user"] && members["json"] as? Bool == true, "\(members)")
+        }
         let helper = URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().appendingPathComponent(name).path
         let result = try Sandbox.exec(helper, ["--listen", "127.0.0.1:0"], stdin: nil, environment: box.environment())
         #expect(result.status == 2, "\(result)")
