@@ -215,14 +215,31 @@ struct PapercutTests {
             let path = box.root + "/" + name
             try Data("#!/bin/sh\n\(script)\n".utf8).write(to: URL(fileURLWithPath: path))
             #expect(chmod(path, 0o755) == 0)
-            return ["VISUAL": path, "PREFS_BIN": Sandbox.binary, "STORE": box.store]
+            return ["VISUAL": path]
         }
         let light = try box.runOK(["edit", "user", "theme"], environment: try editor("light", "sed -i 's/dark/light/' \"$1\""))
         #expect(light.status == 0, "\(light)")
         #expect(try box.runOK(["get", "user", "theme"]).stdout == "light\n")
-        // Someone else changes the key while the editor is open: nothing is written, exit 5.
-        let raced = try editor("race", "\"$PREFS_BIN\" --store \"$STORE\" set user theme other >/dev/null; sed -i 's/light/blue/' \"$1\"")
+        // Someone else (another run, on another thread) changes the key while the editor has the
+        // file open: nothing is written, exit 5.
+        let opened = box.root + "/race-opened"
+        let go = box.root + "/race-go"
+        let raced = try editor(
+            "race",
+            "touch '\(opened)'; i=0; while [ ! -e '\(go)' ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done; sed -i 's/light/blue/' \"$1\""
+        )
+        let someoneElse = DispatchGroup()
+        let changed = ResultBox()
+        let (store, environment) = (box.store, box.environment())
+        DispatchQueue.global().async(group: someoneElse) {
+            let deadline = Date().addingTimeInterval(30)
+            while !FileManager.default.fileExists(atPath: opened) && Date() < deadline { usleep(5_000) }
+            changed.append(Sandbox.runInProcess(["--store", store, "set", "user", "theme", "other"], stdin: nil, environment: environment))
+            _ = FileManager.default.createFile(atPath: go, contents: nil)  // the editor goes on, whatever happened
+        }
         expectFailure(try box.runFailing(["edit", "user", "theme"], status: 5, environment: raced), 5)
+        someoneElse.wait()
+        #expect(changed.all.map { $0?.status } == [0], "the other run: \(changed.all)")
         #expect(try box.runOK(["get", "user", "theme"]).stdout == "other\n")
         expectFailure(
             try box.runFailing(["edit", "user", "theme"], status: 6, environment: try editor("bad", "echo '{nope' > \"$1\"")), 6,
