@@ -13,8 +13,9 @@ import Glibc
 /// the records the triggers would have written, in the same order, without a trigger program
 /// and a `log_context` read per row. A key known not to be in the table (greater than every
 /// key there and every key written so far, as a new domain or an exported document gives them)
-/// is logged without reading its previous value. Fewer rows (a one-shot `set`) keep the
-/// triggers.
+/// is logged without reading its previous value. Fewer rows (a one-shot `set`) are logged by
+/// the triggers, made (``ChangeLog/installTriggers(_:on:)``) only then: a bulk that follows a
+/// bulk on the same connection neither makes nor drops them.
 final class BulkUpsert {
     static let rowsPerStatement = 16
 
@@ -74,7 +75,6 @@ final class BulkUpsert {
     init(_ db: Database, table: DomainTable) throws {
         self.db = db
         self.table = table
-        try ChangeLog.installTriggers(db, on: table)
         single = try db.cachedStatement(sql: table.upsertSQL(rows: 1))
         buffer.rows.reserveCapacity(Self.rowsPerStatement)
     }
@@ -100,12 +100,15 @@ final class BulkUpsert {
             try writeQueued()
             return
         }
+        guard !buffer.rows.isEmpty else { return }
+        // Fewer rows than a statement's worth: the triggers log them.
+        try ChangeLog.installTriggers(db, on: table)
         for index in buffer.rows.indices { try write(index..<index + 1, with: single.handle) }
     }
 
     /// Takes the logging over from the triggers: drops them and finds the table's last key.
     private func startLogging() throws {
-        try ChangeLog.removeTriggers(db, on: table)
+        if ChangeLog.hasTriggers(db, on: table) { try ChangeLog.removeTriggers(db, on: table) }
         let statement = try db.cachedStatement(sql: table.lastKeySQL)
         defer { statement.reset() }
         var greatest: [UInt8]?
@@ -149,14 +152,24 @@ final class BulkUpsert {
         guard !batch.isEmpty else { return nil }
         var allNew = true
         var repeated = false
+        /// The greatest new key of the batch so far.
+        var greatest: Range<Int>?
         buffer.text.withUnsafeBufferPointer { text in
             guard let base = text.baseAddress else { return }
+            func bytes(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
+                UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)
+            }
             for index in batch {
                 let key = buffer.rows[index].key
-                let bytes = UnsafeBufferPointer(start: base + key.lowerBound, count: key.count)
-                if !logging.unordered, logging.greatest.map({ Self.precedes($0, bytes) }) ?? true {
-                    logging.greatest = Array(bytes)
-                    continue
+                if !logging.unordered {
+                    let isNew =
+                        if let greatest { Self.precedes(bytes(greatest), bytes(key)) } else {
+                            logging.greatest.map { last in last.withUnsafeBufferPointer { Self.precedes($0, bytes(key)) } } ?? true
+                        }
+                    if isNew {
+                        greatest = key
+                        continue
+                    }
                 }
                 allNew = false
                 // Only a key that is not new can be one written before in the batch.
@@ -164,20 +177,19 @@ final class BulkUpsert {
                     if memcmp(base + buffer.rows[other].key.lowerBound, base + key.lowerBound, key.count) == 0 { repeated = true }
                 }
             }
+            if let greatest { logging.greatest = Array(bytes(greatest)) }
         }
         return (allNew, repeated)
     }
 
     /// Whether `lhs` sorts before `rhs` as SQLite's BINARY collation orders text.
-    private static func precedes(_ lhs: [UInt8], _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
-        lhs.withUnsafeBufferPointer { a in
-            let common = min(a.count, rhs.count)
-            if common > 0, let pa = a.baseAddress, let pb = rhs.baseAddress {
-                let order = memcmp(pa, pb, common)
-                if order != 0 { return order < 0 }
-            }
-            return a.count < rhs.count
+    private static func precedes(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
+        let common = min(lhs.count, rhs.count)
+        if common > 0, let pa = lhs.baseAddress, let pb = rhs.baseAddress {
+            let order = memcmp(pa, pb, common)
+            if order != 0 { return order < 0 }
         }
+        return lhs.count < rhs.count
     }
 
     /// Writes the records of `batch` (while the log is on) and then its rows.

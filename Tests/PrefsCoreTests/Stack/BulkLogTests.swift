@@ -26,6 +26,7 @@ struct BulkLogTests {
         changes += (0..<10).map { set("k\(140 - $0 * 2)", "[\($0)]") }  // existing keys, decreasing
         changes.append((PendingKey(domain: domain, key: "k120"), .remove))
         changes += (0..<20).map { set("z\($0)", "{\"i\":\($0)}") } + [set("k120", "true"), set("n1000", "null")]
+        let again = (0..<17).map { set("n\(1030 + $0)", "\"again \($0)\"") }
         let (bulk, oneByOne) = (try TemporaryStore(), try TemporaryStore())
         var logs: [[String]] = []
         let triggers = "SELECT count(*) FROM sqlite_temp_schema WHERE type = 'trigger'"
@@ -37,13 +38,14 @@ struct BulkLogTests {
             // The bulk wrote its own records: the triggers of its table are gone.
             let left = try stack.main.writer().writeWithoutTransaction { db in try Int.fetchOne(db, sql: triggers) }
             #expect(left == (events ? 3 : 0))
+            try apply(again, to: stack, events: events)  // a bulk after a bulk, no trigger made between them
             // Later writes on the same connection, through the triggers again: logged once each.
             try apply([set("k100", "\"after\""), (PendingKey(domain: domain, key: "z3"), .remove)], to: stack, events: true)
             try apply([set("late", "1")], to: stack, events: false)
             logs.append(try describe(stack))
         }
-        #expect(logs[0].filter { $0.hasPrefix("record") }.count == 20 + changes.count + 3)
-        #expect(logs[0].count > 20 + changes.count + 3, "pending sync operations")
+        #expect(logs[0].filter { $0.hasPrefix("record") }.count == 20 + changes.count + again.count + 3)
+        #expect(logs[0].count > 20 + changes.count + again.count + 3, "pending sync operations")
         #expect(logs[0] == logs[1])
     }
 
