@@ -77,8 +77,10 @@ struct BulkLogTests {
     /// pending sync operations made from it.
     private func describe(_ stack: KeyValueStack) throws -> [String] {
         let records = try stack.history().map { record in
-            ["record", String(record.seq), record.new == nil ? "" : String(record.at), record.domain.name, record.key, record.op,
-             record.old ?? "NULL", record.new ?? "NULL", record.actor].joined(separator: " ")
+            [
+                "record", String(record.seq), record.new == nil ? "" : String(record.at), record.domain.name, record.key, record.op,
+                record.old ?? "NULL", record.new ?? "NULL", record.actor,
+            ].joined(separator: " ")
         }
         let pending = try stack.sync.pendingOperations().map { "\($0.domain) \($0.key) \($0.json ?? "NULL")" }
         return records + pending
