@@ -155,7 +155,10 @@ final class BulkUpsert {
         /// The greatest new key of the batch so far.
         var greatest: Range<Int>?
         buffer.text.withUnsafeBufferPointer { text in
-            guard let base = text.baseAddress else { return }
+            guard let base = text.baseAddress else {
+                allNew = false  // no bytes to compare: read every previous value
+                return
+            }
             func bytes(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
                 UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)
             }
