@@ -12,12 +12,16 @@ int prefs_sqlite_enable_triggers(sqlite3 *db, int enabled) {
     return sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, enabled, &now);
 }
 
+int prefs_sqlite_triggers_enabled(sqlite3 *db) {
+    int now = 1;
+    sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, -1, &now);
+    return now;
+}
+
 static void prefs_logging(sqlite3_context *context, int count, sqlite3_value **values) {
     (void)count;
     (void)values;
-    int now = 1;
-    sqlite3_db_config(sqlite3_context_db_handle(context), SQLITE_DBCONFIG_ENABLE_TRIGGER, -1, &now);
-    sqlite3_result_int(context, now);
+    sqlite3_result_int(context, prefs_sqlite_triggers_enabled(sqlite3_context_db_handle(context)));
 }
 
 int prefs_sqlite_register_logging(sqlite3 *db) {

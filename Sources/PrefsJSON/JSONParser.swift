@@ -409,8 +409,18 @@ public enum JSONParser {
             guard let base = bytes.baseAddress else { return nil }
             let start = position + 1
             // A local index and OR over the bytes: this loop is most of checking a stored value.
+            // Eight bytes at a time while none ends the string or would be escaped.
             var index = start
-            var bits: UInt8 = 0
+            var words: UInt64 = 0
+            while index + 8 <= bytes.count {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                if JSONWriter.escapes(word) { break }
+                words |= word
+                index += 8
+            }
+            words |= words >> 32
+            words |= words >> 16
+            var bits = UInt8(truncatingIfNeeded: words | words >> 8)
             while index < bytes.count {
                 let b = base[index]
                 if b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 || b == 0x7F { break }

@@ -196,27 +196,32 @@ package enum JSONWriter {
     }
 
     /// Whether `bytes` has a byte a JSON string escapes: a control character, `"`, `\\` or
-    /// DEL. Eight bytes at a time (the exact "has a byte less than / equal to" word tests).
+    /// DEL. Eight bytes at a time (``escapes(_:)``).
     private static func needsEscaping(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return false }
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        func zeroBytes(_ word: UInt64) -> UInt64 { (word &- ones) & ~word }
         var index = 0
-        var flagged: UInt64 = 0
         while index + 8 <= bytes.count {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-            flagged |=
-                ((word &- ones &* 0x20) & ~word) | zeroBytes(word ^ (ones &* 0x22)) | zeroBytes(word ^ (ones &* 0x5C))
-                | zeroBytes(word ^ (ones &* 0x7F))
+            if escapes(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) { return true }
             index += 8
         }
-        if flagged & 0x8080_8080_8080_8080 != 0 { return true }
         while index < bytes.count {
             let byte = base[index]
             if byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F { return true }
             index += 1
         }
         return false
+    }
+
+    /// Whether one of the eight bytes of `word` is one a JSON string escapes (a control
+    /// character, `"`, `\\` or DEL): the exact "has a byte less than / equal to" word tests.
+    @inline(__always)
+    package static func escapes(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        func zeroBytes(_ word: UInt64) -> UInt64 { (word &- ones) & ~word }
+        let flagged =
+            ((word &- ones &* 0x20) & ~word) | zeroBytes(word ^ (ones &* 0x22)) | zeroBytes(word ^ (ones &* 0x5C))
+            | zeroBytes(word ^ (ones &* 0x7F))
+        return flagged & 0x8080_8080_8080_8080 != 0
     }
 
     package static func writeString(_ s: String, into out: inout [UInt8]) {

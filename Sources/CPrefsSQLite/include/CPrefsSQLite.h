@@ -10,6 +10,9 @@
 /// prefs_logging(), which answers the setting when they run.
 int prefs_sqlite_enable_triggers(sqlite3 *db, int enabled);
 
+/// Whether SQLITE_DBCONFIG_ENABLE_TRIGGER is on (1) or off (0): what prefs_logging() answers.
+int prefs_sqlite_triggers_enabled(sqlite3 *db);
+
 /// Registers the SQL function prefs_logging() on the connection: 1 while
 /// SQLITE_DBCONFIG_ENABLE_TRIGGER is on, 0 while it is off (what the change log's TEMP
 /// triggers test in their WHEN clause). Returns the SQLite result code.

@@ -131,7 +131,7 @@ struct ChangeLog: Sendable {
     /// write it (``DomainTable``), so they fire in them. Writes made outside prefs (the
     /// `sqlite3` shell) are not logged.
     static func installTriggers(_ db: Database, on table: DomainTable) throws {
-        let name = table.isShared ? DomainTable.sharedTableName : "kv_" + table.domain.name
+        let name = triggerTable(table)
         guard !db.changeLogTables.contains(name) else { return }
         if !db.changeLogFunction {
             guard prefs_sqlite_register_logging(db.sqliteConnection) == SQLITE_OK else {
@@ -141,6 +141,49 @@ struct ChangeLog: Sendable {
         }
         try db.execute(sql: triggersSQL(table: name, domain: table.isShared ? nil : table.domain))
         db.changeLogTables.insert(name)
+    }
+
+    /// Drops the change log's TEMP triggers on the table that holds `table`'s rows, on this
+    /// connection: a bulk that writes the records itself (``BulkUpsert``). The next write of the
+    /// table by another path makes them again (``installTriggers(_:on:)``); SQLite prepares
+    /// again the statements that carried them. A transaction that rolls back brings them back,
+    /// and the connection's record of them with it (``Database/inTransaction(_:_:)``).
+    static func removeTriggers(_ db: Database, on table: DomainTable) throws {
+        let name = triggerTable(table)
+        try db.execute(
+            sql: "DROP TRIGGER IF EXISTS temp.\((name + "_log_insert").quotedDatabaseIdentifier);"
+                + "DROP TRIGGER IF EXISTS temp.\((name + "_log_update").quotedDatabaseIdentifier);"
+                + "DROP TRIGGER IF EXISTS temp.\((name + "_log_delete").quotedDatabaseIdentifier);")
+        db.changeLogTables.remove(name)
+    }
+
+    /// Whether this connection has made the triggers on the table that holds `table`'s rows.
+    static func hasTriggers(_ db: Database, on table: DomainTable) -> Bool {
+        db.changeLogTables.contains(triggerTable(table))
+    }
+
+    /// Whether the log is on for the connection (what the triggers' `prefs_logging()` answers).
+    static func isLogging(_ db: Database) -> Bool {
+        prefs_sqlite_triggers_enabled(db.sqliteConnection) != 0
+    }
+
+    /// The name of the table that holds `table`'s rows, which its triggers are named after.
+    private static func triggerTable(_ table: DomainTable) -> String {
+        table.isShared ? DomainTable.sharedTableName : "kv_" + table.domain.name
+    }
+
+    /// The statement that writes the records of `rows` rows of `table` stored by an upsert
+    /// that runs next, exactly as the insert and update triggers write them (same columns,
+    /// the op and actor of `log_context`, numbered in the rows' order): bind each row's
+    /// update time, key and value. `readingOld`: the previous value is read from the table
+    /// (NULL for a key not there, as an insert logs); else every key must be new.
+    /// (`log_context` always holds its one row.)
+    static func recordsSQL(_ table: DomainTable, rows: Int, readingOld: Bool) -> String {
+        let old = readingOld ? "(SELECT value FROM main.\(table.table) WHERE \(table.scope)key = column2)" : "NULL"
+        let values = String(repeating: "(?, ?, ?), ", count: rows - 1) + "(?, ?, ?)"
+        // Domain names are validated: [a-z0-9_-] only.
+        return "INSERT INTO changelog (at, domain, key, op, old, new, actor) SELECT column1, '\(table.domain.name)', column2, "
+            + "(SELECT op FROM log_context), \(old), column3, (SELECT actor FROM log_context) FROM (VALUES \(values))"
     }
 
     /// The three TEMP triggers that append every insert, update and delete of `table` to the

@@ -317,7 +317,10 @@ extension KeyValueStack {
         _ changes: [(PendingKey, PendingChange)], to database: StoreDatabase, requireExisting: Bool, events: Bool = true,
         rejected: inout [String], check: ChangeApplier.IncrementCheck? = nil
     ) throws -> [ChangeEvent] {
-        try WriteTransaction.run(on: database, op: .set, preparing: domains(of: changes)) { transaction in
+        // A bulk (no events, a statement's worth of rows) writes its own log records: making the
+        // triggers before it would only have it drop them (``BulkUpsert``).
+        let bulk = !events && changes.count >= BulkUpsert.rowsPerStatement
+        return try WriteTransaction.run(on: database, op: .set, preparing: bulk ? [] : domains(of: changes)) { transaction in
             let outcome = try ChangeApplier(transaction).apply(changes, requireExisting: requireExisting, events: events, check: check)
             rejected += outcome.rejected
             return outcome.events

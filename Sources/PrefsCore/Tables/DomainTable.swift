@@ -146,6 +146,11 @@ struct DomainTable {
             """
     }
 
+    /// The domain's greatest key (in the primary key's order), expired or not.
+    var lastKeySQL: String {
+        "SELECT key FROM \(table) \(isShared ? "WHERE domain = '\(domain.name)' " : "")ORDER BY key DESC LIMIT 1"
+    }
+
     /// Whether a key has expired by `now` (milliseconds) and is still stored. Reads the
     /// expiry index only, so a write that has nothing to purge leaves `log_context` alone.
     func hasExpired(_ db: Database, now: Int64) throws -> Bool {

@@ -80,7 +80,7 @@ enum DocExample_PrefsCore_Stack_KeyValueStack_Writing {
     ) async throws {
         try stack.remove(in: .user, prefix: "onboarding.")
     }
-    // Sources/PrefsCore/Stack/KeyValueStack+Writing.swift:342
+    // Sources/PrefsCore/Stack/KeyValueStack+Writing.swift:345
     static func example10(
         stack: KeyValueStack, path: String, name: String, text: String, env: [String: String],
         key: String, domain: Domain, error: PrefsError, flags: FlagSet, entry: Entry, document: JSONValue,
