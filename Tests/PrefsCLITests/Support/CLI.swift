@@ -18,12 +18,12 @@ final class Sandbox: Sendable {
     let store: String
     let runtime: String
     /// Whether ``run(_:expecting:stdin:stdinBytes:store:environment:timeout:sourceLocation:)``
-    /// and its kin run commands in this test process (``runInProcess(_:stdin:environment:)``)
+    /// and its kin run commands in this test process (``runInProcess(_:stdin:environment:workingDirectory:)``)
     /// rather than the binary.
     let inProcess: Bool
 
     /// Fails when the built `prefs` is missing (``binary``). With `inProcess`, commands run in
-    /// this process (``runInProcess(_:stdin:environment:)``), all but those that need a
+    /// this process (``runInProcess(_:stdin:environment:workingDirectory:)``), all but those that need a
     /// process of their own (``binaryOnly``): for suites that check what commands print, exit
     /// with and leave in the store. The contract (exit codes and bytes of the binary, signals,
     /// concurrency between processes, the start-up `get`) stays with binary suites.
@@ -132,16 +132,23 @@ final class Sandbox: Sendable {
         return result
     }
 
-    /// Runs `prefs --store STORE ARGS...` in the binary with `directory` as its working
-    /// directory (project-file discovery starts there) and expects exit `status`.
+    /// Runs `prefs --store STORE ARGS...` with `directory` as its working directory
+    /// (project-file discovery starts there) and expects exit `status`: in process as
+    /// ``run(_:expecting:stdin:stdinBytes:store:environment:timeout:sourceLocation:)`` runs it
+    /// (the run's own working directory, ``PrefsCommandLine/run(_:environment:standardInput:workingDirectory:)``),
+    /// else, or with `binary` (the start-up `get` path reads the process's), in the binary.
     @discardableResult
     func run(
         _ arguments: [String], in directory: String, expecting status: Int32, environment extra: [String: String] = [:],
-        sourceLocation: SourceLocation = #_sourceLocation
+        binary: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> RunResult {
-        let result = try Sandbox.exec(
-            "/usr/bin/env", ["-C", directory, Sandbox.binary, "--store", store] + arguments, stdin: nil,
-            environment: environment(extra), sourceLocation: sourceLocation)
+        let full = ["--store", store] + arguments
+        let result =
+            inProcess && !binary && !arguments.contains(where: Sandbox.binaryOnly.contains)
+            ? Sandbox.runInProcess(full, stdin: nil, environment: environment(extra), workingDirectory: directory)
+            : try Sandbox.exec(
+                "/usr/bin/env", ["-C", directory, Sandbox.binary] + full, stdin: nil, environment: environment(extra),
+                sourceLocation: sourceLocation)
         #expect(
             result.status == status, "prefs \(arguments.joined(separator: " ")) in \(directory): \(result)", sourceLocation: sourceLocation)
         return result
@@ -161,10 +168,14 @@ final class Sandbox: Sendable {
         "watch", "exec", "serve", "sync", "---completion", "--generate-completion-script",
     ]
 
-    /// Runs `prefs ARGS...` in this process (``PrefsCommandLine/run(_:environment:standardInput:)``)
-    /// with `environment` as its whole environment.
-    static func runInProcess(_ arguments: [String], stdin: [UInt8]?, environment: [String: String]) -> RunResult {
-        let result = PrefsCommandLine.run(arguments, environment: environment, standardInput: stdin ?? [])
+    /// Runs `prefs ARGS...` in this process (``PrefsCommandLine/run(_:environment:standardInput:workingDirectory:)``)
+    /// with `environment` as its whole environment and `workingDirectory` as its current
+    /// directory (nil: the test process's).
+    static func runInProcess(
+        _ arguments: [String], stdin: [UInt8]?, environment: [String: String], workingDirectory: String? = nil
+    ) -> RunResult {
+        let result = PrefsCommandLine.run(
+            arguments, environment: environment, standardInput: stdin ?? [], workingDirectory: workingDirectory)
         return RunResult(
             stdout: String(decoding: result.standardOutput, as: UTF8.self), stderr: String(decoding: result.standardError, as: UTF8.self),
             status: result.status)
