@@ -75,9 +75,11 @@ extension PrefsCommandLine {
 
     /// Runs one command line in process, as `prefs ARGUMENTS` with `environment` as its whole
     /// environment and `standardInput` as its input, and returns what it printed and its exit
-    /// status. Several may run at once on different tasks. Commands that install signal
-    /// handlers or follow the store until stopped (`watch`, `exec`, `serve`, `sync`) are for
-    /// the binary; `batch` and `edit` run without their signal handling (the binary's).
+    /// status. Several may run at once on different tasks. `batch`, `edit`, `exec` and
+    /// `watch` run without their signal handling (the binary's), children with the run's
+    /// standard streams (``ForegroundStreams``): a `watch` or an `exec --restart` that does not
+    /// end by itself runs until the process ends, so `serve`, `sync` and those are for the
+    /// binary.
     ///
     /// `workingDirectory` (an absolute path) is the run's current directory as far as prefs
     /// reads one: the lookup of the project file (`.prefs.json`), where `set --project`

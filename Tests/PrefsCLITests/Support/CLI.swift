@@ -122,7 +122,7 @@ final class Sandbox: Sendable {
         let input = stdinBytes ?? stdin.map { Array($0.utf8) }
         let full = (useStore ? ["--store", store] : []) + arguments
         let result =
-            inProcess && !arguments.contains(where: Sandbox.binaryOnly.contains)
+            inProcess && !Sandbox.needsBinary(arguments)
             ? Sandbox.runInProcess(full, stdin: input, environment: environment(extra))
             : try Sandbox.exec(
                 Sandbox.binary, full, stdin: input, environment: environment(extra), timeout: timeout, sourceLocation: sourceLocation)
@@ -144,7 +144,7 @@ final class Sandbox: Sendable {
     ) throws -> RunResult {
         let full = ["--store", store] + arguments
         let result =
-            inProcess && !binary && !arguments.contains(where: Sandbox.binaryOnly.contains)
+            inProcess && !binary && !Sandbox.needsBinary(arguments)
             ? Sandbox.runInProcess(full, stdin: nil, environment: environment(extra), workingDirectory: directory)
             : try Sandbox.exec(
                 "/usr/bin/env", ["-C", directory, Sandbox.binary] + full, stdin: nil, environment: environment(extra),
@@ -155,18 +155,28 @@ final class Sandbox: Sendable {
     }
 
     /// Arguments that make a command line run in the binary even in an in-process sandbox:
-    /// commands that install signal handlers and follow the store or supervise children until
-    /// stopped (watch, exec, serve, sync), completion (the parser reads the shell from the
-    /// process's environment). `backup`, `restore` and `batch` run in process without their
-    /// signal handlers (`InterruptedCopyTests` and `BatchTests` signal the binary), `batch`'s
-    /// progress lines from its flush thread going to the run's output; `edit` runs its editor
-    /// with the run's standard streams and leaves the test's SIGINT and SIGQUIT alone;
-    /// `refresh` runs its async work on a thread of its own (`Blocking`), not the cooperative
-    /// pool the tests block; help is as wide as the run's `COLUMNS`, else 80, as the binary's
-    /// into a pipe.
+    /// commands that install signal handlers and follow the store until stopped (watch, serve,
+    /// sync: a watch that ends by itself runs in process with ``BackgroundRun``), completion
+    /// (the parser reads the shell from the process's environment). `backup`, `restore` and
+    /// `batch` run in process without their signal handlers (`InterruptedCopyTests` and
+    /// `BatchTests` signal the binary), `batch`'s progress lines from its flush thread going to
+    /// the run's output; `edit` runs its editor, and `exec` its command (but one it restarts
+    /// or signals, ``needsBinary(_:)``), with the run's standard streams, leaving the test's
+    /// signals alone; `refresh` runs its async work on a thread of its own (`Blocking`), not
+    /// the cooperative pool the tests block; help is as wide as the run's `COLUMNS`, else 80,
+    /// as the binary's into a pipe.
     static let binaryOnly: Set<String> = [
-        "watch", "exec", "serve", "sync", "---completion", "--generate-completion-script",
+        "watch", "serve", "sync", "---completion", "--generate-completion-script",
     ]
+
+    /// Whether a command line runs in the binary even in an in-process sandbox: it has a
+    /// ``binaryOnly`` word, or it is an `exec` that follows its domain (`--restart`,
+    /// `--signal`: it runs until a signal stops it).
+    static func needsBinary(_ arguments: [String]) -> Bool {
+        if arguments.contains(where: binaryOnly.contains) { return true }
+        let options = arguments.prefix { $0 != "--" }
+        return options.contains("exec") && options.contains { $0 == "--restart" || $0 == "--signal" || $0.hasPrefix("--signal=") }
+    }
 
     /// Runs `prefs ARGS...` in this process (``PrefsCommandLine/run(_:environment:standardInput:workingDirectory:)``)
     /// with `environment` as its whole environment and `workingDirectory` as its current
