@@ -139,7 +139,8 @@ struct ProjectFileTests {
 
     /// A run in process has a working directory of its own (tests run several at once in one
     /// process, whose current directory is none of theirs): the project file is looked up and
-    /// created from it, and a relative `--store` is opened in it.
+    /// created from it, a relative `--store` is opened in it, and the children it starts
+    /// start in it.
     @Test func aRunInProcessHasAWorkingDirectoryOfItsOwn() throws {
         let box = try Sandbox(inProcess: true)
         let first = box.root + "/first"
@@ -165,6 +166,9 @@ struct ProjectFileTests {
         #expect(try Self.text(second + "/.prefs.json") == "{\n  \"user\": {\n    \"where\": \"second\"\n  }\n}\n")
         #expect(try Self.text(first + "/.prefs.json") == #"{"user":{"where":"first"}}"#)
         #expect(run(["get", "user", "k"], in: second).stdout == "1\n")
+        // A command exec starts starts there too.
+        let pwd = run(["exec", "user", "--", "/bin/sh", "-c", "pwd -P"], in: second + "/sub")
+        #expect(pwd.status == 0 && pwd.stdout == "\(second)/sub\n", "\(pwd)")
     }
 
     @Test(.enabled(if: getuid() == 0, "needs root to give a file to another user"))

@@ -109,7 +109,8 @@ extension Prefs {
             do {
                 pid = try ChildProcess(
                     command, environment: environment, standardInput: streams.standardInput, standardOutput: streams.standardOutput,
-                    standardError: streams.standardError, defaultSignals: ChildProcess.allSignals, newProcessGroup: true
+                    standardError: streams.standardError, defaultSignals: ChildProcess.allSignals, newProcessGroup: true,
+                    directory: CommandContext.runDirectory
                 )
                 .pid
             } catch {

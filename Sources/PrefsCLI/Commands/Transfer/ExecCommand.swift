@@ -175,7 +175,7 @@ struct ExecSupervisor {
         do {
             child = try ChildProcess(
                 command, environment: environment, standardInput: streams.standardInput, standardOutput: streams.standardOutput,
-                standardError: streams.standardError, defaultSignals: ChildProcess.allSignals)
+                standardError: streams.standardError, defaultSignals: ChildProcess.allSignals, directory: CommandContext.runDirectory)
         } catch {
             Output.error("cannot run \(command[0]): \(String(cString: strerror(error.code)))")
             throw ExitCode(error.code == ENOENT ? 127 : 126)
