@@ -83,8 +83,9 @@ extension PrefsCommandLine {
     ///
     /// `workingDirectory` (an absolute path) is the run's current directory as far as prefs
     /// reads one: the lookup of the project file (`.prefs.json`), where `set --project`
-    /// creates one, and a relative `--store`; nil is the process's. Other relative file
-    /// arguments (`import FILE`, `backup PATH`, …) are still opened against the process's.
+    /// creates one, a relative `--store`, and where the children of `exec`, `watch` and `edit`
+    /// start; nil is the process's. Other relative file arguments (`import FILE`,
+    /// `backup PATH`, …) are still opened against the process's.
     package static func run(
         _ arguments: [String], environment: [String: String], standardInput: [UInt8], workingDirectory: String? = nil
     ) -> Result {
