@@ -56,7 +56,7 @@ package enum PrefsCommandLine {
 
     /// Runs one command line (the arguments after `prefs`) and returns its exit status; it
     /// never exits. The process's streams and environment, or those of the in-process run
-    /// under way (``run(_:environment:standardInput:)``).
+    /// under way (``run(_:environment:standardInput:workingDirectory:)``).
     package static func run(_ arguments: [String]) -> Int32 {
         #if DEBUG
             if PropertyDump.printIfRequested() { return 0 }

@@ -8,4 +8,9 @@
 /// (as Foundation's Process did) whatever the parent inherited without close-on-exec.
 int prefs_spawn_close_from(posix_spawn_file_actions_t *actions, int from);
 
+/// posix_spawn_file_actions_addchdir_np (glibc 2.29), which Swift's Glibc module does not
+/// show: the child starts in `path` (a command line run in process gives its children the
+/// run's working directory).
+int prefs_spawn_chdir(posix_spawn_file_actions_t *actions, const char *path);
+
 #endif

@@ -1,7 +1,8 @@
 import Glibc
 import PrefsCore
 
-/// The standard streams of a child that runs in the foreground (`prefs edit`'s editor): in
+/// The standard streams of a child that runs in the foreground (`prefs edit`'s editor, the
+/// command of `exec` and of `watch --`): in
 /// the binary, prefs's own; in process, the run's standard input, and standard output and
 /// error in unlinked temporary files whose bytes ``collect()`` adds to the run's once the
 /// child has ended (as the binary's caller would have read them).
@@ -34,7 +35,7 @@ final class ForegroundStreams {
         guard let context else { return }
         for (fd, append) in [(output, { context.output.write(bytes: $0) }), (error, { context.errors.append($0) })] where fd >= 0 {
             lseek(fd, 0, SEEK_SET)
-            let bytes = (try? readAll(fd, expected: 0) { PrefsError(.cannotWrite, "cannot read what the editor wrote (\($0))") }) ?? []
+            let bytes = (try? readAll(fd, expected: 0) { PrefsError(.cannotWrite, "cannot read what the child wrote (\($0))") }) ?? []
             append(bytes)
         }
     }

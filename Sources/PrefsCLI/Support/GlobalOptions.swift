@@ -43,9 +43,10 @@ struct GlobalOptions: ParsableArguments {
         return result
     }
 
-    /// The resolved store path.
+    /// The resolved store path (a relative one against the run's working directory,
+    /// ``CommandContext/runPath(_:)``).
     var storePath: String {
-        StoreLocation.resolve(explicit: store, environment: ProcessEnvironment.current())
+        CommandContext.runPath(StoreLocation.resolve(explicit: store, environment: ProcessEnvironment.current()))
     }
 
     /// Opens the store; the CLI shares the memory tier between processes. With `force`,
@@ -63,7 +64,7 @@ struct GlobalOptions: ParsableArguments {
         options.flushesOnTimer = window != nil
         options.actor = actor
         options.overrides = try overrides()
-        let layers = Layers.current(environment: options.environment)
+        let layers = Layers.current(environment: options.environment, workingDirectory: CommandContext.runDirectory)
         for warning in layers.warnings { Output.error("warning: " + warning) }
         options.layers = layers
         if force {
@@ -91,7 +92,8 @@ func requireExisting(_ domains: [Domain], in stack: KeyValueStack) throws {
 }
 
 /// The project file `set --project` and `rm --project` edit (``ProjectFile/target(variable:directory:)``,
-/// from the current directory).
+/// from the run's working directory).
 func projectFileTarget() throws -> String {
-    try ProjectFile.target(variable: ProcessEnvironment.value, directory: FileManager.default.currentDirectoryPath)
+    try ProjectFile.target(
+        variable: ProcessEnvironment.value, directory: CommandContext.runDirectory ?? FileManager.default.currentDirectoryPath)
 }

@@ -25,7 +25,7 @@ extension Layers {
         }
     }
 
-    /// The stamps of every file ``load(variable:)`` would read, and of the directories that
+    /// The stamps of every file ``load(variable:workingDirectory:)`` would read, and of the directories that
     /// hold them: `stat` calls and two directory listings, no file read.
     static func stamp(variable: (String) -> String?) -> [FileStamp] {
         let setting = variable("PREFS_SYSTEM_DIR") ?? ""

@@ -7,8 +7,8 @@ import Synchronization
 ///
 /// Reads resolve override → store → project → system → registered default; a key a lock
 /// covers reads as the system value alone, and writes to it are refused. The files are read
-/// once per process (``current(variable:)``); when there are none the cost is a few `stat`
-/// calls. Files that are not trusted are skipped and named in ``warnings``: system files
+/// once per process (``current(variable:workingDirectory:)``); when there are none the cost is
+/// a few `stat` calls. Files that are not trusted are skipped and named in ``warnings``: system files
 /// must be regular files owned by root or the directory's owner and not writable by group or
 /// others; a discovered project file must be owned by the user or root (a file named by
 /// `PREFS_PROJECT_FILE` is trusted: naming it is the opt-in, as git's `safe.directory`).
@@ -74,29 +74,34 @@ public struct Layers: Sendable, Equatable {
 
     private static let cache = Mutex<[String: Layers]>([:])
 
-    /// The layers for these environment variables and the current directory, read once per
+    /// The layers for these environment variables and a working directory, read once per
     /// process (later calls with the same variables and directory answer from memory).
     ///
-    /// - Parameter variable: the value of an environment variable, nil when it is not set
-    ///   (an empty `PREFS_PROJECT_FILE` turns the project layer off).
-    public static func current(variable: (String) -> String?) -> Layers {
+    /// - Parameters:
+    ///   - variable: the value of an environment variable, nil when it is not set (an empty
+    ///     `PREFS_PROJECT_FILE` turns the project layer off).
+    ///   - workingDirectory: where the lookup of `.prefs.json` starts; nil (the default) is
+    ///     the process's current directory.
+    public static func current(variable: (String) -> String?, workingDirectory: String? = nil) -> Layers {
         let systemSetting = variable("PREFS_SYSTEM_DIR") ?? ""
         let directory = systemSetting.isEmpty ? defaultSystemDirectory : systemSetting
         let projectSetting = variable("PREFS_PROJECT_FILE")
-        let cwd = currentDirectory() ?? ""
-        let cacheKey = directory + "\u{0}" + (projectSetting.map { "=" + $0 } ?? "-") + "\u{0}" + cwd
+        let cwd = workingDirectory ?? currentDirectory() ?? ""
         // A command line run in process (tests) reads the files afresh: a test changes them
         // between commands, which a process never sees.
-        guard ProcessEnvironment.inProcess == nil else { return load(variable: variable) }
+        guard ProcessEnvironment.inProcess == nil else { return load(variable: variable, workingDirectory: cwd) }
+        let cacheKey = directory + "\u{0}" + (projectSetting.map { "=" + $0 } ?? "-") + "\u{0}" + cwd
         if let cached = cache.withLock({ $0[cacheKey] }) { return cached }
-        let result = load(variable: variable)
+        let result = load(variable: variable, workingDirectory: cwd)
         cache.withLock { $0[cacheKey] = result }
         return result
     }
 
-    /// The layers read from the files now (no cache): ``current(variable:)`` reads them once,
-    /// a long-running reader (`prefs serve`) again when their ``stamp(variable:)`` moves.
-    static func load(variable: (String) -> String?) -> Layers {
+    /// The layers read from the files now (no cache): ``current(variable:workingDirectory:)``
+    /// reads them once, a long-running reader (`prefs serve`) again when their
+    /// ``stamp(variable:)`` moves. The lookup of `.prefs.json` starts in `workingDirectory`,
+    /// else the process's current directory.
+    static func load(variable: (String) -> String?, workingDirectory: String? = nil) -> Layers {
         let systemSetting = variable("PREFS_SYSTEM_DIR") ?? ""
         let directory = systemSetting.isEmpty ? defaultSystemDirectory : systemSetting
         var layers = Layers()
@@ -104,7 +109,7 @@ public struct Layers: Sendable, Equatable {
         layers.loadSystem(directory)
         if let projectSetting = variable("PREFS_PROJECT_FILE") {
             if !projectSetting.isEmpty { layers.loadProject(projectSetting, explicit: true) }
-        } else if let found = discoverProjectFile(from: currentDirectory() ?? "") {
+        } else if let found = discoverProjectFile(from: workingDirectory ?? currentDirectory() ?? "") {
             layers.loadProject(found, explicit: false)
         }
         return layers
@@ -145,9 +150,9 @@ public struct Layers: Sendable, Equatable {
         }
     }
 
-    /// ``current(variable:)`` for an environment given as a dictionary.
-    public static func current(environment: [String: String]) -> Layers {
-        current { environment[$0] }
+    /// ``current(variable:workingDirectory:)`` for an environment given as a dictionary.
+    public static func current(environment: [String: String], workingDirectory: String? = nil) -> Layers {
+        current(variable: { environment[$0] }, workingDirectory: workingDirectory)
     }
 
     static func currentDirectory() -> String? {

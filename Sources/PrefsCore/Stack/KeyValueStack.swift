@@ -93,7 +93,7 @@ public final class KeyValueStack: Sendable {
         /// libdispatch's manager thread and event loop, which such a command never needs.
         package var flushesOnTimer = true
         /// The project and system layers; nil (the default) reads them for ``environment``
-        /// and the current directory (``Layers/current(environment:)``), ``Layers/none``
+        /// and the current directory (``Layers/current(environment:workingDirectory:)``), ``Layers/none``
         /// turns them off.
         public var layers: Layers?
 

@@ -79,12 +79,15 @@ package struct ChildProcess {
     ///     process ignores, such as SIGINT while an editor runs).
     ///   - newProcessGroup: whether the child leads a process group of its own, so that a
     ///     signal sent to the group reaches whatever it starts too.
+    ///   - directory: the child's working directory; nil: this process's. A name without a
+    ///     slash is still found on `PATH` as from this process.
     /// - Throws: `FileIO/Failure` with `ENOENT` when the program is not found (or not
-    ///   executable: `EACCES`), or the error of pipe(2) or posix_spawn.
+    ///   executable: `EACCES`), or the error of pipe(2) or posix_spawn (`ENOENT` too when
+    ///   `directory` does not exist).
     package init(
         _ arguments: [String], environment: [String: String]? = nil, standardInput stdin: Stream = .inherit,
         standardOutput stdout: Stream = .inherit, standardError stderr: Stream = .inherit, defaultSignals: [Int32] = [],
-        newProcessGroup: Bool = false
+        newProcessGroup: Bool = false, directory: String? = nil
     ) throws(FileIO.Failure) {
         guard let name = arguments.first, !name.isEmpty else { throw FileIO.Failure(ENOENT) }
         // A command line run in process passes its own environment on, not the process's.
@@ -142,6 +145,11 @@ package struct ChildProcess {
                 let pair = target == 0 ? (parent: fds[1], child: fds[0]) : (parent: fds[0], child: fds[1])
                 pipes.append(pair)
                 posix_spawn_file_actions_adddup2(&actions, pair.child, target)
+            }
+            if let directory, prefs_spawn_chdir(&actions, directory) != 0 {
+                let code = errno
+                closeAll()
+                return .failure(FileIO.Failure(code))
             }
             // Only 0, 1 and 2 reach the child: not what prefs inherited without close-on-exec.
             guard prefs_spawn_close_from(&actions, 3) == 0 else {

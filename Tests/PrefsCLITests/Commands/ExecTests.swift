@@ -3,11 +3,13 @@ import PrefsCore
 import PrefsTestSupport
 import Testing
 
-/// `prefs exec DOMAIN -- COMMAND` (envconsul's job; issue 43 item 8), with real processes.
+/// `prefs exec DOMAIN -- COMMAND` (envconsul's job; issue 43 item 8): a command that ends by
+/// itself run in process (the command is a real process either way), the signals and the
+/// restarts of a followed domain with the binary.
 @Suite("exec", .timeLimit(.minutes(5)))
 struct ExecTests {
     @Test func theCommandGetsTheDomainAsVariablesAndPrefsEndsAsItDoes() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "app", "theme", "dark"])
         try box.runOK(["set", "app", "max.retries", "3"])
         try box.runOK(["set", "app", "quote", "--string", "it's $HOME"])
@@ -33,7 +35,7 @@ struct ExecTests {
     }
 
     @Test func theNameChecksOfExportEnvRefuseBeforeAnythingRuns() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "ci", "path", "/tmp/evil"])
         let marker = box.root + "/ran"
         let refused = try box.runFailing(["exec", "ci", "--", "sh", "-c", "touch " + marker], status: 6)

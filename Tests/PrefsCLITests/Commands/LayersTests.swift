@@ -69,9 +69,9 @@ struct LayersTests {
         @discardableResult
         func run(
             _ arguments: [String], in directory: String, expecting status: Int32, environment extra: [String: String],
-            sourceLocation: SourceLocation = #_sourceLocation
+            binary: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
         ) throws -> RunResult {
-            try box.run(arguments, in: directory, expecting: status, environment: extra, sourceLocation: sourceLocation)
+            try box.run(arguments, in: directory, expecting: status, environment: extra, binary: binary, sourceLocation: sourceLocation)
         }
     }
 
@@ -341,13 +341,16 @@ struct LayersTests {
         for (directory, arguments, environment, status, _) in Self.lookupCases(layout) where arguments.contains("get") {
             var origin = ""
             for line in [arguments, arguments + ["--json"]] {
-                let full = try layout.run(line, in: directory, expecting: status, environment: environment.merging(fullOnly) { $1 })
-                let quick = try layout.run(line, in: directory, expecting: status, environment: environment)
+                let full = try layout.run(
+                    line, in: directory, expecting: status, environment: environment.merging(fullOnly) { $1 }, binary: true)
+                let quick = try layout.run(line, in: directory, expecting: status, environment: environment, binary: true)
                 #expect(same(quick, full), "prefs \(line.joined(separator: " ")) in \(directory) with \(environment): \(quick) vs \(full)")
                 origin = String(full.stdout.split(separator: "\t").first ?? "")
             }
             let byLayerOrStore = status == 0 && !arguments.contains("--override") && !["schema", "default"].contains(origin)
-            try layout.run(arguments, in: directory, expecting: byLayerOrStore ? 0 : 97, environment: environment.merging(required) { $1 })
+            try layout.run(
+                arguments, in: directory, expecting: byLayerOrStore ? 0 : 97, environment: environment.merging(required) { $1 },
+                binary: true)
             if byLayerOrStore { answered += 1 }
         }
         #expect(answered >= 15)
@@ -355,14 +358,16 @@ struct LayersTests {
         let bare = layout.box.root + "/elsewhere/checkout"
         try FileManager.default.createDirectory(atPath: bare + "/.git", withIntermediateDirectories: true)
         let none = layout.environment(system: layout.box.root + "/none").merging(required) { $1 }
-        #expect(try layout.run(["get", "user", "a"], in: bare, expecting: 0, environment: none).stdout == "store\n")
+        #expect(try layout.run(["get", "user", "a"], in: bare, expecting: 0, environment: none, binary: true).stdout == "store\n")
         // A layer file skipped with a warning: the full command answers, and warns.
         #expect(chmod(layout.system + "/20-more.json", 0o666) == 0)
         let here = layout.environment()
-        let warned = try layout.run(["get", "user", "a"], in: layout.repository, expecting: 0, environment: here)
-        let full = try layout.run(["get", "user", "a"], in: layout.repository, expecting: 0, environment: here.merging(fullOnly) { $1 })
+        let warned = try layout.run(["get", "user", "a"], in: layout.repository, expecting: 0, environment: here, binary: true)
+        let full = try layout.run(
+            ["get", "user", "a"], in: layout.repository, expecting: 0, environment: here.merging(fullOnly) { $1 }, binary: true)
         #expect(warned.stdout == "store\n" && warned.stderr.contains("ignoring \(layout.system)/20-more.json: writable by group or others"))
         #expect(same(warned, full), "\(warned) vs \(full)")
-        try layout.run(["get", "user", "a"], in: layout.repository, expecting: 97, environment: here.merging(required) { $1 })
+        try layout.run(
+            ["get", "user", "a"], in: layout.repository, expecting: 97, environment: here.merging(required) { $1 }, binary: true)
     }
 }

@@ -25,7 +25,7 @@ struct ProjectFileTests {
 
     @Test(.enabled(if: hasGit, "needs git"))
     func aCIScriptEditsTheProjectFileAsAOneLineDiff() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "theme", "dark"])
         let before = try box.storeSnapshot()
         let repo = box.root + "/checkout"
@@ -81,7 +81,7 @@ struct ProjectFileTests {
     }
 
     @Test func aLockedKeyIsRefusedAndNothingIsWritten() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let system = box.root + "/system"
         try FileManager.default.createDirectory(atPath: system + "/locks", withIntermediateDirectories: true)
         #expect(chmod(system, 0o755) == 0 && chmod(system + "/locks", 0o755) == 0)
@@ -108,7 +108,7 @@ struct ProjectFileTests {
     }
 
     @Test func valuesAreTypedAsSetTypesThemAndTheModeIsKept() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let directory = box.root + "/work"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let project = directory + "/.prefs.json"
@@ -137,9 +137,43 @@ struct ProjectFileTests {
         #expect(off.stderr.contains("the project layer is off"), "\(off)")
     }
 
+    /// A run in process has a working directory of its own (tests run several at once in one
+    /// process, whose current directory is none of theirs): the project file is looked up and
+    /// created from it, a relative `--store` is opened in it, and the children it starts
+    /// start in it.
+    @Test func aRunInProcessHasAWorkingDirectoryOfItsOwn() throws {
+        let box = try Sandbox(inProcess: true)
+        let first = box.root + "/first"
+        let second = box.root + "/second"
+        for directory in [first + "/.git", second + "/.git", second + "/sub"] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        try #"{"user":{"where":"first"}}"#.write(toFile: first + "/.prefs.json", atomically: false, encoding: .utf8)
+        let env = box.environment()
+        func run(_ arguments: [String], in directory: String) -> RunResult {
+            Sandbox.runInProcess(["--store", "local.db"] + arguments, stdin: nil, environment: env, workingDirectory: directory)
+        }
+        let set = run(["set", "user", "k", "1"], in: second)
+        #expect(set.status == 0 && set.stderr.isEmpty, "\(set)")
+        #expect(FileManager.default.fileExists(atPath: second + "/local.db"))
+        #expect(!FileManager.default.fileExists(atPath: first + "/local.db"))
+        let found = run(["get", "--show-origin", "user", "where"], in: first)
+        #expect(found.status == 0 && found.stdout == "project:\(first)/.prefs.json\tfirst\n", "\(found)")
+        let missing = run(["get", "user", "where"], in: second)
+        #expect(missing.status == 1 && missing.stdout.isEmpty, "\(missing)")
+        let edit = run(["set", "--project", "user", "where", "second"], in: second + "/sub")
+        #expect(edit.status == 0, "\(edit)")
+        #expect(try Self.text(second + "/.prefs.json") == "{\n  \"user\": {\n    \"where\": \"second\"\n  }\n}\n")
+        #expect(try Self.text(first + "/.prefs.json") == #"{"user":{"where":"first"}}"#)
+        #expect(run(["get", "user", "k"], in: second).stdout == "1\n")
+        // A command exec starts starts there too.
+        let pwd = run(["exec", "user", "--", "/bin/sh", "-c", "pwd -P"], in: second + "/sub")
+        #expect(pwd.status == 0 && pwd.stdout == "\(second)/sub\n", "\(pwd)")
+    }
+
     @Test(.enabled(if: getuid() == 0, "needs root to give a file to another user"))
     func aProjectFileOfAnotherUserIsNotWritten() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let project = box.root + "/theirs.json"
         let original = #"{"user":{"a":1}}"#
         try original.write(toFile: project, atomically: false, encoding: .utf8)
@@ -176,7 +210,7 @@ struct ProjectFileTests {
     /// A project file that is a symbolic link is not followed for an edit (exit 4), wherever it
     /// points; the file it names is unchanged.
     @Test func aSymbolicLinkIsNotEdited() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let target = box.root + "/elsewhere.json"
         let original = #"{"user":{"a":1}}"#
         try original.write(toFile: target, atomically: false, encoding: .utf8)
@@ -206,7 +240,7 @@ struct ProjectFileTests {
     /// Anyone who can read the directory can hold its lock: an edit waits as long as a store
     /// write would (`PREFS_BUSY_TIMEOUT`), then fails with exit 4, never forever.
     @Test func anEditGivesUpWhenTheDirectoryStaysLocked() throws {
-        let box = try Sandbox()
+        let box = try Sandbox(inProcess: true)
         let project = box.root + "/.prefs.json"
         let directory = open(box.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         try #require(directory >= 0 && flock(directory, LOCK_EX) == 0)

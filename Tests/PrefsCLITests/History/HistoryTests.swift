@@ -9,14 +9,14 @@ struct HistoryTests {
     func parallel(_ box: Sandbox, _ scripts: [String]) -> [RunResult?] {
         let results = ResultBox()
         let group = DispatchGroup()
+        let binary = Sandbox.binary  // asked for on the test's task: the spawn log names the test
         for script in scripts {
             group.enter()
             let env = box.environment()
             let store = box.store
             Thread {
                 // 250 processes in a row on a loaded machine: more than the default minute.
-                results.append(
-                    try? Sandbox.exec("/bin/sh", ["-c", script, Sandbox.binary, store], stdin: nil, environment: env, timeout: 900))
+                results.append(try? Sandbox.exec("/bin/sh", ["-c", script, binary, store], stdin: nil, environment: env, timeout: 900))
                 group.leave()
             }.start()
         }
@@ -104,7 +104,7 @@ struct HistoryTests {
         let script = "printf '%s|%s|%s|%s\\n' \"$PREFS_EVENT\" \"$PREFS_DOMAIN\" \"$PREFS_KEY\" \"$PREFS_VALUE\" >> \(outFile)"
         try box.runOK(["set", "user", "init", "1"])
         // Waits until the watcher has taken its starting point (no fixed sleep).
-        let (watcher, _) = try Running.watch(["--store", box.store, "watch", "user", "--once", "--", "/bin/sh", "-c", script], box: box)
+        let watcher = try BackgroundRun.watch(["watch", "user", "--once", "--", "/bin/sh", "-c", script], box: box)
         try box.runOK(["set", "switch", "ignored", "1"])
         try box.runOK(["set", "user", "evil", "$(touch \(box.root)/pwned); `id`"])
         let finished = watcher.finish(timeout: 30)
@@ -394,7 +394,7 @@ struct HistoryEdgeCaseTests {
     @Test func aWatcherStartingOnAnEmptyLogNoticesPrunedRecords() throws {
         let box = try Sandbox(inProcess: true)
         try box.runOK(["log", "--retain", "5"])
-        let (watcher, _) = try Running.watch(["--store", box.store, "watch"], box: box)
+        let watcher = try BackgroundRun.watch(["watch"], box: box)
         let lines = (0..<10).map { "set user k\($0) \($0)" }.joined(separator: "\n") + "\n"
         try box.runOK(["batch"], stdin: lines)
         let finished = watcher.finish(timeout: 30)

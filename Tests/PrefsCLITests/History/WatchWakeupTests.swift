@@ -55,23 +55,21 @@ struct WatchWakeupTests {
         #expect(result.status == 0 && result.stdout == "set\tuser\tk\t1\n", "\(result)")
     }
 
-    /// The file system fallback: with PREFS_WATCH=poll the watcher reads the log on a timer.
+    /// The file system fallback: with PREFS_WATCH=poll the watcher reads the log on a timer
+    /// (`--once`: it ends with the change it sees).
     @Test func aPollingWatcherStillSeesChanges() throws {
         let box = try Sandbox(inProcess: true)
         try box.runOK(["set", "user", "ready", "0"])
-        let (watch, _) = try Running.watch(["--store", box.store, "watch", "user"], box: box, environment: ["PREFS_WATCH": "poll"])
+        let watch = try BackgroundRun.watch(["watch", "user", "--once"], box: box, environment: ["PREFS_WATCH": "poll"])
         try box.runOK(["set", "user", "k", "1"])
-        #expect(Self.waitFor("set\tuser\tk\t1", in: watch))
-        let result = watch.finish(signal: SIGTERM)
+        let result = watch.finish(timeout: 10)
         #expect(result.status == 0 && result.stdout == "set\tuser\tk\t1\n", "\(result)")
     }
 
     @Test func aBadWatchSettingIsAUsageError() throws {
-        let box = try Sandbox()
-        // (Under timeout: a watch that ignored the setting would run for ever.)
-        let result = try Sandbox.exec(
-            "/usr/bin/timeout", ["10", Sandbox.binary, "--store", box.store, "watch"], stdin: nil,
-            environment: box.environment(["PREFS_WATCH": "fast"]))
+        let box = try Sandbox(inProcess: true)
+        // (Within 10 s: a watch that ignored the setting would run for ever.)
+        let result = try BackgroundRun.start(["watch"], box: box, environment: ["PREFS_WATCH": "fast"]).finish(timeout: 10)
         expectFailure(result, 2, contains: "PREFS_WATCH")
     }
 

@@ -18,12 +18,12 @@ final class Sandbox: Sendable {
     let store: String
     let runtime: String
     /// Whether ``run(_:expecting:stdin:stdinBytes:store:environment:timeout:sourceLocation:)``
-    /// and its kin run commands in this test process (``runInProcess(_:stdin:environment:)``)
+    /// and its kin run commands in this test process (``runInProcess(_:stdin:environment:workingDirectory:)``)
     /// rather than the binary.
     let inProcess: Bool
 
     /// Fails when the built `prefs` is missing (``binary``). With `inProcess`, commands run in
-    /// this process (``runInProcess(_:stdin:environment:)``), all but those that need a
+    /// this process (``runInProcess(_:stdin:environment:workingDirectory:)``), all but those that need a
     /// process of their own (``binaryOnly``): for suites that check what commands print, exit
     /// with and leave in the store. The contract (exit codes and bytes of the binary, signals,
     /// concurrency between processes, the start-up `get`) stays with binary suites.
@@ -122,7 +122,7 @@ final class Sandbox: Sendable {
         let input = stdinBytes ?? stdin.map { Array($0.utf8) }
         let full = (useStore ? ["--store", store] : []) + arguments
         let result =
-            inProcess && !arguments.contains(where: Sandbox.binaryOnly.contains)
+            inProcess && !Sandbox.needsBinary(arguments)
             ? Sandbox.runInProcess(full, stdin: input, environment: environment(extra))
             : try Sandbox.exec(
                 Sandbox.binary, full, stdin: input, environment: environment(extra), timeout: timeout, sourceLocation: sourceLocation)
@@ -132,39 +132,60 @@ final class Sandbox: Sendable {
         return result
     }
 
-    /// Runs `prefs --store STORE ARGS...` in the binary with `directory` as its working
-    /// directory (project-file discovery starts there) and expects exit `status`.
+    /// Runs `prefs --store STORE ARGS...` with `directory` as its working directory
+    /// (project-file discovery starts there) and expects exit `status`: in process as
+    /// ``run(_:expecting:stdin:stdinBytes:store:environment:timeout:sourceLocation:)`` runs it
+    /// (the run's own working directory, ``PrefsCommandLine/run(_:environment:standardInput:workingDirectory:)``),
+    /// else, or with `binary` (the start-up `get` path reads the process's), in the binary.
     @discardableResult
     func run(
         _ arguments: [String], in directory: String, expecting status: Int32, environment extra: [String: String] = [:],
-        sourceLocation: SourceLocation = #_sourceLocation
+        binary: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> RunResult {
-        let result = try Sandbox.exec(
-            "/usr/bin/env", ["-C", directory, Sandbox.binary, "--store", store] + arguments, stdin: nil,
-            environment: environment(extra), sourceLocation: sourceLocation)
+        let full = ["--store", store] + arguments
+        let result =
+            inProcess && !binary && !Sandbox.needsBinary(arguments)
+            ? Sandbox.runInProcess(full, stdin: nil, environment: environment(extra), workingDirectory: directory)
+            : try Sandbox.exec(
+                "/usr/bin/env", ["-C", directory, Sandbox.binary] + full, stdin: nil, environment: environment(extra),
+                sourceLocation: sourceLocation)
         #expect(
             result.status == status, "prefs \(arguments.joined(separator: " ")) in \(directory): \(result)", sourceLocation: sourceLocation)
         return result
     }
 
     /// Arguments that make a command line run in the binary even in an in-process sandbox:
-    /// commands that install signal handlers and follow the store or supervise children until
-    /// stopped (watch, exec, serve, sync), completion (the parser reads the shell from the
-    /// process's environment). `backup`, `restore` and `batch` run in process without their
-    /// signal handlers (`InterruptedCopyTests` and `BatchTests` signal the binary), `batch`'s
-    /// progress lines from its flush thread going to the run's output; `edit` runs its editor
-    /// with the run's standard streams and leaves the test's SIGINT and SIGQUIT alone;
-    /// `refresh` runs its async work on a thread of its own (`Blocking`), not the cooperative
-    /// pool the tests block; help is as wide as the run's `COLUMNS`, else 80, as the binary's
-    /// into a pipe.
+    /// commands that install signal handlers and follow the store until stopped (watch, serve,
+    /// sync: a watch that ends by itself runs in process with ``BackgroundRun``), completion
+    /// (the parser reads the shell from the process's environment). `backup`, `restore` and
+    /// `batch` run in process without their signal handlers (`InterruptedCopyTests` and
+    /// `BatchTests` signal the binary), `batch`'s progress lines from its flush thread going to
+    /// the run's output; `edit` runs its editor, and `exec` its command (but one it restarts
+    /// or signals, ``needsBinary(_:)``), with the run's standard streams, leaving the test's
+    /// signals alone; `refresh` runs its async work on a thread of its own (`Blocking`), not
+    /// the cooperative pool the tests block; help is as wide as the run's `COLUMNS`, else 80,
+    /// as the binary's into a pipe.
     static let binaryOnly: Set<String> = [
-        "watch", "exec", "serve", "sync", "---completion", "--generate-completion-script",
+        "watch", "serve", "sync", "---completion", "--generate-completion-script",
     ]
 
-    /// Runs `prefs ARGS...` in this process (``PrefsCommandLine/run(_:environment:standardInput:)``)
-    /// with `environment` as its whole environment.
-    static func runInProcess(_ arguments: [String], stdin: [UInt8]?, environment: [String: String]) -> RunResult {
-        let result = PrefsCommandLine.run(arguments, environment: environment, standardInput: stdin ?? [])
+    /// Whether a command line runs in the binary even in an in-process sandbox: it has a
+    /// ``binaryOnly`` word, or it is an `exec` that follows its domain (`--restart`,
+    /// `--signal`: it runs until a signal stops it).
+    static func needsBinary(_ arguments: [String]) -> Bool {
+        if arguments.contains(where: binaryOnly.contains) { return true }
+        let options = arguments.prefix { $0 != "--" }
+        return options.contains("exec") && options.contains { $0 == "--restart" || $0 == "--signal" || $0.hasPrefix("--signal=") }
+    }
+
+    /// Runs `prefs ARGS...` in this process (``PrefsCommandLine/run(_:environment:standardInput:workingDirectory:)``)
+    /// with `environment` as its whole environment and `workingDirectory` as its current
+    /// directory (nil: the test process's).
+    static func runInProcess(
+        _ arguments: [String], stdin: [UInt8]?, environment: [String: String], workingDirectory: String? = nil
+    ) -> RunResult {
+        let result = PrefsCommandLine.run(
+            arguments, environment: environment, standardInput: stdin ?? [], workingDirectory: workingDirectory)
         return RunResult(
             stdout: String(decoding: result.standardOutput, as: UTF8.self), stderr: String(decoding: result.standardError, as: UTF8.self),
             status: result.status)

@@ -55,7 +55,7 @@ extension Prefs {
             let version = try FlagSource.fractionalVersion(fractionalVersion, global: global)
             if document == nil {
                 guard
-                    Layers.current(environment: ProcessEnvironment.current()).holdsFlags
+                    Layers.current(environment: ProcessEnvironment.current(), workingDirectory: CommandContext.runDirectory).holdsFlags
                         || FileManager.default.fileExists(atPath: global.storePath)
                 else {
                     throw PrefsError(.usage, "no store at \(global.storePath): import flags first (prefs flag import FILE)")

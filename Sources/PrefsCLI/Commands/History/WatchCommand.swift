@@ -46,7 +46,9 @@ extension Prefs {
             let filter = LogFilter(domain: try domain.map(parseDomain), key: key, prefix: prefix)
             if let key { try KeyName.validate(key) }
             let stack = try global.openStack()
-            for number in [SIGINT, SIGTERM] {
+            // The binary's: a command line run in process (tests) leaves the process's signals
+            // alone; it ends by itself (--once, or when the store goes away).
+            for number in [SIGINT, SIGTERM] where CommandContext.active == nil {
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
                 source.setEventHandler {
@@ -100,20 +102,28 @@ extension Prefs {
             environment["PREFS_VALUE"] = record.new  // unset for a removal
             // Found on PATH as `exec` and `edit` find theirs; in a process group of its own (a
             // signal that stops watch reaches whatever it started too), every signal at its
-            // default, only standard input, output and error open.
+            // default, only standard input, output and error open (in process, the run's:
+            // what it prints is the run's once it has ended).
+            let streams = ForegroundStreams()
             let pid: pid_t
             do {
-                pid = try ChildProcess(command, environment: environment, defaultSignals: ChildProcess.allSignals, newProcessGroup: true)
-                    .pid
+                pid = try ChildProcess(
+                    command, environment: environment, standardInput: streams.standardInput, standardOutput: streams.standardOutput,
+                    standardError: streams.standardError, defaultSignals: ChildProcess.allSignals, newProcessGroup: true,
+                    directory: CommandContext.runDirectory
+                )
+                .pid
             } catch {
                 Output.error("cannot run \(executable): \(error.message)")
                 return
             }
-            WatchSignals.child.store(pid, ordering: .releasing)
+            let signalled = CommandContext.active == nil  // the binary's handlers stop it
+            if signalled { WatchSignals.child.store(pid, ordering: .releasing) }
             var status: Int32 = 0
             var reaped = waitpid(pid, &status, 0)
             while reaped < 0 && errno == EINTR { reaped = waitpid(pid, &status, 0) }
-            WatchSignals.child.store(0, ordering: .releasing)
+            if signalled { WatchSignals.child.store(0, ordering: .releasing) }
+            streams.collect()
             // Reaped by a signal handler stopping watch: it exits now.
             guard reaped == pid else { return }
             if status & 0x7F != 0 {

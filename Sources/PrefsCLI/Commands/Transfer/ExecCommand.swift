@@ -106,28 +106,57 @@ extension Prefs {
 /// The command `prefs exec` runs: started with prefs's environment and a domain's variables,
 /// waited for on a thread of its own (which writes a byte to a pipe when it ends, so the
 /// change follower can wait for a change or the end at once), signals passed on.
+///
+/// In the binary, prefs ignores SIGINT and SIGQUIT and passes SIGTERM, SIGHUP, SIGUSR1 and
+/// SIGUSR2 on to the command. A command line run in process (tests) leaves the process's
+/// signals alone and gives the command the run's standard streams
+/// (``ForegroundStreams``: what it prints is the run's once it has ended).
 struct ExecSupervisor {
     let command: [String]
-    /// The running command (0 when none), for the signal handlers.
-    static let child = Atomic<Int32>(0)
-    /// The `waitpid` status of the command that ended last.
-    private static let status = Atomic<Int32>(0)
+    /// The running command and how the last one ended: this run's own (several run at once
+    /// in process); the binary's signal handlers read it.
+    private let state = State()
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
     private let ended: (read: Int32, write: Int32)
+    /// The running command's standard streams.
+    private var streams = ForegroundStreams()
+
+    /// The running command (0 when none), the `waitpid` status of the one that ended last,
+    /// and a signal to pass on that came while no command ran (between a start and its
+    /// process id being known, or a stop and the next start).
+    private final class State: Sendable {
+        let child = Atomic<Int32>(0)
+        let status = Atomic<Int32>(0)
+        let pending = Atomic<Int32>(0)
+
+        /// Passes `number` on to the running command, or to the next one to start: exactly
+        /// once, whichever of the handler and ``started(_:)`` takes it from ``pending``.
+        func pass(_ number: Int32) {
+            pending.store(number, ordering: .sequentiallyConsistent)
+            let pid = child.load(ordering: .sequentiallyConsistent)
+            if pid > 0, pending.exchange(0, ordering: .sequentiallyConsistent) == number { kill(pid, number) }
+        }
+
+        /// Records the command started as `pid` and passes on a signal that came before.
+        func started(_ pid: Int32) {
+            child.store(pid, ordering: .sequentiallyConsistent)
+            let missed = pending.exchange(0, ordering: .sequentiallyConsistent)
+            if missed > 0 { kill(pid, missed) }
+        }
+    }
 
     init(command: [String]) {
         self.command = command
         var fds: [Int32] = [-1, -1]
         if pipe(&fds) == 0 { for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) } }
         ended = (fds[0], fds[1])
+        guard CommandContext.active == nil else { return }
         for number in [SIGINT, SIGQUIT] { Glibc.signal(number, SIG_IGN) }
+        let state = state
         for number in [SIGTERM, SIGHUP, SIGUSR1, SIGUSR2] {
             Glibc.signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                let pid = Self.child.load(ordering: .acquiring)
-                if pid > 0 { kill(pid, number) }
-            }
+            source.setEventHandler { state.pass(number) }
             source.resume()
             Self.sources.append(source)
         }
@@ -141,20 +170,24 @@ struct ExecSupervisor {
     /// - Throws: `ExitCode` 127 (not found) or 126 (cannot run), after saying why.
     mutating func start(_ values: [String: String]) throws {
         let environment = ProcessEnvironment.current().merging(values) { $1 }
+        streams = ForegroundStreams()
         let child: ChildProcess
         do {
-            child = try ChildProcess(command, environment: environment, defaultSignals: ChildProcess.allSignals)
+            child = try ChildProcess(
+                command, environment: environment, standardInput: streams.standardInput, standardOutput: streams.standardOutput,
+                standardError: streams.standardError, defaultSignals: ChildProcess.allSignals, directory: CommandContext.runDirectory)
         } catch {
             Output.error("cannot run \(command[0]): \(String(cString: strerror(error.code)))")
             throw ExitCode(error.code == ENOENT ? 127 : 126)
         }
         let pid = child.pid
-        Self.child.store(pid, ordering: .releasing)
+        let state = state
+        state.started(pid)
         let write = ended.write
         DispatchQueue.global().async {
             var raw: Int32 = 0
             while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
-            Self.status.store(raw, ordering: .releasing)
+            state.status.store(raw, ordering: .releasing)
             var byte: UInt8 = 1
             _ = Glibc.write(write, &byte, 1)
         }
@@ -164,8 +197,9 @@ struct ExecSupervisor {
     func waitForExit() -> ExitCode {
         var byte: UInt8 = 0
         while read(ended.read, &byte, 1) < 0 && errno == EINTR {}
-        Self.child.store(0, ordering: .releasing)
-        switch ChildProcess.Termination(status: Self.status.load(ordering: .acquiring)) {
+        state.child.store(0, ordering: .releasing)
+        streams.collect()
+        switch ChildProcess.Termination(status: state.status.load(ordering: .acquiring)) {
         case .exited(let code): return ExitCode(code)
         case .signaled(let number): return ExitCode(128 + number)
         }
@@ -173,14 +207,14 @@ struct ExecSupervisor {
 
     /// Sends `number` to the running command.
     func send(_ number: Int32) {
-        let pid = Self.child.load(ordering: .acquiring)
+        let pid = state.child.load(ordering: .acquiring)
         if pid > 0 { kill(pid, number) }
     }
 
     /// Stops the running command (SIGTERM, SIGKILL after 10 s) and starts it again with
     /// `values`. Returns the exit status to end with when it cannot be started again.
     mutating func restart(_ values: [String: String]) -> ExitCode? {
-        let pid = Self.child.load(ordering: .acquiring)
+        let pid = state.child.load(ordering: .acquiring)
         if pid > 0 {
             kill(pid, SIGTERM)
             var descriptor = [pollfd(fd: ended.read, events: Int16(POLLIN), revents: 0)]

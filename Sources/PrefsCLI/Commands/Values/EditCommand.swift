@@ -148,7 +148,8 @@ extension Prefs {
             do {
                 child = try ChildProcess(
                     ["/bin/sh", "-c", editor + " \"$1\"", "sh", file], standardInput: streams.standardInput,
-                    standardOutput: streams.standardOutput, standardError: streams.standardError, defaultSignals: [SIGINT, SIGQUIT])
+                    standardOutput: streams.standardOutput, standardError: streams.standardError, defaultSignals: [SIGINT, SIGQUIT],
+                    directory: CommandContext.runDirectory)
             } catch {
                 unlink(file)
                 throw PrefsError(.usage, "cannot run the editor \(editor)")
