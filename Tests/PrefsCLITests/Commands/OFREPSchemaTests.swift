@@ -6,7 +6,7 @@ import Testing
 /// protocol's OpenAPI document (Fixtures/ofrep: open-feature/protocol's openapi.yaml and what
 /// OFREP 0.2/0.3 add), checked by jsonschema in the Python clients' venv; the bulk answer
 /// advertises its event stream, which a real HTTP client (curl) follows.
-@Suite("prefs serve: OFREP as written", .serialized, .timeLimit(.minutes(5)))
+@Suite("prefs serve: OFREP as written", .serialized, .timeLimit(.minutes(5)), .ownThreads)
 struct OFREPSchemaTests {
     static let single = "/ofrep/v1/evaluate/flags/{key}"
     static let bulk = "/ofrep/v1/evaluate/flags"

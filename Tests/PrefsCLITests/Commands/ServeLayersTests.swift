@@ -5,7 +5,7 @@ import Testing
 
 /// `prefs serve` follows edits of the project and system layer files (issue 42): the next OFREP
 /// answer after an edit reflects it, as it does for a commit to the store.
-@Suite("ServeLayersTests", .serialized, .timeLimit(.minutes(5)))
+@Suite("ServeLayersTests", .serialized, .timeLimit(.minutes(5)), .ownThreads)
 struct ServeLayersTests {
     /// A sandbox with a system directory (`PREFS_SYSTEM_DIR`, made and trusted) and a project
     /// file named by `PREFS_PROJECT_FILE`.

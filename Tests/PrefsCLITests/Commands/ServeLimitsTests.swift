@@ -120,7 +120,7 @@ struct ClientSocket {
 
 /// `prefs serve` under a client that takes more than its share: connections per address, the
 /// request head's deadline, a request's evaluation steps.
-@Suite("prefs serve limits", .serialized, .timeLimit(.minutes(5)))
+@Suite("prefs serve limits", .serialized, .timeLimit(.minutes(5)), .ownThreads)
 struct ServeLimitsTests {
     static let flag = "/ofrep/v1/evaluate/flags/string-flag"
     static let expected = #"{"key":"string-flag","value":"hi""#

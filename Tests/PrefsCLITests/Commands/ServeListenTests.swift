@@ -6,7 +6,7 @@ import Testing
 /// Issue 38: `prefs serve` that cannot listen says so and exits 4 at once (it used to print
 /// nothing, spin a core and ignore SIGTERM); SIGTERM ends it at any moment; a unix socket
 /// (the systemd unit's default) is its owner's alone.
-@Suite("prefs serve: listening", .serialized, .timeLimit(.minutes(5)))
+@Suite("prefs serve: listening", .serialized, .timeLimit(.minutes(5)), .ownThreads)
 struct ServeListenTests {
     static let isRoot = getuid() == 0
     static let setpriv = "/usr/bin/setpriv"

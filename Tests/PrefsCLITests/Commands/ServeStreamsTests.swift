@@ -4,7 +4,7 @@ import Testing
 
 /// `prefs serve`'s event streams (`/ofrep/v1/events`, the inspector's `/api/events`) under a
 /// client that opens many (their heads and `Last-Event-ID` are in `ServeApplicationTests`).
-@Suite("prefs serve event streams", .serialized, .timeLimit(.minutes(5)))
+@Suite("prefs serve event streams", .serialized, .timeLimit(.minutes(5)), .ownThreads)
 struct ServeStreamsTests {
     static let flag = "/ofrep/v1/evaluate/flags/string-flag"
     static let expected = #"{"key":"string-flag","value":"hi""#

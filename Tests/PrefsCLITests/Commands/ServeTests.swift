@@ -117,7 +117,7 @@ struct HTTPExchange {
 }
 
 /// Issue 23: `prefs serve` with real clients.
-@Suite("prefs serve", .serialized, .timeLimit(.minutes(5)))
+@Suite("prefs serve", .serialized, .timeLimit(.minutes(5)), .ownThreads)
 struct ServeTests {
     static let testbed = URL(fileURLWithPath: repositoryRoot + "/Tests/PrefsCLITests/Fixtures/flag-testbed.json")
         .path
@@ -412,7 +412,7 @@ enum PythonClients {
 }
 
 /// Issue 23: real clients — the OpenFeature Python SDK and headless Chromium.
-@Suite("prefs serve clients", .serialized, .timeLimit(.minutes(5)))
+@Suite("prefs serve clients", .serialized, .timeLimit(.minutes(5)), .ownThreads)
 struct ServeClientTests {
     static let contexts: [String] = [
         "{}", #"{"targetingKey":"u1"}"#, #"{"targetingKey":"5c3d8535-f81a-4478-a6d3-afaa4d51199e"}"#,

@@ -17,7 +17,7 @@ import Testing
 /// it, up to the next `$ `, are its whole standard output, compared in full (```` ```console tty ````
 /// runs the commands on a terminal, for output that differs there). Other fences
 /// (```` ```text ````, JSON, Swift) are not shell examples.
-@Suite("docs examples", .timeLimit(.minutes(5)))
+@Suite("docs examples", .timeLimit(.minutes(5)), .ownThreads)
 struct DocsExamplesTests {
     static let repository = repositoryRoot
 

@@ -8,7 +8,7 @@ import Testing
 /// `schema load`) is a configuration value `get` answers, never a flag — not in `flag list`,
 /// `flag diff @store`, `flag export`, `flag eval`/`enabled`/`show`, nor in `prefs serve`'s OFREP
 /// single and bulk answers and inspector.
-@Suite("what is a flag", .serialized, .timeLimit(.minutes(5)))
+@Suite("what is a flag", .serialized, .timeLimit(.minutes(5)), .ownThreads)
 struct FlagRuleTests {
     /// The README tour's flags and schema: `switch.max_retries` has the schema default 3.
     static func tour() throws -> Sandbox {
@@ -63,7 +63,7 @@ struct FlagRuleTests {
 /// Issue 38, item 1: a plain value of `switch` is a static flag with the variant `static` on
 /// every path, and the OpenFeature Python SDK with `openfeature-provider-ofrep` (PyPI) reads it,
 /// a DISABLED flag and a flag without a default variant without an error.
-@Suite("static and code-default answers", .serialized, .timeLimit(.minutes(5)))
+@Suite("static and code-default answers", .serialized, .timeLimit(.minutes(5)), .ownThreads)
 struct StaticFlagAnswerTests {
     @Test func aPlainValueHasTheVariantStaticEverywhere() throws {
         let box = try Sandbox(inProcess: true)

@@ -12,7 +12,7 @@ import Testing
 ///
 /// `PREFS_CHECKER_SEED` replays a seed's choices; `PREFS_CHECKER_ROUNDS` (default 4) sets the
 /// budget. The seed and counts are printed.
-@Suite("concurrency checker", .tags(.slow), .enabled(if: SlowTests.enabled, SlowTests.reason), .timeLimit(.minutes(20)))
+@Suite("concurrency checker", .tags(.slow), .enabled(if: SlowTests.enabled, SlowTests.reason), .timeLimit(.minutes(20)), .ownThreads)
 struct ConcurrencyCheckerTests {
     /// SplitMix64: small, seedable, the same sequence on every machine.
     struct Generator: RandomNumberGenerator {

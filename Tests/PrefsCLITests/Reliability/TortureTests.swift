@@ -4,7 +4,7 @@ import PrefsTestSupport
 import Testing
 
 /// Reliability: crashes, concurrency, full disks, damaged stores, doctor and backup.
-@Suite("torture", .tags(.slow), .enabled(if: SlowTests.enabled, SlowTests.reason), .timeLimit(.minutes(20)))
+@Suite("torture", .tags(.slow), .enabled(if: SlowTests.enabled, SlowTests.reason), .timeLimit(.minutes(20)), .ownThreads)
 struct TortureTests {
     func integrity(_ path: String) throws -> String {
         try DatabaseQueue(path: path).read { try String.fetchAll($0, sql: "PRAGMA integrity_check").joined(separator: ";") }
@@ -201,7 +201,7 @@ struct TortureTests {
     /// `prefs` killed at any point of migrating a store of 1,500 custom domains leaves the
     /// version 3 store as it was (or the migrated one), and the next run has every row —
     /// value, version, times, expiry — and every change-log record.
-    @Test func killNineDuringTheMigrationOfManyDomainsLosesNothing() throws {
+    @Test func killNineDuringTheMigrationOfManyDomainsLosesNothing() async throws {
         let box = try Sandbox()
         let template = box.root + "/v3.db"
         try makeFixtureStore("schema-3", at: template)
@@ -252,7 +252,12 @@ struct TortureTests {
         try queue.close()
         #expect(rows.count == 3_002 && log.count == 3_003, "\(rows.count) rows, \(log.count) records")
 
-        func fresh() throws {
+        // Two lanes, each with a store of its own, share the eight kills: the test takes half
+        // the time (each kill is a migration of 1,500 domains, seconds in a debug build). The
+        // uninterrupted migration the kills fall within is timed with both lanes migrating,
+        // as they are while they kill.
+        let lanes = [box, try Sandbox()]
+        @Sendable func fresh(_ box: Sandbox) throws {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: box.store + suffix) }
             try FileManager.default.createDirectory(
                 atPath: (box.store as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
@@ -260,39 +265,57 @@ struct TortureTests {
             try FileManager.default.copyItem(atPath: template, toPath: box.store)
         }
         // How long an uninterrupted migration takes: the kills fall within it.
-        try fresh()
-        let started = Date()
-        try box.runOK(["set", "user", "probe", "0"])
-        let took = max(Date().timeIntervalSince(started), 0.02)
-        var generator = SystemRandomNumberGenerator()
-        var interrupted = 0
-        for iteration in 0..<8 {
-            try fresh()
-            try Self.setProbe(box, "\(iteration)", killedAfter: took * Double.random(in: 0.05...1.1, using: &generator))
-            #expect(try integrity(box.store) == "ok", "iteration \(iteration)")
-            let (version, legacyTables, shared) = try DatabaseQueue(path: box.store).read { db in
-                (
-                    try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0,
-                    try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name GLOB 'kv_app*'") ?? 0,
-                    try db.tableExists("kv__custom")
-                )
+        let took = try await withThrowingTaskGroup(of: Double.self) { group in
+            for lane in lanes {
+                group.addTask {
+                    try fresh(lane)
+                    let started = Date()
+                    try lane.runOK(["set", "user", "probe", "0"])
+                    return max(Date().timeIntervalSince(started), 0.02)
+                }
             }
-            // All or nothing: version 3 with its 1,500 tables, or version 5 (through 4) with none.
-            #expect(
-                (version == 3 && legacyTables == 1_500 && !shared) || (version == 5 && legacyTables == 0 && shared),
-                "iteration \(iteration): version \(version), \(legacyTables) tables, shared \(shared)")
-            if version == 3 { interrupted += 1 }
-            let get = try box.runOK(["get", "app1499", "theme"])
-            #expect(get.stdout == "dark-1499\n", "iteration \(iteration): \(get)")
-            let moved = try DatabaseQueue(path: box.store).read { db in
-                try Row.fetchAll(db, sql: "SELECT domain, key, value, version, updated_at, expires_at FROM kv__custom ORDER BY domain, key")
-                    .map { row in
-                        "\(try row[0] as String) [key:\(row.values[1]) value:\(row.values[2]) version:\(row.values[3]) updated_at:\(row.values[4]) expires_at:\(row.values[5])]"
+            return try await group.reduce(0, max)
+        }
+        let interrupted = try await withThrowingTaskGroup(of: Int.self) { group in
+            for (first, box) in lanes.enumerated() {
+                group.addTask {
+                    var generator = SystemRandomNumberGenerator()
+                    var interrupted = 0
+                    for iteration in stride(from: first, to: 8, by: lanes.count) {
+                        try fresh(box)
+                        try Self.setProbe(box, "\(iteration)", killedAfter: took * Double.random(in: 0.05...1.1, using: &generator))
+                        #expect(try integrity(box.store) == "ok", "iteration \(iteration)")
+                        let (version, legacyTables, shared) = try DatabaseQueue(path: box.store).read { db in
+                            (
+                                try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0,
+                                try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name GLOB 'kv_app*'")
+                                    ?? 0,
+                                try db.tableExists("kv__custom")
+                            )
+                        }
+                        // All or nothing: version 3 with its 1,500 tables, or version 5 (through 4) with none.
+                        #expect(
+                            (version == 3 && legacyTables == 1_500 && !shared) || (version == 5 && legacyTables == 0 && shared),
+                            "iteration \(iteration): version \(version), \(legacyTables) tables, shared \(shared)")
+                        if version == 3 { interrupted += 1 }
+                        let get = try box.runOK(["get", "app1499", "theme"])
+                        #expect(get.stdout == "dark-1499\n", "iteration \(iteration): \(get)")
+                        let moved = try DatabaseQueue(path: box.store).read { db in
+                            try Row.fetchAll(
+                                db, sql: "SELECT domain, key, value, version, updated_at, expires_at FROM kv__custom ORDER BY domain, key"
+                            )
+                            .map { row in
+                                "\(try row[0] as String) [key:\(row.values[1]) value:\(row.values[2]) version:\(row.values[3]) updated_at:\(row.values[4]) expires_at:\(row.values[5])]"
+                            }
+                        }
+                        #expect(moved == rows, "iteration \(iteration): \(moved.count) rows, each as version 3 held it")
+                        let kept = try DatabaseQueue(path: box.store).read { try Row.fetchAll($0, sql: logSQL).map(\.description) }
+                        #expect(kept == log, "iteration \(iteration): the log records are kept")
                     }
+                    return interrupted
+                }
             }
-            #expect(moved == rows, "iteration \(iteration): \(moved.count) rows, each as version 3 held it")
-            let kept = try DatabaseQueue(path: box.store).read { try Row.fetchAll($0, sql: logSQL).map(\.description) }
-            #expect(kept == log, "iteration \(iteration): the log records are kept")
+            return try await group.reduce(0, +)
         }
         #expect(interrupted >= 1, "some kills fell before the migration committed (\(interrupted) of 8)")
     }

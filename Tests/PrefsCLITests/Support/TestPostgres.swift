@@ -7,7 +7,8 @@ import Testing
 /// server on 127.0.0.1 at a free port (and a unix socket in that directory), run as the
 /// `postgres` user when the tests run as root. Started once, on first use; stopped when the
 /// test process exits (atexit), or by a watchdog shell when the test process dies without
-/// exiting. Each test gets its own database (``createDatabase()``).
+/// exiting. Each test gets its own database (``createDatabase()``). Two at most: ``shared``
+/// and ``outages``.
 final class TestPostgres: Sendable {
     let root: String
     let data: String
@@ -17,6 +18,10 @@ final class TestPostgres: Sendable {
 
     /// The running server, started once per test process.
     static let shared: Result<TestPostgres, any Error> = Result { try TestPostgres() }
+
+    /// A second server, for the tests that stop or freeze theirs (``SyncOutageTests``, one at
+    /// a time), so the tests on ``shared`` need not wait for them.
+    static let outages: Result<TestPostgres, any Error> = Result { try TestPostgres() }
 
     /// Whether the server's programs are installed; the suites that need it are enabled only
     /// then (``SyncTests``), so a machine without PostgreSQL skips them instead of failing.
@@ -151,13 +156,19 @@ final class TestPostgres: Sendable {
         return "\(prefix)'\(bin)/pg_ctl' -D '\(data)' -m immediate -w stop >/dev/null 2>&1; rm -rf '\(root)'"
     }
 
-    private static let cleanup = Mutex<String?>(nil)
+    /// The cleanup commands of the servers started so far.
+    private static let cleanup = Mutex<[String]>([])
 
     private static func registerCleanup(_ server: TestPostgres) {
         let command = server.cleanupCommand
-        cleanup.withLock { $0 = command }
-        atexit {
-            if let command = TestPostgres.cleanup.withLock({ $0 }) { _ = system(command) }
+        let first = cleanup.withLock {
+            $0.append(command)
+            return $0.count == 1
+        }
+        if first {
+            atexit {
+                for command in TestPostgres.cleanup.withLock({ $0 }) { _ = system(command) }
+            }
         }
         // If this process dies without running atexit (SIGKILL, crash), a detached shell
         // notices and stops the server.

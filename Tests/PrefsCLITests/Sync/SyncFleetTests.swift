@@ -5,7 +5,7 @@ import Testing
 
 /// Sync at fleet scale (issue 22): libpq connection strings (unix socket, service file,
 /// several hosts), the snapshot, the bounded log, the watch that listens. Part of
-/// ``SyncTests`` (serialized: one test there stops the shared server).
+/// ``SyncTests`` (the watch across a server restart is in ``SyncOutageTests``).
 extension SyncTests {
     /// An empty file for a watcher's standard output, opened for writing.
     static func emptyFile(_ path: String) throws -> FileHandle {
@@ -247,48 +247,6 @@ extension SyncTests {
 
     // MARK: - Watch
 
-    @Test func watchPullsWithinASecondOfAnotherStoresPushAndSurvivesARestart() throws {
-        let a = try syncedStore()
-        let b = try syncedStore()
-        try a.syncInProcess()
-        // A fallback far away: only the notification can bring the change.
-        let reports = b.root + "/watch.stdout"
-        let watcher = b.process(["sync", "--watch", "3600", "--json"])
-        watcher.standardOutput = try Self.emptyFile(reports)
-        watcher.standardError = FileHandle.nullDevice
-        try watcher.run()
-        defer { if watcher.isRunning { watcher.terminate() } }
-        try Self.waitForReports(reports, count: 1)  // listening: its first sync follows the LISTEN
-        func waitFor(_ value: String, seconds: Double) throws -> Double? {
-            let start = Date()
-            while Date().timeIntervalSince(start) < seconds {
-                if try b.runOK(["get", "default", "pushed", "--default", "none"]).stdout == value + "\n" {
-                    return Date().timeIntervalSince(start)
-                }
-                usleep(50_000)
-            }
-            return nil
-        }
-        try a.runOK(["set", "default", "pushed", "1"])
-        try a.syncInProcess()
-        let first = try waitFor("1", seconds: 5)
-        #expect(first != nil && first ?? 99 < 2, "seen after \(String(describing: first)) s")
-
-        // The server goes away and comes back: the watcher reconnects (backoff) and listens again.
-        let before = try Self.reports(reports)
-        try server.stop()
-        usleep(1_500_000)  // the watcher sees the connection go (no event to wait for: it only backs off)
-        try server.start()
-        try Self.waitForReports(reports, count: before + 1, within: 40)  // reconnected: it listens, then syncs
-        try a.runOK(["set", "default", "pushed", "2"])
-        try a.syncInProcess()
-        let second = try waitFor("2", seconds: 10)
-        #expect(second != nil, "not seen after a restart")
-        watcher.terminate()
-        watcher.waitUntilExit()
-        #expect(watcher.terminationStatus == 0)
-    }
-
     /// A watcher with nothing to do sleeps: the file system wakes it for a local write (and the
     /// server's socket for a push), no timer does. The local write is then pushed.
     @Test func anIdleSyncWatchSleepsAndALocalWriteWakesIt() throws {
@@ -439,8 +397,10 @@ extension SyncTests {
         try WatchWakeupTests.copyStore(a, to: copy)
         try #require(rename(copy, a.store) == 0, "rename: \(String(cString: strerror(errno)))")
         let ended = try server.psql(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(3600)%' AND pid <> pg_backend_pid()",
-            database: "postgres")
+            """
+            SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(3600)%' AND datname = '\(database)' \
+            AND pid <> pg_backend_pid()
+            """, database: "postgres")
         #expect(ended == "1\n")
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         syncing.waitUntilExit()

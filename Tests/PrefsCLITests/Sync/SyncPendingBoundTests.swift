@@ -6,7 +6,7 @@ import Testing
 /// A store that cannot reach its remote keeps its writes as pending operations: rewriting the
 /// same keys must not grow that queue without bound (one row per write, forever, until a push
 /// that then sends every one of them). No server needed: nothing here connects.
-@Suite(.timeLimit(.minutes(5))) struct SyncPendingBoundTests {
+@Suite(.timeLimit(.minutes(5)), .ownThreads) struct SyncPendingBoundTests {
     /// The pending count `sync --status` shows.
     func pending(_ box: Sandbox) throws -> String {
         let status = try box.syncStatus(["--json"])

@@ -6,13 +6,15 @@ import Testing
 /// `prefs remote` and sync against a real PostgreSQL server (``TestPostgres``). The commands
 /// run in process; what a sync does is run through the library (`Sandbox+Sync.swift`), and
 /// the `prefs sync` binary only where its process is the subject (its printed report and
-/// messages, exit codes, libpq's environment, `--watch` and signals). Serialized: one test
-/// stops and restarts the shared server. Skipped where PostgreSQL is not installed.
+/// messages, exit codes, libpq's environment, `--watch` and signals). Each test has a database
+/// of its own on the shared server, so they run in parallel, each on a thread of its own; the
+/// tests that stop or freeze a server are ``SyncOutageTests``, on a server of their own.
+/// Skipped where PostgreSQL is not installed.
 @Suite(
-    .serialized, .tags(.postgres),
+    .tags(.postgres),
     .enabled(if: TestPostgres.isAvailable, "PostgreSQL is not installed (initdb, pg_ctl and psql; apt-get install postgresql)"),
-    .timeLimit(.minutes(10)))
-struct SyncTests {
+    .timeLimit(.minutes(10)), .ownThreads)
+struct SyncTests: SyncFixture {
     let server: TestPostgres
     let database: String
     let url: String
@@ -20,32 +22,6 @@ struct SyncTests {
     init() throws {
         server = try TestPostgres.shared.get()
         (database, url) = try server.createDatabase()
-    }
-
-    /// A new store with the test's remote set.
-    func syncedStore(domains: String? = nil) throws -> Sandbox {
-        let box = try Sandbox(inProcess: true)
-        let set = try box.runOK(["remote", "set", url] + (domains.map { ["--domains", $0] } ?? []))
-        #expect(set.status == 0, "\(set)")
-        return box
-    }
-
-    func sync(_ box: Sandbox, _ extra: [String] = []) throws -> RunResult {
-        let result = try box.runOK(["sync"] + extra)
-        #expect(result.status == 0, "\(result)")
-        return result
-    }
-
-    func pending(_ box: Sandbox) throws -> [Row] {
-        try DatabaseQueue(path: box.store).read { db in
-            try Row.fetchAll(db, sql: "SELECT op_id, domain, key, value, expires_at, hlc, node FROM sync_pending ORDER BY seq")
-        }
-    }
-
-    func export(_ box: Sandbox) throws -> String {
-        let result = try box.runOK(["export"])
-        #expect(result.status == 0, "\(result)")
-        return result.stdout
     }
 
     // MARK: - hostile server (issue 16, finding 9)
@@ -496,10 +472,11 @@ struct SyncTests {
         let a = try syncedStore()
         let b = try syncedStore()
         let watcher = a.process(["sync", "--watch", "0.2", "--json"])
-        let output = Pipe()
-        watcher.standardOutput = output
+        let reports = a.root + "/watch.stdout"
+        watcher.standardOutput = try Self.emptyFile(reports)
         watcher.standardError = FileHandle.nullDevice
         try watcher.run()
+        defer { if watcher.isRunning { watcher.terminate() } }
         try a.runOK(["set", "default", "watched", "1"])
         var seen = ""
         for _ in 0..<200 where seen != "1\n" {
@@ -508,108 +485,16 @@ struct SyncTests {
             if seen != "1\n" { usleep(100_000) }
         }
         #expect(seen == "1\n")
+        // The watcher reports a sync after its push reached the server (and b saw it): wait
+        // for the report before ending it, or a SIGTERM in between ends it with none printed.
+        let deadline = Date().addingTimeInterval(20)
+        while try !String(contentsOfFile: reports, encoding: .utf8).contains(#""pushed":1,"#) && Date() < deadline { usleep(20_000) }
         watcher.terminate()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         watcher.waitUntilExit()
+        let printed = try String(contentsOfFile: reports, encoding: .utf8)
         #expect(watcher.terminationStatus == 0)
         #expect(printed.split(separator: "\n").allSatisfy { $0.hasPrefix(#"{"pulled":"#) }, "\(printed)")
         #expect(printed.contains(#""pushed":1,"#), "\(printed)")
-    }
-
-    // MARK: - Offline first
-
-    @Test func serverDownThenUpLosesNothing() throws {
-        let a = try syncedStore()
-        let b = try syncedStore()
-        try a.syncInProcess()
-        try a.runOK(["set", "default", "one", "1"])
-        try a.runOK(["set", "default", "two", "2"])
-        try server.stop()
-        defer { try? server.start() }
-        let failed = try a.syncFailure()
-        #expect(failed.exitCode == 7 && failed.message.hasSuffix("2 operations pending, local data kept"), "\(failed)")
-        #expect(failed.message.contains("Connection refused"), "\(failed)")  // libpq's words, as psql prints them
-        // Every other command works offline and keeps recording.
-        #expect(try a.runOK(["get", "default", "one"]).stdout == "1\n")
-        try a.runOK(["set", "default", "three", "3"])
-        #expect(try a.runOK(["list", "default"]).stdout == "one\t1\nthree\t3\ntwo\t2\n")
-        let status = try a.syncStatus()
-        #expect(status.stdout.contains("pending\t3\n") && status.stdout.contains("Connection refused"), "\(status)")
-        let again = try a.syncFailure(timeout: .seconds(2))
-        #expect(again.exitCode == 7 && again.message.contains("3 operations pending"), "\(again)")
-        try server.start()
-        #expect(try a.syncInProcess().counts == SyncCounts(pulled: 0, applied: 0, pushed: 3, pending: 0))
-        #expect(try b.syncInProcess().counts == SyncCounts(pulled: 3, applied: 3, pushed: 0, pending: 0))
-        #expect(try export(a) == export(b))
-        #expect(!(try a.syncStatus().stdout.contains("Connection refused")))
-    }
-
-    @Test func aServerThatDoesNotAnswerTimesOut() throws {
-        let a = try syncedStore()
-        try a.runOK(["set", "default", "k", "1"])
-        // A stopped postmaster still accepts TCP connections (the kernel's backlog) but never answers.
-        let pidText = try String(contentsOfFile: server.data + "/postmaster.pid", encoding: .utf8)
-        let pid = try #require(pidText.split(separator: "\n").first.flatMap { pid_t($0) })
-        kill(pid, SIGSTOP)
-        let stuck = #expect(throws: PrefsError.self) { try a.syncInProcess(timeout: .seconds(1)) }
-        kill(pid, SIGCONT)
-        // The connect timeout or the whole sync's deadline, whichever fires first.
-        #expect(
-            stuck?.exitCode == 7 && stuck?.message.hasSuffix("1 operation pending, local data kept") == true, "\(String(describing: stuck))"
-        )
-        #expect(stuck?.message.contains("timed out") == true, "\(String(describing: stuck))")
-        #expect(try a.syncInProcess().counts == SyncCounts(pulled: 0, applied: 0, pushed: 1, pending: 0))
-    }
-
-    @Test func serverStoppedMidSyncRetryCompletesWithNoDuplicateAndNoLoss() throws {
-        let a = try syncedStore()
-        let b = try syncedStore()
-        _ = try sync(a)  // creates the remote schema
-        let operations = (0..<50).map { #"{"op":"set","domain":"default","key":"k\#($0)","value":\#($0)}"# }
-        try a.runOK(["apply", "-"], stdin: "[" + operations.joined(separator: ",") + "]")
-        // Hold a lock that the push's state update needs: the push inserts its operations,
-        // then waits inside its transaction.
-        let (holder, input) = try server.session(database: database)
-        input.write(Data("BEGIN; LOCK TABLE prefs_state IN SHARE ROW EXCLUSIVE MODE; SELECT pg_sleep(3600);\n".utf8))
-        let pushing = a.process(["sync", "--timeout", "20s"])
-        let errors = Pipe()
-        pushing.standardError = errors
-        pushing.standardOutput = FileHandle.nullDevice
-        try pushing.run()
-        var waiting = ""
-        for _ in 0..<600 where waiting != "1\n" {
-            waiting = try server.psql(
-                """
-                SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = '\(database)' AND query LIKE 'WITH inserted AS%'
-                """, database: "postgres")
-            if waiting != "1\n" { usleep(50_000) }
-        }
-        #expect(waiting == "1\n", "the push never reached its state update")
-        #expect(try server.psql("SELECT count(*) FROM prefs_ops", database: database) == "0\n")  // not committed yet
-        try server.stop()
-        defer { try? server.start() }
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        pushing.waitUntilExit()
-        holder.waitUntilExit()
-        #expect(pushing.terminationStatus == 7, "\(stderr)")
-        #expect(stderr.hasPrefix("prefs: sync: ") && stderr.hasSuffix("50 operations pending, local data kept\n"), "\(stderr)")
-        #expect(try pending(a).count == 50)
-
-        try server.start()
-        #expect(try server.psql("SELECT count(*) FROM prefs_ops", database: database) == "0\n")  // rolled back
-        // A copy of the store from before the retry: as if the retry's commit reached the
-        // server but the store never heard of it.
-        let copy = a.root + "/before-retry.db"
-        try a.runOK(["backup", copy])
-        #expect(try sync(a).stdout == "pulled 0 (applied 0), pushed 50, pending 0\n")
-        try FileManager.default.removeItem(atPath: a.store)
-        try FileManager.default.copyItem(atPath: copy, toPath: a.store)
-        #expect(try pending(a).count == 50)
-        #expect(try sync(a).stdout == "pulled 0 (applied 0), pushed 50, pending 0\n")  // pushed again: harmless
-        #expect(try server.psql("SELECT count(*), count(DISTINCT op_id) FROM prefs_ops", database: database) == "50|50\n")
-        #expect(try sync(b).stdout == "pulled 50 (applied 50), pushed 0, pending 0\n")
-        #expect(try export(a) == export(b))
-        #expect(try b.runOK(["list", "default", "--keys-only"]).stdout.split(separator: "\n").count == 50)
     }
 
     // MARK: - Secrets
