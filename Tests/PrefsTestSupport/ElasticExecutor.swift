@@ -8,36 +8,34 @@ import Foundation
 /// preference, so tasks a test starts that wait for each other still each get a thread.
 public final class ElasticExecutor: TaskExecutor, @unchecked Sendable {
     /// The executor the test suites share.
-    public static let shared = ElasticExecutor(name: "prefs-test")
+    public static let shared = ElasticExecutor()
 
-    private let name: String
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     private var idle = 0
-    private var threads = 0
+    private var running: Set<pthread_t> = []
 
-    /// An executor whose threads are called `name`.
-    public init(name: String) {
-        self.name = name
-    }
+    /// An executor with no thread yet.
+    public init() {}
 
-    /// How many threads it has started so far (they are never ended).
-    public var threadCount: Int {
+    /// Whether the calling thread is one of this executor's (`Thread.current.name` does not
+    /// tell on Linux: it names a dispatch thread).
+    public var isCurrent: Bool {
         condition.lock()
         defer { condition.unlock() }
-        return threads
+        return running.contains(pthread_self())
     }
 
+    /// Runs `job` on an idle thread of this executor, or on a new one when none is idle.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.lock()
         jobs.append(job)
         let start = idle < jobs.count
-        if start { threads += 1 } else { condition.signal() }
+        if !start { condition.signal() }
         condition.unlock()
         if start {
             let thread = Thread { [self] in run() }
-            thread.name = name
             thread.stackSize = 8 << 20  // as a main thread's: some tests recurse deeply
             thread.start()
         }
@@ -45,6 +43,7 @@ public final class ElasticExecutor: TaskExecutor, @unchecked Sendable {
 
     private func run() {
         condition.lock()
+        running.insert(pthread_self())
         while true {
             while jobs.isEmpty {
                 idle += 1
