@@ -5,7 +5,7 @@ import Testing
 
 /// What `prefs batch` prints, exits with and leaves in the store, in process
 /// (`Sandbox(inProcess: true)`); SIGINT and SIGTERM go to the binary.
-@Suite("prefs batch", .timeLimit(.minutes(5)))
+@Suite("prefs batch", .timeLimit(.minutes(5)), .ownThreads)
 struct BatchTests {
     @Test func appliesJSONLinesAndShortCommands() throws {
         let box = try Sandbox(inProcess: true)

@@ -7,7 +7,7 @@ import Testing
 /// full of shell syntax (`$(touch MARKER)`, backticks, quotes, `;`, `|`, `&`, …), that the
 /// completed command line reads exactly the stored key, and that nothing runs and nothing is
 /// written. Interactive shells run in tmux (which types TAB and reads the screen).
-@Suite("shell completion", .timeLimit(.minutes(5)))
+@Suite("shell completion", .timeLimit(.minutes(5)), .ownThreads)
 struct CompletionTests {
     /// Whether `tool` is on PATH, where ``run(_:timeout:)`` and `env` look for it.
     static func installed(_ tool: String) -> Bool { toolInstalled(tool) }

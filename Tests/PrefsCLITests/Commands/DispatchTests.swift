@@ -13,7 +13,7 @@ import Testing
 /// environment), but for the binary's words (``Sandbox/binaryOnly``: completion, watch, serve,
 /// sync), all in ``helpUsageErrorsAndUnknownCommandsKeepTheParsersText()``. A plain `get` on
 /// the binary is answered before the table (the start-up path: `QuickGetTests`).
-@Suite("start-up dispatch", .timeLimit(.minutes(5)))
+@Suite("start-up dispatch", .timeLimit(.minutes(5)), .ownThreads)
 struct DispatchTests {
     let fast: Sandbox
     let full: Sandbox

@@ -3,7 +3,7 @@ import PrefsCore
 import Testing
 
 /// Cases found in review: concurrency on a new store, bytewise keys, option parsing, nesting.
-@Suite("edge cases", .timeLimit(.minutes(5)))
+@Suite("edge cases", .timeLimit(.minutes(5)), .ownThreads)
 struct EdgeCaseTests {
     @Test func processesCreatingANewStoreTogetherAllSucceed() throws {
         let box = try Sandbox(inProcess: true)

@@ -6,7 +6,7 @@ import Testing
 /// `prefs exec DOMAIN -- COMMAND` (envconsul's job; issue 43 item 8): a command that ends by
 /// itself run in process (the command is a real process either way), the signals and the
 /// restarts of a followed domain with the binary.
-@Suite("exec", .timeLimit(.minutes(5)))
+@Suite("exec", .timeLimit(.minutes(5)), .ownThreads)
 struct ExecTests {
     @Test func theCommandGetsTheDomainAsVariablesAndPrefsEndsAsItDoes() throws {
         let box = try Sandbox(inProcess: true)

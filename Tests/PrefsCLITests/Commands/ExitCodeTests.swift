@@ -8,7 +8,7 @@ import Testing
 /// binary where the process adds something (1 and 3: the start-up `get`; 2: the parser's
 /// refusals of a real argv; 4: a lock another process holds; 6: bytes on a real standard
 /// input), the others run in process.
-@Suite("exit codes and bad input", .timeLimit(.minutes(5)))
+@Suite("exit codes and bad input", .timeLimit(.minutes(5)), .ownThreads)
 struct ExitCodeTests {
     @Test func zeroForSuccessDefaultAndRemovingAMissingKey() throws {
         let box = try Sandbox(inProcess: true)
@@ -157,7 +157,7 @@ struct ExitCodeTests {
     }
 }
 
-@Suite("store files and processes", .timeLimit(.minutes(5)))
+@Suite("store files and processes", .timeLimit(.minutes(5)), .ownThreads)
 struct StoreFileTests {
     @Test func permissionsAreOwnerOnlyWhateverTheUmask() throws {
         let box = try Sandbox(inProcess: true)  // the umask is the process's: the first write is the binary's
@@ -220,7 +220,7 @@ final class ResultBox: @unchecked Sendable {
     var all: [RunResult?] { lock.withLock { results } }
 }
 
-@Suite("generated files", .timeLimit(.minutes(5)))
+@Suite("generated files", .timeLimit(.minutes(5)), .ownThreads)
 struct GeneratedFileTests {
     static let root = URL(fileURLWithPath: repositoryRoot)
 

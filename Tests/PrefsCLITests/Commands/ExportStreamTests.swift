@@ -5,7 +5,7 @@ import Testing
 
 /// `export` writes a large document as it reads it (its memory does not grow with the store:
 /// issue 41), and its answer and its refusals are those of the whole document.
-@Suite("export of a large store", .timeLimit(.minutes(5)))
+@Suite("export of a large store", .timeLimit(.minutes(5)), .ownThreads)
 struct ExportStreamTests {
     static let count = 60_000
 

@@ -9,7 +9,7 @@ import Testing
 /// to the CLI but not to the configuration fails here. The options are checked in process (a
 /// run there prints the configuration as the helper decodes it, never replacing the process);
 /// the binary hands it to the real helpers in ``aHelperGetsItsConfigurationFromPrefsOnly(_:)``.
-@Suite("helper configuration", .timeLimit(.minutes(5)))
+@Suite("helper configuration", .timeLimit(.minutes(5)), .ownThreads)
 struct HelperConfigurationTests {
     /// The long names of a command's options and flags, and the value names of its
     /// positional arguments, from `prefs --experimental-dump-help`.

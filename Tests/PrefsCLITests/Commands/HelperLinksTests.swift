@@ -5,7 +5,7 @@ import Testing
 /// Installed, the helpers are one binary: `prefs-serve`, with `prefs-http-get` and
 /// `prefs-sync` as symbolic links to it (scripts/install, scripts/package). Here a directory
 /// laid out so, with a copy of `prefs` (which looks for its helpers next to itself).
-@Suite("helpers as one binary", .timeLimit(.minutes(5)))
+@Suite("helpers as one binary", .timeLimit(.minutes(5)), .ownThreads)
 struct HelperLinksTests {
     /// `prefs` (a copy) and the built prefs-serve under the three helpers' names.
     static func installed(in box: Sandbox) throws -> String {

@@ -7,7 +7,7 @@ import Testing
 /// and removes (issue 38): SIGINT, SIGTERM and SIGHUP remove the temporary store a restore is
 /// filling; SIGKILL cannot be caught, so `doctor` names the leftover and `doctor --fix`
 /// removes it — only once no process holds it.
-@Suite(.timeLimit(.minutes(5))) struct InterruptedCopyTests {
+@Suite(.timeLimit(.minutes(5)), .ownThreads) struct InterruptedCopyTests {
     /// A store of about 60 MB and its backup (`b.db` in the sandbox root), then one more key
     /// that the backup lacks.
     func storeWithBackup() throws -> (Sandbox, String) {

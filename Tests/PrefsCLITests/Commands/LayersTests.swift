@@ -5,7 +5,7 @@ import Testing
 /// The project and system layers and the system locks, as a user sees them: the lookup order
 /// (override → store → project → system → default, a lock answering the system value), every
 /// write path refusing a locked key with the store unchanged, untrusted and oversized files.
-@Suite("LayersTests", .timeLimit(.minutes(5)))
+@Suite("LayersTests", .timeLimit(.minutes(5)), .ownThreads)
 struct LayersTests {
     static let isRoot = getuid() == 0
 

@@ -6,7 +6,7 @@ import Testing
 /// `prefs set --project` and `prefs rm --project`: the project file edited in a stable layout
 /// (a change is a one-line diff), typed as `set` types a value, atomically and keeping its
 /// mode, a locked key refused, the store untouched.
-@Suite("ProjectFileTests", .timeLimit(.minutes(5)))
+@Suite("ProjectFileTests", .timeLimit(.minutes(5)), .ownThreads)
 struct ProjectFileTests {
     static let hasGit = FileManager.default.isExecutableFile(atPath: "/usr/bin/git")
 

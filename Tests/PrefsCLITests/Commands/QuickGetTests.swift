@@ -7,7 +7,7 @@ import Testing
 /// `PREFS_QUICK_GET=0` (the full path only), and the two results must be identical. Cases
 /// marked `quick` run the first time with `PREFS_REQUIRE_QUICK=1`, which makes a debug build
 /// exit 97 when the start-up path did not answer, so they prove that path ran.
-@Suite("get start-up path", .timeLimit(.minutes(5)))
+@Suite("get start-up path", .timeLimit(.minutes(5)), .ownThreads)
 struct QuickGetTests {
     /// Runs `prefs ARGS` both ways, expecting exit `status`, and returns the (identical) result;
     /// `quick`: the start-up path must answer.

@@ -16,8 +16,8 @@ func sqlite(_ path: String, _ sql: String, sourceLocation: SourceLocation = #_so
 /// plant SQL objects, hide later writes from the log, carry invalid rows, or bring a refresh
 /// source or sync remote that would receive this user's tokens and writes.
 @Suite(
-    "restore of hostile backups", .enabled(if: sqliteShell != nil, "needs the sqlite3 shell (apt install sqlite3)"), .timeLimit(.minutes(5))
-)
+    "restore of hostile backups", .enabled(if: sqliteShell != nil, "needs the sqlite3 shell (apt install sqlite3)"),
+    .timeLimit(.minutes(5)), .ownThreads)
 struct RestoreHostileBackupTests {
     /// A store with `user k = 1`, its backup at ROOT/b.db, then `user k = 2` in the store.
     func storeAndBackup() throws -> (Sandbox, String) {

@@ -3,7 +3,7 @@ import PrefsCore
 import Testing
 
 /// `prefs restore`: a backup replaces the store's content atomically, online.
-@Suite("restore", .timeLimit(.minutes(5)))
+@Suite("restore", .timeLimit(.minutes(5)), .ownThreads)
 struct RestoreTests {
     @Test func aBackupReplacesTheStoreOnlyWithForce() throws {
         let box = try Sandbox(inProcess: true)

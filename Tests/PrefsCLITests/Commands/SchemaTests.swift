@@ -181,7 +181,7 @@ struct SchemaTests {
     }
 }
 
-@Suite("schema edge cases", .timeLimit(.minutes(5)))
+@Suite("schema edge cases", .timeLimit(.minutes(5)), .ownThreads)
 struct SchemaEdgeCaseTests {
     @Test func boundsAreComparedExactlyAndShownAsWritten() throws {
         let box = try Sandbox(inProcess: true)

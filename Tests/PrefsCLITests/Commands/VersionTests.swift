@@ -3,7 +3,7 @@ import PrefsCore
 import Testing
 
 /// All three binaries answer `--version` with their name and the one version constant.
-@Suite("version", .timeLimit(.minutes(5)))
+@Suite("version", .timeLimit(.minutes(5)), .ownThreads)
 struct VersionTests {
     /// A binary next to `prefs`.
     static func helper(_ name: String) -> String {

@@ -3,7 +3,7 @@ import PrefsTestSupport
 import Testing
 
 /// The files in `examples/` work with the commands the README shows them with.
-@Suite("examples", .timeLimit(.minutes(5)))
+@Suite("examples", .timeLimit(.minutes(5)), .ownThreads)
 struct ExamplesTests {
     static let examples = repositoryRoot + "/examples"
 

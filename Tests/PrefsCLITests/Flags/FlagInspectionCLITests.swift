@@ -3,7 +3,7 @@ import PrefsTestSupport
 import Testing
 
 /// Issue 21: `prefs flag explain`, `diff`, `stats` and `lint` as a user runs them.
-@Suite("prefs flag explain, diff, stats, lint", .timeLimit(.minutes(5)))
+@Suite("prefs flag explain, diff, stats, lint", .timeLimit(.minutes(5)), .ownThreads)
 struct FlagInspectionCLITests {
     static let examples = repositoryRoot + "/examples"
 

@@ -3,7 +3,7 @@ import PrefsTestSupport
 import Testing
 
 /// A misspelled flag is never silent; `flag eval` infers the type and needs no default (issue 30).
-@Suite("flag typos and inferred types", .timeLimit(.minutes(5)))
+@Suite("flag typos and inferred types", .timeLimit(.minutes(5)), .ownThreads)
 struct FlagTypoTests {
     static func store() throws -> Sandbox {
         let box = try Sandbox(inProcess: true)

@@ -3,7 +3,7 @@ import PrefsCore
 import PrefsTestSupport
 import Testing
 
-@Suite("history, watch, expiry, CAS, counters, apply", .timeLimit(.minutes(5)))
+@Suite("history, watch, expiry, CAS, counters, apply", .timeLimit(.minutes(5)), .ownThreads)
 struct HistoryTests {
     /// Runs `count` shell scripts at once and returns their results.
     func parallel(_ box: Sandbox, _ scripts: [String]) -> [RunResult?] {
@@ -357,7 +357,7 @@ struct HistoryTests {
     }
 }
 
-@Suite("history edge cases", .timeLimit(.minutes(5)))
+@Suite("history edge cases", .timeLimit(.minutes(5)), .ownThreads)
 struct HistoryEdgeCaseTests {
     @Test func versionsNeverRepeatAfterARemoval() throws {
         let box = try Sandbox(inProcess: true)

@@ -4,7 +4,7 @@ import Testing
 /// Every time prefs prints or reads is UTC, whatever `TZ` says: without Foundation's
 /// internationalization a local time would silently become UTC (or the other way round), so
 /// these runs put the process far east and far west of Greenwich.
-@Suite("Times are UTC under any TZ", .timeLimit(.minutes(5)))
+@Suite("Times are UTC under any TZ", .timeLimit(.minutes(5)), .ownThreads)
 struct TimeZoneTests {
     /// UTC+14 and UTC−12 as POSIX TZ strings (glibc reads them without zoneinfo) and as
     /// zone names (what Foundation's `TimeZone` reads; tzdata, installed by .ci/run).

@@ -5,7 +5,7 @@ import Testing
 /// `prefs watch` is woken by the file system (inotify), not by a timer: it sleeps while
 /// nothing changes, and another process's commit wakes it, through checkpoints, a restore
 /// and doctor, without its descriptors growing.
-@Suite("watch wakes on commits, not on a timer", .timeLimit(.minutes(5)))
+@Suite("watch wakes on commits, not on a timer", .timeLimit(.minutes(5)), .ownThreads)
 struct WatchWakeupTests {
     /// No poll fallback: a watcher that polled would wake while nothing changes.
     static let inotifyOnly = ["PREFS_WATCH": "inotify"]

@@ -123,7 +123,7 @@ struct RefreshTests {
     }
 }
 
-@Suite("prefs refresh review cases", .timeLimit(.minutes(5)))
+@Suite("prefs refresh review cases", .timeLimit(.minutes(5)), .ownThreads)
 struct RefreshReviewTests {
     @Test func redirectsToAnotherOriginAreNotFollowed() throws {
         let box = try Sandbox(inProcess: true)
@@ -184,7 +184,7 @@ struct RefreshReviewTests {
 
 /// Finding 5 of issue 16: a response is read with a running limit, so neither a gzip bomb
 /// nor an endless body can take the machine's memory.
-@Suite("prefs refresh bounded reading", .timeLimit(.minutes(5)))
+@Suite("prefs refresh bounded reading", .timeLimit(.minutes(5)), .ownThreads)
 struct RefreshBoundedTests {
     @Test func aGzipBombIsCutAtTheLimit() throws {
         let box = try goodCopy()
@@ -239,7 +239,7 @@ struct RefreshBoundedTests {
 }
 
 /// Finding 6 of issue 16: secrets stay out of other users' view.
-@Suite("prefs refresh secrets", .timeLimit(.minutes(5)))
+@Suite("prefs refresh secrets", .timeLimit(.minutes(5)), .ownThreads)
 struct RefreshSecretTests {
     @Test func theHelperNeverHasTheURLOrHeadersOnItsCommandLine() throws {
         let box = try Sandbox(inProcess: true)

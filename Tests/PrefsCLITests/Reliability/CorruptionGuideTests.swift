@@ -8,7 +8,7 @@ import Testing
 /// can write: `LocalUserTests`; a rogue overwrite of pages: `TortureTests`.)
 /// The commands run in process; a `batch` in a process of its own where another process
 /// writing at the same time is the point.
-@Suite("how to corrupt a store", .timeLimit(.minutes(5)))
+@Suite("how to corrupt a store", .timeLimit(.minutes(5)), .ownThreads)
 struct CorruptionGuideTests {
     /// 2.4 Multiple links to the same file: SQLite names the WAL after the path, so two hard
     /// links would each get a WAL of their own.

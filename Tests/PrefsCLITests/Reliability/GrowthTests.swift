@@ -4,7 +4,7 @@ import PrefsTestSupport
 import Testing
 
 /// What repeated use leaves behind: state that must not grow with the number of runs.
-@Suite(.timeLimit(.minutes(5))) struct GrowthTests {
+@Suite(.timeLimit(.minutes(5)), .ownThreads) struct GrowthTests {
     /// `doctor --all` reads every memory-tier file's owner to find orphans. Reading must not leave a
     /// `-wal` and a 32 KiB `-shm` beside each file (in RAM until reboot), run after run.
     @Test func doctorLeavesNothingBesideTheMemoryFilesItReads() throws {

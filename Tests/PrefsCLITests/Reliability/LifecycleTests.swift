@@ -5,7 +5,9 @@ import Testing
 /// Acknowledged writes survive the creation and migration of a store while other processes
 /// open and close it (issue 16, finding 1: closing a second descriptor of the store file
 /// cancelled SQLite's locks, and the next process to close the store deleted the live WAL).
-@Suite("store lifecycle under concurrency", .tags(.slow), .enabled(if: SlowTests.enabled, SlowTests.reason), .timeLimit(.minutes(20)))
+@Suite(
+    "store lifecycle under concurrency", .tags(.slow), .enabled(if: SlowTests.enabled, SlowTests.reason), .timeLimit(.minutes(20)),
+    .ownThreads)
 struct LifecycleTests {
     @Test func batchOnANewStoreKeepsWritesAcrossAnExportByAnotherProcess() throws {
         let box = try Sandbox()

@@ -4,7 +4,7 @@ import Testing
 
 /// Other users on the same machine (issue 16, findings 3, 4, 7, 11): files they prepared are
 /// refused, files prefs writes are private, and hostile environment values fail cleanly.
-@Suite("other local users", .timeLimit(.minutes(5)))
+@Suite("other local users", .timeLimit(.minutes(5)), .ownThreads)
 struct LocalUserTests {
     /// An unprivileged user id other than the caller's.
     static let otherUser: uid_t = getuid() == 65534 ? 65533 : 65534

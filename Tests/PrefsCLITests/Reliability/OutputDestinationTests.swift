@@ -4,7 +4,7 @@ import Testing
 /// Where output goes when it is not a plain file or a terminal: output that could not be
 /// written is exit 4, never a success with part of it missing; `-o` writes through a device or
 /// a FIFO (as a shell's `>` does) instead of replacing it with a file.
-@Suite(.timeLimit(.minutes(5))) struct OutputDestinationTests {
+@Suite(.timeLimit(.minutes(5)), .ownThreads) struct OutputDestinationTests {
     static let isRoot = getuid() == 0
 
     /// A store whose export is about 200 KB: more than a pipe holds.

@@ -4,7 +4,7 @@ import Testing
 
 /// A store that cannot be written: reads answer as usual, every write exits 4 with one line,
 /// and the store file stays byte for byte what it was.
-@Suite(.timeLimit(.minutes(5))) struct ReadOnlyStoreTests {
+@Suite(.timeLimit(.minutes(5)), .ownThreads) struct ReadOnlyStoreTests {
     /// Root ignores file modes, so as root the binary runs as `nobody` through setpriv.
     static let isRoot = getuid() == 0
     static let setpriv = "/usr/bin/setpriv"

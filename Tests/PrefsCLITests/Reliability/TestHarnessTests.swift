@@ -4,7 +4,7 @@ import Testing
 
 /// The harness the other tests stand on: what a child process starts with, that a child that
 /// hangs is killed with everything it started, and that there is no stale binary to test.
-@Suite("test harness", .timeLimit(.minutes(5)))
+@Suite("test harness", .timeLimit(.minutes(5)), .ownThreads)
 struct TestHarnessTests {
     /// The `SigBlk` and `SigIgn` masks of a `grep` started by each way tests start processes
     /// (all posix_spawn, `Spawn.swift`):

@@ -120,6 +120,27 @@ final class TestPostgres: Sendable {
         return (process, input.fileHandleForWriting)
     }
 
+    /// A session (``session(database:)``) that holds `prefs_state` locked in SHARE ROW EXCLUSIVE
+    /// mode, once its lock is granted (within 30 s): a sync started after this returns waits
+    /// inside its push. (Starting the sync right after writing the statements raced the
+    /// session's start-up: under load the sync could finish first.)
+    func sessionHoldingTheStateLock(database: String) throws -> (SpawnedProcess, FileHandle) {
+        let (holder, input) = try session(database: database)
+        input.write(Data("BEGIN; LOCK TABLE prefs_state IN SHARE ROW EXCLUSIVE MODE; SELECT pg_sleep(3600);\n".utf8))
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let held = try psql(
+                """
+                SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation \
+                WHERE c.relname = 'prefs_state' AND l.mode = 'ShareRowExclusiveLock' AND l.granted
+                """, database: database)
+            if held == "1\n" { return (holder, input) }
+            usleep(20_000)
+        }
+        holder.terminate()
+        throw TestPostgresError("the session did not get the lock on prefs_state within 30 s")
+    }
+
     private func run(_ arguments: [String], direct: Bool = true) throws {
         var command = arguments
         if direct { command[0] = bin + "/" + command[0] }

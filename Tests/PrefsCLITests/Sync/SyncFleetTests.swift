@@ -376,9 +376,9 @@ extension SyncTests {
         _ = try sync(a)
         try a.runOK(["set", "default", "during", "1"])
         // Hold a lock that the push's state update needs: the sync waits inside its push.
-        let (holder, input) = try server.session(database: database)
+        let (holder, input) = try server.sessionHoldingTheStateLock(database: database)
+        defer { try? input.close() }  // the session's input stays open until the test ends
         defer { if holder.isRunning { holder.terminate() } }
-        input.write(Data("BEGIN; LOCK TABLE prefs_state IN SHARE ROW EXCLUSIVE MODE; SELECT pg_sleep(3600);\n".utf8))
         let syncing = a.process(["sync", "--timeout", "20s"])
         let errors = Pipe()
         syncing.standardError = errors

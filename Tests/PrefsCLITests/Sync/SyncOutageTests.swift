@@ -72,8 +72,8 @@ struct SyncOutageTests: SyncFixture {
         try a.runOK(["apply", "-"], stdin: "[" + operations.joined(separator: ",") + "]")
         // Hold a lock that the push's state update needs: the push inserts its operations,
         // then waits inside its transaction.
-        let (holder, input) = try server.session(database: database)
-        input.write(Data("BEGIN; LOCK TABLE prefs_state IN SHARE ROW EXCLUSIVE MODE; SELECT pg_sleep(3600);\n".utf8))
+        let (holder, input) = try server.sessionHoldingTheStateLock(database: database)
+        defer { try? input.close() }  // the session's input stays open until the test ends
         let pushing = a.process(["sync", "--timeout", "20s"])
         let errors = Pipe()
         pushing.standardError = errors
