@@ -109,22 +109,22 @@ final class BulkUpsert {
     /// Takes the logging over from the triggers: drops them and finds the table's last key.
     private func startLogging() throws {
         if ChangeLog.hasTriggers(db, on: table) { try ChangeLog.removeTriggers(db, on: table) }
-        let statement = try db.cachedStatement(sql: table.lastKeySQL)
-        defer { statement.reset() }
-        var greatest: [UInt8]?
-        var unordered = false
-        if try statement.step() {
-            let handle = statement.handle
-            if sqlite3_column_type(handle, 0) == SQLITE_TEXT, let text = sqlite3_column_text(handle, 0) {
-                greatest = Array(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, 0))))
-            } else {
-                unordered = true
-            }
-        }
+        let (greatest, unordered) = try lastKey()
         logging = Logging(
             newSingle: try db.cachedStatement(sql: ChangeLog.recordsSQL(table, rows: 1, readingOld: false)),
             oldSingle: try db.cachedStatement(sql: ChangeLog.recordsSQL(table, rows: 1, readingOld: true)),
             greatest: greatest, unordered: unordered)
+    }
+
+    /// The table's last key (bytewise, as its primary key orders text), nil when the domain has
+    /// no row; `unordered` when that key is not text (a store edited by hand).
+    private func lastKey() throws -> (greatest: [UInt8]?, unordered: Bool) {
+        let statement = try db.cachedStatement(sql: table.lastKeySQL)
+        defer { statement.reset() }
+        guard try statement.step() else { return (nil, false) }
+        let handle = statement.handle
+        guard sqlite3_column_type(handle, 0) == SQLITE_TEXT, let text = sqlite3_column_text(handle, 0) else { return (nil, true) }
+        return (Array(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, 0)))), false)
     }
 
     /// Writes the queued rows with their records: in one statement each when they hold no key
@@ -132,9 +132,13 @@ final class BulkUpsert {
     private func writeQueued() throws {
         guard var logging else { return }
         defer { self.logging = logging }
-        // The triggers are made again by any other write of the table (a removal between two
-        // sets of a batch): dropped again before these rows are written.
-        if ChangeLog.hasTriggers(db, on: table) { try ChangeLog.removeTriggers(db, on: table) }
+        // The triggers are made again by any other write of the table (a removal or an
+        // increment between two sets of a batch): dropped again before these rows are written,
+        // and the last key read again (that write may have added a key past the one known).
+        if ChangeLog.hasTriggers(db, on: table) {
+            try ChangeLog.removeTriggers(db, on: table)
+            (logging.greatest, logging.unordered) = try lastKey()
+        }
         let count = buffer.rows.count
         if count == Self.rowsPerStatement, let (allNew, repeated) = classify(0..<count, &logging), !repeated {
             try writeLogged(0..<count, allNew: allNew, &logging)

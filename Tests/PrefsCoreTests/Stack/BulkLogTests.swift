@@ -66,6 +66,28 @@ struct BulkLogTests {
         #expect(logs[0] == logs[1])
     }
 
+    /// A key that another path of the same bulk adds (an increment between two statements'
+    /// worth of sets) sorts after every key the bulk knew of: when a later statement sets it,
+    /// its record still carries the value the increment stored, as the triggers log it.
+    @Test func aKeyAddedBetweenTwoStatementsIsNotTakenForNew() throws {
+        func set(_ key: String, _ json: String) -> (PendingKey, PendingChange) {
+            (PendingKey(domain: .user, key: key), .set(json, expiresAt: nil))
+        }
+        var changes = (0..<16).map { set("a\(10 + $0)", "\($0)") }
+        changes.append((PendingKey(domain: .user, key: "b"), .increment(delta: 1, visible: "1")))
+        changes += [set("b", "\"set after the increment\"")] + (0..<15).map { set("c\(10 + $0)", "\($0)") }
+        let (bulk, oneByOne) = (try TemporaryStore(), try TemporaryStore())
+        var logs: [[String]] = []
+        for (store, events) in [(bulk, false), (oneByOne, true)] {
+            let stack = try store.open()
+            try apply(changes, to: stack, events: events)
+            logs.append(try describe(stack))
+        }
+        #expect(logs[0].contains { $0.contains(" user b ") && $0.contains(" 1 \"set after the increment\" ") }, "\(logs[0])")
+        #expect(logs[0].count == changes.count)
+        #expect(logs[0] == logs[1])
+    }
+
     /// Applies `changes` in one write transaction: in bulk (no events) or one by one.
     private func apply(_ changes: [(PendingKey, PendingChange)], to stack: KeyValueStack, events: Bool) throws {
         try WriteTransaction.run(on: stack.main, op: .set) { transaction in
