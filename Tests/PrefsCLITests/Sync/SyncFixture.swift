@@ -40,4 +40,30 @@ extension SyncFixture {
         #expect(result.status == 0, "\(result)")
         return result.stdout
     }
+
+    /// `prefs sync --timeout 20s` of `box` started while a psql session holds `prefs_state`'s
+    /// lock (``TestPostgres/sessionHoldingTheStateLock(database:)``), returned once its push
+    /// waits on that lock inside its transaction (within about 30 s; else it throws): the sync
+    /// with its standard error on a pipe, and the lock's session with its input (kept open
+    /// until the caller closes it).
+    func syncWaitingOnTheStateLock(_ box: Sandbox) throws -> (sync: SpawnedProcess, errors: Pipe, holder: SpawnedProcess, input: FileHandle)
+    {
+        let (holder, input) = try server.sessionHoldingTheStateLock(database: database)
+        let syncing = box.process(["sync", "--timeout", "20s"])
+        let errors = Pipe()
+        syncing.standardError = errors
+        syncing.standardOutput = FileHandle.nullDevice
+        try syncing.run()
+        for _ in 0..<600 {
+            let waiting = try server.psql(
+                """
+                SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = '\(database)' AND query LIKE 'WITH inserted AS%'
+                """, database: "postgres")
+            if waiting == "1\n" { return (syncing, errors, holder, input) }
+            usleep(50_000)
+        }
+        syncing.terminate()
+        holder.terminate()
+        throw TestPostgresError("the push never reached its state update")
+    }
 }

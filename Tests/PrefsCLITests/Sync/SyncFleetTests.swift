@@ -376,23 +376,9 @@ extension SyncTests {
         _ = try sync(a)
         try a.runOK(["set", "default", "during", "1"])
         // Hold a lock that the push's state update needs: the sync waits inside its push.
-        let (holder, input) = try server.sessionHoldingTheStateLock(database: database)
+        let (syncing, errors, holder, input) = try syncWaitingOnTheStateLock(a)
         defer { try? input.close() }  // the session's input stays open until the test ends
         defer { if holder.isRunning { holder.terminate() } }
-        let syncing = a.process(["sync", "--timeout", "20s"])
-        let errors = Pipe()
-        syncing.standardError = errors
-        syncing.standardOutput = FileHandle.nullDevice
-        try syncing.run()
-        var waiting = ""
-        for _ in 0..<600 where waiting != "1\n" {
-            waiting = try server.psql(
-                """
-                SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = '\(database)' AND query LIKE 'WITH inserted AS%'
-                """, database: "postgres")
-            if waiting != "1\n" { usleep(50_000) }
-        }
-        try #require(waiting == "1\n", "the push never reached its state update")
         let copy = a.root + "/store/new.db"
         try WatchWakeupTests.copyStore(a, to: copy)
         try #require(rename(copy, a.store) == 0, "rename: \(String(cString: strerror(errno)))")

@@ -72,22 +72,8 @@ struct SyncOutageTests: SyncFixture {
         try a.runOK(["apply", "-"], stdin: "[" + operations.joined(separator: ",") + "]")
         // Hold a lock that the push's state update needs: the push inserts its operations,
         // then waits inside its transaction.
-        let (holder, input) = try server.sessionHoldingTheStateLock(database: database)
+        let (pushing, errors, holder, input) = try syncWaitingOnTheStateLock(a)
         defer { try? input.close() }  // the session's input stays open until the test ends
-        let pushing = a.process(["sync", "--timeout", "20s"])
-        let errors = Pipe()
-        pushing.standardError = errors
-        pushing.standardOutput = FileHandle.nullDevice
-        try pushing.run()
-        var waiting = ""
-        for _ in 0..<600 where waiting != "1\n" {
-            waiting = try server.psql(
-                """
-                SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = '\(database)' AND query LIKE 'WITH inserted AS%'
-                """, database: "postgres")
-            if waiting != "1\n" { usleep(50_000) }
-        }
-        #expect(waiting == "1\n", "the push never reached its state update")
         #expect(try server.psql("SELECT count(*) FROM prefs_ops", database: database) == "0\n")  // not committed yet
         try server.stop()
         defer { try? server.start() }
