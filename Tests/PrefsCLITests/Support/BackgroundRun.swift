@@ -40,12 +40,7 @@ final class BackgroundRun: @unchecked Sendable {  // `running` is used from the 
     static func watch(_ arguments: [String], box: Sandbox, environment: [String: String] = [:]) throws -> BackgroundRun {
         let ready = box.root + "/watch-ready-\(UInt32.random(in: 0...UInt32.max))"
         let run = try BackgroundRun(arguments, box: box, environment: environment.merging(["PREFS_TEST_WATCH_READY": ready]) { $1 })
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            if let text = try? String(contentsOfFile: ready, encoding: .utf8), Int(text) != nil { return run }
-            if run.hasEnded { break }
-            usleep(5000)
-        }
+        if Running.watchStart(ready, running: { !run.hasEnded }) != nil { return run }
         let outcome = run.finish(timeout: 1)
         throw WatchDidNotStart(result: outcome)
     }

@@ -348,11 +348,12 @@ final class Running {
     }
 
     /// The change-log sequence number a watcher started after; nil when it has not said so
-    /// within 30 seconds.
-    static func watchStart(_ ready: String) -> Int? {
+    /// within 30 seconds, or once `running` says it no longer runs.
+    static func watchStart(_ ready: String, running: () -> Bool = { true }) -> Int? {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if let text = try? String(contentsOfFile: ready, encoding: .utf8), let start = Int(text) { return start }
+            if !running() { return nil }
             usleep(5000)
         }
         return nil
